@@ -1,0 +1,342 @@
+// Fiber scheduler of the host SIMT emulation (see simt.h for the execution model).
+//
+// One launch = blocks in order; one block = one fiber per thread, all created before any runs.
+// The scheduler resumes runnable fibers in thread order; a fiber runs until it waits at a
+// barrier or returns. The last thread to arrive at a barrier releases the others and carries
+// on, so a full pass in which no fiber was runnable while some have not returned is a deadlock.
+#include "kernels/simt/simt.h"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GPUBENCH_SIMT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GPUBENCH_SIMT_ASAN 1
+#endif
+#endif
+#ifndef GPUBENCH_SIMT_ASAN
+#define GPUBENCH_SIMT_ASAN 0
+#endif
+#if GPUBENCH_SIMT_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace gpubench::simt {
+namespace detail {
+namespace {
+
+// Kernel frames are small, but sanitizers inflate them: leave room (the memory is reserved,
+// not committed, until touched). A guard page under each stack turns an overflow into a fault.
+#if GPUBENCH_SIMT_ASAN
+constexpr std::size_t kStackBytes = 512 * 1024;
+#else
+constexpr std::size_t kStackBytes = 64 * 1024;
+#endif
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kMaxBlockThreads = 1024;
+
+enum class State { kRunnable, kAtBlockBarrier, kAtWarpCollective, kDone };
+
+struct Fiber {
+  ucontext_t context{};
+  Index3 thread_idx{0, 0, 0};
+  State state = State::kRunnable;
+  unsigned char* stack = nullptr;
+  void* result = nullptr;  // where warp_rendezvous delivers the warp's values
+};
+
+struct Warp {
+  unsigned lanes = 0;    // existing lanes (< 32 only for the last warp of a partial block)
+  unsigned arrived = 0;  // lanes waiting at the current collective
+  const char* kind = nullptr;
+  std::size_t bytes = 0;
+  std::vector<unsigned char> slots;  // 32 x bytes, zero for lanes that did not contribute
+};
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "gpubench::simt: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+struct Launch {
+  Index3 grid_dim{1, 1, 1};
+  Index3 block_dim{1, 1, 1};
+  Index3 block_idx{0, 0, 0};
+  unsigned threads = 0;
+  const std::function<void()>* body = nullptr;
+  std::vector<unsigned char> dynamic_smem;
+
+  std::vector<Fiber> fibers;
+  std::vector<Warp> warps;
+  unsigned current = 0;
+  unsigned block_arrived = 0;
+  ucontext_t scheduler{};
+  std::exception_ptr error;
+
+  unsigned char* stack_region = nullptr;
+  std::size_t stack_region_bytes = 0;
+  std::size_t page_bytes = 0;
+
+#if GPUBENCH_SIMT_ASAN
+  const void* scheduler_stack_bottom = nullptr;
+  std::size_t scheduler_stack_size = 0;
+#endif
+};
+
+thread_local Launch* g_launch = nullptr;
+
+Launch& active() {
+  if (g_launch == nullptr) fail("a CUDA built-in was used outside gpubench::simt::launch");
+  return *g_launch;
+}
+
+std::string idx_str(const Index3& i) {
+  return "(" + std::to_string(i.x) + "," + std::to_string(i.y) + "," + std::to_string(i.z) + ")";
+}
+
+// ---- context switches (annotated so AddressSanitizer follows the stack changes) ----
+
+void switch_to_scheduler(Launch& l, Fiber& f, bool finished) {
+#if GPUBENCH_SIMT_ASAN
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(finished ? nullptr : &fake_stack, l.scheduler_stack_bottom,
+                                 l.scheduler_stack_size);
+#endif
+  if (finished) {
+    setcontext(&l.scheduler);
+    fail("setcontext to the scheduler returned");
+  }
+  swapcontext(&f.context, &l.scheduler);
+#if GPUBENCH_SIMT_ASAN
+  __sanitizer_finish_switch_fiber(fake_stack, &l.scheduler_stack_bottom, &l.scheduler_stack_size);
+#endif
+}
+
+void switch_to_fiber(Launch& l, Fiber& f) {
+#if GPUBENCH_SIMT_ASAN
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(&fake_stack, f.stack, kStackBytes);
+#endif
+  swapcontext(&l.scheduler, &f.context);
+#if GPUBENCH_SIMT_ASAN
+  __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+#endif
+}
+
+void fiber_main() {
+  Launch& l = *g_launch;
+#if GPUBENCH_SIMT_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &l.scheduler_stack_bottom, &l.scheduler_stack_size);
+#endif
+  Fiber& f = l.fibers[l.current];
+  try {
+    (*l.body)();
+  } catch (...) {
+    if (!l.error) l.error = std::current_exception();
+  }
+  f.state = State::kDone;
+  switch_to_scheduler(l, f, true);
+}
+
+// Waits until released by the last arriving thread.
+void block_until_released(Launch& l) {
+  Fiber& f = l.fibers[l.current];
+  switch_to_scheduler(l, f, false);
+}
+
+[[noreturn]] void report_deadlock(const Launch& l) {
+  unsigned at_block = 0, done = 0;
+  for (const Fiber& f : l.fibers) {
+    at_block += f.state == State::kAtBlockBarrier ? 1u : 0u;
+    done += f.state == State::kDone ? 1u : 0u;
+  }
+  std::string msg = "deadlock in block " + idx_str(l.block_idx) + " of a launch with " +
+                    std::to_string(l.threads) + " threads per block: " + std::to_string(at_block) +
+                    " wait at __syncthreads, " + std::to_string(done) + " have returned";
+  for (std::size_t w = 0; w < l.warps.size(); ++w) {
+    const Warp& warp = l.warps[w];
+    if (warp.arrived == 0) continue;
+    msg += "; warp " + std::to_string(w) + ": " + std::to_string(warp.arrived) + " of " +
+           std::to_string(warp.lanes) + " lanes wait at " + warp.kind;
+  }
+  msg += " (a barrier or warp collective must be reached by every thread of the block/warp)";
+  fail(msg);
+}
+
+// Separate (and not inlined) because getcontext returns twice: locals of its caller could be
+// clobbered, so the caller keeps none live across it.
+__attribute__((noinline)) void prepare_fiber(Launch& l, unsigned t) {
+  const std::size_t slot_bytes = kStackBytes + l.page_bytes;
+  Fiber& f = l.fibers[t];
+  f.state = State::kRunnable;
+  f.result = nullptr;
+  f.thread_idx = Index3{t % l.block_dim.x, (t / l.block_dim.x) % l.block_dim.y,
+                        t / (l.block_dim.x * l.block_dim.y)};
+  f.stack = l.stack_region + t * slot_bytes + l.page_bytes;  // guard page below the stack
+#if GPUBENCH_SIMT_ASAN
+  __asan_unpoison_memory_region(f.stack, kStackBytes);
+#endif
+  if (getcontext(&f.context) != 0) fail("getcontext failed");
+  f.context.uc_stack.ss_sp = f.stack;
+  f.context.uc_stack.ss_size = kStackBytes;
+  f.context.uc_link = nullptr;
+  makecontext(&f.context, fiber_main, 0);
+}
+
+void run_block(Launch& l) {
+  for (unsigned t = 0; t < l.threads; ++t) prepare_fiber(l, t);
+  l.block_arrived = 0;
+  for (Warp& w : l.warps) w.arrived = 0;
+
+  for (;;) {
+    bool ran = false;
+    for (unsigned t = 0; t < l.threads; ++t) {
+      Fiber& f = l.fibers[t];
+      if (f.state != State::kRunnable) continue;
+      l.current = t;
+      switch_to_fiber(l, f);
+      ran = true;
+      if (l.error) return;  // a kernel threw: abandon the launch, rethrown by run_launch
+    }
+    bool all_done = true;
+    for (const Fiber& f : l.fibers) all_done = all_done && f.state == State::kDone;
+    if (all_done) return;
+    if (!ran) report_deadlock(l);
+  }
+}
+
+}  // namespace
+
+const Index3& thread_idx() {
+  Launch& l = active();
+  return l.fibers[l.current].thread_idx;
+}
+const Index3& block_idx() { return active().block_idx; }
+const Index3& block_dim() { return active().block_dim; }
+const Index3& grid_dim() { return active().grid_dim; }
+void* dynamic_shared_memory() {
+  Launch& l = active();
+  return l.dynamic_smem.empty() ? nullptr : l.dynamic_smem.data();
+}
+
+void run_launch(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes,
+                const std::function<void()>& body) {
+  if (g_launch != nullptr) fail("launch() called from inside a kernel (no dynamic parallelism)");
+  const unsigned long long threads =
+      static_cast<unsigned long long>(block.x) * block.y * block.z;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || threads > kMaxBlockThreads) {
+    fail("invalid launch configuration: grid " + idx_str({grid.x, grid.y, grid.z}) + ", block " +
+         idx_str({block.x, block.y, block.z}) + " (1..1024 threads per block)");
+  }
+  Launch l;
+  l.grid_dim = {grid.x, grid.y, grid.z};
+  l.block_dim = {block.x, block.y, block.z};
+  l.threads = static_cast<unsigned>(threads);
+  l.body = &body;
+  l.fibers.resize(l.threads);
+  l.warps.resize((l.threads + kWarpSize - 1) / kWarpSize);
+  for (std::size_t w = 0; w < l.warps.size(); ++w) {
+    l.warps[w].lanes = std::min<unsigned>(kWarpSize, l.threads - static_cast<unsigned>(w) * kWarpSize);
+  }
+  // 16-byte aligned (std::vector<unsigned char> storage comes from operator new, which is
+  // aligned to __STDCPP_DEFAULT_NEW_ALIGNMENT__ = 16 on x86-64).
+  l.dynamic_smem.assign(dynamic_smem_bytes, 0);
+
+  l.page_bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t slot_bytes = kStackBytes + l.page_bytes;
+  l.stack_region_bytes = slot_bytes * l.threads;
+  void* region = mmap(nullptr, l.stack_region_bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (region == MAP_FAILED) fail("cannot map fiber stacks");
+  l.stack_region = static_cast<unsigned char*>(region);
+  for (unsigned t = 0; t < l.threads; ++t) {
+    if (mprotect(l.stack_region + t * slot_bytes, l.page_bytes, PROT_NONE) != 0) {
+      fail("cannot protect a fiber stack guard page");
+    }
+  }
+
+  g_launch = &l;
+  for (unsigned z = 0; z < grid.z && !l.error; ++z) {
+    for (unsigned y = 0; y < grid.y && !l.error; ++y) {
+      for (unsigned x = 0; x < grid.x && !l.error; ++x) {
+        l.block_idx = {x, y, z};
+        run_block(l);
+      }
+    }
+  }
+  g_launch = nullptr;
+  munmap(l.stack_region, l.stack_region_bytes);
+  if (l.error) std::rethrow_exception(l.error);
+}
+
+void warp_rendezvous(const char* kind, const void* mine, std::size_t bytes, void* all) {
+  Launch& l = active();
+  const unsigned t = l.current;
+  Warp& w = l.warps[t / kWarpSize];
+  const unsigned lane = t % kWarpSize;
+  if (w.arrived == 0) {
+    w.kind = kind;
+    w.bytes = bytes;
+    w.slots.assign(kWarpSize * bytes, 0);
+  } else if (std::string(w.kind) != kind || w.bytes != bytes) {
+    fail("lanes of warp " + std::to_string(t / kWarpSize) + " of block " + idx_str(l.block_idx) +
+         " reached different warp collectives: " + w.kind + " (" + std::to_string(w.bytes) +
+         " bytes) and " + kind + " (" + std::to_string(bytes) + " bytes)");
+  }
+  if (bytes != 0) std::memcpy(w.slots.data() + lane * bytes, mine, bytes);
+  Fiber& self = l.fibers[t];
+  self.result = all;
+  ++w.arrived;
+  if (w.arrived == w.lanes) {
+    const unsigned first = t - lane;
+    for (unsigned i = first; i < first + w.lanes; ++i) {
+      Fiber& f = l.fibers[i];
+      if (bytes != 0) std::memcpy(f.result, w.slots.data(), kWarpSize * bytes);
+      f.state = State::kRunnable;
+    }
+    w.arrived = 0;
+    return;
+  }
+  self.state = State::kAtWarpCollective;
+  block_until_released(l);
+}
+
+}  // namespace detail
+
+unsigned linear_thread_id() {
+  const detail::Index3& t = detail::thread_idx();
+  const detail::Index3& b = detail::block_dim();
+  return t.x + b.x * (t.y + b.y * t.z);
+}
+unsigned lane_id() { return linear_thread_id() % detail::kWarpSize; }
+unsigned warp_id() { return linear_thread_id() / detail::kWarpSize; }
+
+void syncthreads() {
+  detail::Launch& l = detail::active();
+  ++l.block_arrived;
+  if (l.block_arrived == l.threads) {
+    for (detail::Fiber& f : l.fibers) {
+      if (f.state == detail::State::kAtBlockBarrier) f.state = detail::State::kRunnable;
+    }
+    l.block_arrived = 0;
+    return;
+  }
+  l.fibers[l.current].state = detail::State::kAtBlockBarrier;
+  detail::block_until_released(l);
+}
+
+void syncwarp() { detail::warp_rendezvous("__syncwarp", nullptr, 0, nullptr); }
+
+}  // namespace gpubench::simt
