@@ -1,0 +1,70 @@
+// The PCIe link between the host and a GPU, read from Linux sysfs: the negotiated and the
+// maximum generation and width, and the NUMA node the device hangs off. The negotiated link is
+// the ceiling of every host<->device transfer (percent of link per result), and a link running
+// below its maximum is a common fault on real nodes, so it gets a one-line warning.
+// Pure C++ (no CUDA): the sysfs root is a parameter, so tests read fixture directories.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace gpubench::pcie {
+
+/// The default sysfs mount point.
+inline constexpr const char* kSysfsRoot = "/sys";
+
+/// One end of a link description: generation (1..6) and lanes; 0 means unknown.
+struct LinkState {
+  int gen = 0;
+  int width = 0;
+  double speed_GTps = 0;  ///< per-lane transfer rate as sysfs wrote it (0 when unknown)
+  bool known() const { return gen > 0 && width > 0; }
+};
+
+/// What sysfs says about one PCI device.
+struct PcieLink {
+  std::string address;      ///< sysfs form "0000:3b:00.0"
+  LinkState current;        ///< negotiated now
+  LinkState max;            ///< the device's maximum
+  int numa_node = -1;       ///< -1 when unknown or the machine has one node
+  bool found = false;       ///< the device directory exists under the sysfs root
+  /// True when both ends are known and the negotiated link is slower or narrower than the maximum.
+  bool downgraded() const;
+};
+
+/// Maps a bus id as cudaDeviceGetPCIBusId ("0000:3B:00.0") or NVML ("00000000:3B:00.0") write it
+/// to the sysfs directory name ("0000:3b:00.0"): lower-case hex, 4-digit domain. Throws
+/// std::invalid_argument with one line when the string is not domain:bus:device.function.
+std::string sysfs_pci_address(const std::string& bus_id);
+
+/// Parses a sysfs link speed ("2.5 GT/s", "8.0 GT/s PCIe", "16 GT/s", "Unknown") to the
+/// generation it belongs to (1..6); 0 for anything unrecognized. *GTps gets the rate if non-null.
+int parse_link_speed_gen(const std::string& text, double* GTps = nullptr);
+
+/// Parses a sysfs link width ("16", "x16"); 0 when not a positive number.
+int parse_link_width(const std::string& text);
+
+/// Reads current/max link speed and width and numa_node of `address` (sysfs form, or any form
+/// sysfs_pci_address accepts) under `<sysfs_root>/bus/pci/devices/`. Missing or unreadable files
+/// leave the fields unknown (never throws for I/O); a malformed address throws
+/// std::invalid_argument as in sysfs_pci_address.
+PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& address);
+
+/// NVIDIA GPUs lower their link speed when idle to save power, so an idle read can show Gen1
+/// on a Gen5 card. When the first read looks downgraded, this runs `load` (which should move
+/// data across the link for some milliseconds) and reads again; the second read is the answer.
+/// `*reread` (if non-null) tells whether the load was needed.
+PcieLink read_pcie_link_under_load(const std::string& sysfs_root, const std::string& address,
+                                   const std::function<void()>& load, bool* reread = nullptr);
+
+/// "Gen5 x16"; "unknown" when generation or width is unknown.
+std::string link_name(const LinkState& s);
+
+/// Theoretical per-direction GB/s of the negotiated link (0 when unknown).
+double link_GBps_per_direction(const LinkState& s);
+
+/// "warning: PCIe link of <dev> runs at Gen4 x16, below its maximum Gen5 x16", or "" when the
+/// link is not known to be downgraded.
+std::string downgraded_link_warning(const std::string& dev, const PcieLink& link);
+
+}  // namespace gpubench::pcie
