@@ -1,0 +1,173 @@
+#include "harness/app.h"
+
+#include <benchmark/benchmark.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "harness/cli.h"
+#include "harness/context.h"
+#include "harness/device_select.h"
+#include "harness/families/families.h"
+#include "harness/results_store.h"
+#include "harness/runner.h"
+#include "version.h"
+
+extern char** environ;
+
+namespace gpubench {
+
+namespace {
+
+bool has_flag(const std::vector<std::string>& flags, const std::string& name) {
+  for (const auto& f : flags)
+    if (f.rfind(name + "=", 0) == 0) return true;
+  return false;
+}
+
+int usage_error(const std::string& what) {
+  std::cerr << "gpubench: " << what << "\n\n" << usage_text();
+  return 2;
+}
+
+// --device=all: one child gpubench per usable GPU, each writing its own result file.
+int run_all_devices(const std::vector<std::string>& args, const Options& o) {
+  std::string reason;
+  const int count = usable_cuda_devices(&reason);
+  if (count == 0) {
+    std::cerr << "gpubench: --device=all: " << reason << "\n";
+    return 2;
+  }
+  int worst = 0;
+  for (int i = 0; i < count; ++i) {
+    std::vector<std::string> child = {"/proc/self/exe"};
+    for (const auto& a : args) {
+      if (a.rfind("--device=", 0) == 0) {
+        child.push_back("--device=" + std::to_string(i));
+      } else if (!o.out.empty() && (a.rfind("--out=", 0) == 0 || a.rfind("--benchmark_out=", 0) == 0)) {
+        const auto dot = o.out.rfind(".json");
+        const std::string base = dot == std::string::npos ? o.out : o.out.substr(0, dot);
+        child.push_back("--out=" + base + ".device" + std::to_string(i) + ".json");
+      } else {
+        child.push_back(a);
+      }
+    }
+    std::vector<char*> cargv;
+    for (auto& s : child) cargv.push_back(s.data());
+    cargv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, cargv.data(), environ) != 0) {
+      std::cerr << "gpubench: cannot start the run for device " << i << "\n";
+      return 1;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    worst = std::max(worst, code);
+  }
+  return worst;
+}
+
+}  // namespace
+
+int run_app(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  Options o;
+  try {
+    o = parse_cli(args);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
+  if (o.help) {
+    std::cout << usage_text();
+    return 0;
+  }
+  if (o.version) {
+    std::cout << "gpubench " << GPUBENCH_VERSION << " (" << GPUBENCH_GIT_REVISION << ")\n";
+    return 0;
+  }
+  if (o.device.kind == DeviceChoice::Kind::all) return run_all_devices(args, o);
+
+  std::unique_ptr<Backend> backend;
+  try {
+    std::string note;
+    backend = select_backend(o.device, &note);
+    if (!note.empty()) std::cerr << note << "\n";
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  } catch (const DeviceUnavailable& e) {
+    std::cerr << "gpubench: " << e.what() << "\n";
+    return 2;
+  }
+
+  SweepOptions sweep;
+  sweep.quick = o.quick;
+  sweep.backend_kind = backend->kind();
+  sweep.l2_bytes = backend->device().l2_bytes;
+  sweep.memory_bytes = backend->device().memory_bytes;
+  const std::vector<BenchCase> cases = all_cases(sweep);
+  RunOutcome outcome;
+  register_cases(*backend, cases, outcome);
+
+  // Where Google Benchmark writes: a temporary file, published only when the run completes.
+  std::string final_path = o.out;
+  if (!o.results_dir.empty() && !o.list) {
+    try {
+      final_path = results_store_path(o.results_dir, backend->device_key(), GPUBENCH_GIT_REVISION);
+    } catch (const std::exception& e) {
+      std::cerr << "gpubench: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  const std::string tmp = final_path.empty() ? "" : temporary_path_for(final_path);
+
+  std::vector<std::string> gb = {argv[0]};
+  if (!o.filter.empty()) gb.push_back("--benchmark_filter=" + o.filter);
+  if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
+  if (!has_flag(o.passthrough, "--benchmark_min_time"))
+    gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
+  if (!has_flag(o.passthrough, "--benchmark_display_aggregates_only"))
+    gb.push_back("--benchmark_display_aggregates_only=true");
+  for (const auto& p : o.passthrough) gb.push_back(p);
+  if (o.list) gb.push_back("--benchmark_list_tests=true");
+  if (!tmp.empty() && !o.list) {
+    gb.push_back("--benchmark_out=" + tmp);
+    gb.push_back("--benchmark_out_format=json");
+  }
+  std::vector<char*> gb_argv;
+  for (auto& s : gb) gb_argv.push_back(s.data());
+  int gb_argc = static_cast<int>(gb_argv.size());
+  gb_argv.push_back(nullptr);
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  if (gb_argc > 1) return usage_error(std::string("unrecognized flag '") + gb_argv[1] + "'");
+
+  if (!o.list) publish_context(*backend, o.quick);
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (ran == 0) {
+    if (!tmp.empty()) std::remove(tmp.c_str());
+    return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
+                       " backend (see --list)");
+  }
+  if (!tmp.empty() && !o.list) {
+    std::string error;
+    if (!publish_file(tmp, final_path, &error)) {
+      std::cerr << "gpubench: " << error << "; the result is kept in '" << tmp << "'\n";
+      return 2;
+    }
+    std::cerr << "result: " << final_path << "\n";
+  }
+  if (!outcome.device_lost.empty()) std::cerr << "gpubench: device lost: " << outcome.device_lost << "\n";
+  if (outcome.failed > 0) {
+    std::cerr << "gpubench: " << outcome.failed << " benchmark run(s) failed (see error_message in the results)\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,112 @@
+// The backend seam: the CUDA backend and the host backend provide the same benchmark families
+// through this one interface, so registration, timing, counters and verification are written
+// once (harness/runner.cpp) and each backend only knows how to run its own workloads.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/model/device.h"
+#include "harness/model/work_model.h"
+
+namespace gpubench {
+
+/// One benchmark instance from a family table: its name parts, parameters and work model.
+/// The full name is family/kernel/variant/params and is stable across releases.
+struct BenchCase {
+  std::string family;   ///< "bandwidth", "compute" or "roofline"
+  std::string kernel;   ///< e.g. "copy", "strided", "sgemm", "pcie_h2d"
+  std::string variant;  ///< "kernel" for the hand-written one, the library name for references
+  std::string params;   ///< e.g. "bytes:64MiB" or "bytes:256MiB,stride:8"
+  std::map<std::string, double> args;  ///< numeric parameters: "bytes", "stride", "m", ...
+  WorkModel work;       ///< per execution
+  int min_cc = 0;       ///< minimum compute capability x10 (80 = sm_80); 0 for any
+  bool needs_flush = false;  ///< working set large enough that the L2 must be flushed first
+
+  std::string name() const { return family + "/" + kernel + "/" + variant + "/" + params; }
+  /// family/kernel/variant: the key backends use to find the workload factory.
+  std::string key() const { return family + "/" + kernel + "/" + variant; }
+  double arg(const std::string& k) const {
+    auto it = args.find(k);
+    if (it == args.end()) throw std::logic_error("benchmark " + name() + " lacks argument " + k);
+    return it->second;
+  }
+};
+
+/// Thrown from Workload::prepare() when a case cannot run here (does not fit in memory, the
+/// architecture is too old): the benchmark is skipped with this reason, never crashes.
+class SkipCase : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Thrown when the device is unusable from now on (a sticky CUDA error): the runner reports it
+/// once and skips every remaining benchmark of the backend with the same reason.
+class DeviceLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Result of checking a workload's outputs against its reference.
+struct Verification {
+  bool ok = false;
+  std::string message;  ///< on failure: the first wrong index and the expected/actual values
+  static Verification pass() { return {true, {}}; }
+  static Verification fail(std::string why) { return {false, std::move(why)}; }
+};
+
+/// Clocks and throttling sampled around a run (NVML on a GPU); empty when unavailable.
+struct Telemetry {
+  double sm_clock_MHz = 0;
+  double mem_clock_MHz = 0;
+  bool throttled = false;
+  bool available = false;
+};
+
+/// One runnable benchmark instance on one backend. Lifetime: prepare, poison, run (warm-up and
+/// timed), verify.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  /// Allocate buffers and fill inputs with seeded random data. Throws SkipCase or DeviceLost.
+  virtual void prepare() = 0;
+  /// Overwrite outputs with a poison pattern, so an output never written fails verification.
+  virtual void poison() = 0;
+  /// Execute the operation `batch` times back to back and return the elapsed seconds of the
+  /// whole batch, measured on the device's own clock (CUDA events on a GPU). A backend that
+  /// must flush caches does so here, before starting its clock.
+  virtual double run(int batch) = 0;
+  /// Check every output (or a documented sample, for GEMM at large sizes) against the reference.
+  virtual Verification verify() = 0;
+  /// Extra per-run values for the result (e.g. "latency_ns"), derived from the last run.
+  virtual std::map<std::string, double> extra_counters(double /*seconds_per_op*/) { return {}; }
+};
+
+/// A device plus the workloads it can run.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// "cuda" or "host", as written in the result context.
+  virtual std::string kind() const = 0;
+  virtual const DeviceDescription& device() const = 0;
+  virtual const Peaks& peaks() const = 0;
+  /// Stable hardware-level key for the results store (no hostname, no clocks).
+  virtual std::string device_key() const = 0;
+  /// True when this backend implements the case (family/kernel/variant and minimum arch).
+  virtual bool supports(const BenchCase& c) const = 0;
+  /// A fresh workload for a supported case. Must not allocate until prepare().
+  virtual std::unique_ptr<Workload> create(const BenchCase& c) = 0;
+  /// Telemetry now (clocks, throttle reasons); default: none.
+  virtual Telemetry sample_telemetry() { return {}; }
+  /// Context entries specific to this backend (driver/runtime versions, cache policy, link...).
+  virtual std::map<std::string, std::string> context() const = 0;
+};
+
+/// Factory of workloads for one family/kernel/variant key.
+using WorkloadFactory = std::unique_ptr<Workload> (*)(const BenchCase&, Backend&);
+
+}  // namespace gpubench

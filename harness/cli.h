@@ -1,0 +1,45 @@
+// gpubench's command line: the contract flags, validated up front so bad input gets one clear
+// line and exit status 2 before anything runs; every --benchmark_* flag passes through.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+/// A usage error: main prints "gpubench: <what>", the usage, and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Which device to run on.
+struct DeviceChoice {
+  enum class Kind { automatic, host, index, all } kind = Kind::automatic;
+  int index = 0;  ///< for Kind::index
+};
+
+/// Parsed command line.
+struct Options {
+  std::string filter;        ///< --filter / --benchmark_filter (empty: everything)
+  bool list = false;         ///< --list: print the names that would run, then exit
+  DeviceChoice device;       ///< --device=auto|host|N|all
+  std::string out;           ///< --out=FILE / --benchmark_out=FILE: Google Benchmark JSON
+  std::string results_dir;   ///< --results-dir=DIR: DIR/<device key>/<UTC time>_<rev>.json
+  bool quick = false;        ///< --quick: small sizes
+  bool numa_bind = false;    ///< --numa-bind: run on the CPUs of the GPU's NUMA node
+  bool help = false;
+  bool version = false;
+  std::vector<std::string> passthrough;  ///< --benchmark_* flags for Google Benchmark
+};
+
+/// Parses args (without argv[0]). Throws UsageError naming the offending argument.
+/// Checks everything that can be checked without a device: the regex, that --out's directory
+/// exists and the file does not (results are never overwritten), that --results-dir exists.
+Options parse_cli(const std::vector<std::string>& args);
+
+/// The --help text.
+std::string usage_text();
+
+}  // namespace gpubench

@@ -1,0 +1,80 @@
+#include "harness/context.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <ctime>
+
+#include "version.h"
+
+namespace gpubench {
+
+namespace {
+
+std::string number_or_unknown(double v) {
+  if (!(v > 0)) return "unknown";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+const char* const kRequired[] = {
+    "gpubench_version", "git_revision", "backend", "device_name", "device_key", "cc", "sm_count",
+    "sm_clock_MHz", "mem_clock_MHz", "bus_width_bits", "l2_bytes", "memory_bytes", "peak_dram_GBps",
+    "peak_fp32_TFLOPS", "peak_fp16_tensor_TFLOPS", "peak_pcie_h2d_GBps", "peak_pcie_d2h_GBps",
+    "peaks_source", "driver_version", "runtime_version", "cache_policy", "byte_convention", "quick",
+    "run_started_utc", nullptr};
+
+}  // namespace
+
+const char* const* required_context_keys() { return kRequired; }
+
+std::map<std::string, std::string> result_context(const Backend& backend, bool quick) {
+  const DeviceDescription& d = backend.device();
+  const Peaks& p = backend.peaks();
+  std::map<std::string, std::string> c;
+  c["gpubench_version"] = GPUBENCH_VERSION;
+  c["git_revision"] = GPUBENCH_GIT_REVISION;
+  c["backend"] = backend.kind();
+  c["device_name"] = d.name;
+  c["device_key"] = backend.device_key();
+  c["cc"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+  c["sm_count"] = std::to_string(d.sm_count);
+  c["sm_clock_MHz"] = number_or_unknown(d.sm_clock_kHz / 1e3);
+  c["mem_clock_MHz"] = number_or_unknown(d.mem_clock_kHz / 1e3);
+  c["bus_width_bits"] = number_or_unknown(d.bus_width_bits);
+  c["l2_bytes"] = number_or_unknown(static_cast<double>(d.l2_bytes));
+  c["memory_bytes"] = number_or_unknown(static_cast<double>(d.memory_bytes));
+  c["peak_dram_GBps"] = number_or_unknown(p.dram_GBps);
+  c["peak_fp32_TFLOPS"] = number_or_unknown(p.fp32_TFLOPS);
+  c["peak_fp16_tensor_TFLOPS"] = number_or_unknown(p.fp16_tensor_TFLOPS);
+  c["peak_pcie_h2d_GBps"] = number_or_unknown(p.pcie_GBps);
+  c["peak_pcie_d2h_GBps"] = number_or_unknown(p.pcie_GBps);
+  c["peaks_source"] = p.source.empty() ? "unknown" : p.source;
+  c["driver_version"] = "none";
+  c["runtime_version"] = "none";
+  c["cache_policy"] = "none";
+  c["byte_convention"] =
+      "GB/s = 1e9 bytes/s of useful bytes; a copy counts bytes read plus bytes written (2 x size), "
+      "as STREAM and BabelStream do; sector_GB/s counts the 32-byte sectors the accesses imply";
+  c["quick"] = quick ? "true" : "false";
+  c["run_started_utc"] = utc_now();
+  // The backend's own entries (driver, runtime, cache policy, link ...) override the defaults.
+  for (const auto& [k, v] : backend.context()) c[k] = v;
+  return c;
+}
+
+void publish_context(const Backend& backend, bool quick) {
+  for (const auto& [k, v] : result_context(backend, quick)) benchmark::AddCustomContext(k, v);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,51 @@
+#include "harness/device_select.h"
+
+#include "harness/host/host_backend.h"
+#ifdef GPUBENCH_HAVE_CUDA
+#include "harness/cuda/cuda_backend.h"
+#endif
+
+namespace gpubench {
+
+int usable_cuda_devices(std::string* reason) {
+#ifdef GPUBENCH_HAVE_CUDA
+  const CudaAvailability a = cuda_availability();
+  if (a.device_count == 0 && reason) *reason = a.reason;
+  return a.device_count;
+#else
+  if (reason) *reason = "this gpubench was built without CUDA (GPUBENCH_CUDA=OFF or no toolkit)";
+  return 0;
+#endif
+}
+
+std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string* note) {
+  using Kind = DeviceChoice::Kind;
+  if (choice.kind == Kind::host) return make_host_backend();
+  std::string reason;
+  const int count = usable_cuda_devices(&reason);
+  if (choice.kind == Kind::automatic) {
+    if (count == 0) {
+      if (note) *note = "gpubench: no usable GPU (" + reason + "); running on the host";
+      return make_host_backend();
+    }
+  } else if (choice.kind == Kind::index) {
+    if (count == 0) throw DeviceUnavailable("--device=" + std::to_string(choice.index) + ": " + reason);
+    if (choice.index >= count)
+      throw UsageError("--device=" + std::to_string(choice.index) + ": there " + (count == 1 ? "is " : "are ") +
+                       std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " (0.." +
+                       std::to_string(count - 1) + ")");
+  } else {
+    throw std::logic_error("select_backend: --device=all is handled by the caller");
+  }
+#ifdef GPUBENCH_HAVE_CUDA
+  try {
+    return make_cuda_backend(choice.kind == Kind::index ? choice.index : 0);
+  } catch (const std::runtime_error& e) {
+    throw DeviceUnavailable(std::string("CUDA device: ") + e.what());
+  }
+#else
+  throw DeviceUnavailable(reason);
+#endif
+}
+
+}  // namespace gpubench

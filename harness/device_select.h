@@ -1,0 +1,27 @@
+// --device=auto|host|N: which backend runs, and why, in one line.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "harness/backend.h"
+#include "harness/cli.h"
+
+namespace gpubench {
+
+/// The requested device cannot be used (no driver, no device, driver too old): exit 2.
+class DeviceUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Number of usable CUDA devices (0 without CUDA support or without a driver) and, when 0, why.
+int usable_cuda_devices(std::string* reason);
+
+/// The backend for a choice other than `all`. For `auto` without a usable GPU, `note` receives
+/// the one line to print on stderr. Throws DeviceUnavailable or UsageError (an index past the
+/// last device).
+std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string* note);
+
+}  // namespace gpubench

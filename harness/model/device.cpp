@@ -1,0 +1,63 @@
+#include "harness/model/device.h"
+
+namespace gpubench {
+
+double dram_peak_GBps(double mem_clock_kHz, int bus_width_bits) {
+  if (mem_clock_kHz <= 0 || bus_width_bits <= 0) return 0.0;
+  // Double data rate: two transfers per memory clock, bus width in bits.
+  return 2.0 * mem_clock_kHz * 1e3 * (bus_width_bits / 8.0) / 1e9;
+}
+
+int fp32_flop_per_clock_per_sm(int cc_major, int cc_minor) {
+  const int cc = cc_major * 10 + cc_minor;
+  switch (cc) {
+    case 75: return 128;
+    case 80: return 128;
+    case 86: case 87: case 89: return 256;
+    case 90: return 256;
+    case 100: case 103: case 120: return 256;
+    default: return 0;
+  }
+}
+
+int fp16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce) {
+  const int cc = cc_major * 10 + cc_minor;
+  switch (cc) {
+    case 75: return 1024;
+    case 80: return 2048;
+    case 86: case 89: return geforce ? 512 : 1024;
+    case 90: return 4096;
+    case 100: return 8192;
+    default: return 0;
+  }
+}
+
+double pcie_GBps_per_direction(int gen, int width) {
+  if (width <= 0) return 0.0;
+  // Per-lane transfer rate in GT/s and line-code efficiency of each generation.
+  double gts = 0, efficiency = 128.0 / 130.0;
+  switch (gen) {
+    case 1: gts = 2.5; efficiency = 8.0 / 10.0; break;
+    case 2: gts = 5.0; efficiency = 8.0 / 10.0; break;
+    case 3: gts = 8.0; break;
+    case 4: gts = 16.0; break;
+    case 5: gts = 32.0; break;
+    case 6: gts = 64.0; efficiency = 1.0; break;  // PAM4 + FLIT mode: no 128b/130b code
+    default: return 0.0;
+  }
+  return gts * width * efficiency / 8.0;
+}
+
+Peaks formula_peaks(const DeviceDescription& d) {
+  Peaks p;
+  p.dram_GBps = dram_peak_GBps(d.mem_clock_kHz, d.bus_width_bits);
+  const double clock_Hz = d.sm_clock_kHz * 1e3;
+  p.fp32_TFLOPS = d.sm_count * fp32_flop_per_clock_per_sm(d.cc_major, d.cc_minor) * clock_Hz / 1e12;
+  p.fp16_tensor_TFLOPS =
+      d.sm_count * fp16_tensor_flop_per_clock_per_sm(d.cc_major, d.cc_minor, d.geforce) * clock_Hz / 1e12;
+  p.pcie_GBps = pcie_GBps_per_direction(d.pcie_gen, d.pcie_width);
+  p.source = "formula";
+  return p;
+}
+
+}  // namespace gpubench

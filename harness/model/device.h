@@ -1,0 +1,53 @@
+// A description of one compute device (a GPU or the host), and the theoretical peaks derived
+// from it. Pure C++: no CUDA include, so the model is unit tested on any machine.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gpubench {
+
+/// What the harness knows about a device: read from the CUDA runtime (or the host), optionally
+/// completed from the card table. Zero means unknown.
+struct DeviceDescription {
+  std::string name;            ///< as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
+  int cc_major = 0;            ///< compute capability (0 for the host)
+  int cc_minor = 0;
+  int sm_count = 0;            ///< SMs (GPU) or logical CPUs (host)
+  double sm_clock_kHz = 0;     ///< maximum (boost) SM clock
+  double mem_clock_kHz = 0;    ///< maximum memory clock, as cudaDevAttrMemoryClockRate reports it
+  int bus_width_bits = 0;      ///< global memory bus width
+  std::uint64_t l2_bytes = 0;  ///< last-level cache
+  std::uint64_t memory_bytes = 0;
+  int pcie_gen = 0;            ///< negotiated link generation (1..6)
+  int pcie_width = 0;          ///< negotiated lanes
+  int pcie_gen_max = 0;        ///< what the device supports
+  int pcie_width_max = 0;
+  bool geforce = false;        ///< GeForce cards run FP16 tensor math with FP32 accumulate at half rate
+};
+
+/// Theoretical peaks. 0 means unknown: the percentage is then left out, never invented.
+struct Peaks {
+  double dram_GBps = 0;
+  double fp32_TFLOPS = 0;
+  double fp16_tensor_TFLOPS = 0;  ///< dense, FP16 inputs, FP32 accumulate
+  double pcie_GBps = 0;           ///< per direction, negotiated link
+  std::string source;             ///< "card table: <key>" or "formula"
+};
+
+/// Peak DRAM bandwidth in GB/s: 2 x memory clock x bus width / 8 (0 if either is unknown).
+double dram_peak_GBps(double mem_clock_kHz, int bus_width_bits);
+
+/// Dense FLOP per clock per SM for the architecture (FP32 CUDA cores), 0 when unknown.
+int fp32_flop_per_clock_per_sm(int cc_major, int cc_minor);
+/// Dense FP16-input FP32-accumulate tensor FLOP per clock per SM, 0 when unknown.
+int fp16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce);
+
+/// Per-direction PCIe bandwidth in GB/s of a link (gen 1..6, width lanes); 0 when unknown.
+double pcie_GBps_per_direction(int gen, int width);
+
+/// Peaks from formulas only (for cards the table lacks).
+Peaks formula_peaks(const DeviceDescription& d);
+
+}  // namespace gpubench

@@ -1,0 +1,98 @@
+#include "harness/model/work_model.h"
+
+#include <algorithm>
+
+namespace gpubench {
+
+WorkModel copy_work(double bytes) {
+  WorkModel w;
+  w.useful_bytes = 2.0 * bytes;
+  w.traffic_bytes = 2.0 * bytes;
+  w.working_set_bytes = 2.0 * bytes;
+  w.peak = PeakKind::dram;
+  return w;
+}
+
+WorkModel read_work(double bytes) {
+  WorkModel w;
+  w.useful_bytes = w.traffic_bytes = w.working_set_bytes = bytes;
+  w.peak = PeakKind::dram;
+  return w;
+}
+
+WorkModel write_work(double bytes) { return read_work(bytes); }
+
+WorkModel strided_work(double span_bytes, int stride, int elem_bytes) {
+  WorkModel w;
+  const double elems = span_bytes / (static_cast<double>(stride) * elem_bytes);
+  // Each touched element is read once and written once. A 32-byte sector carries every
+  // touched element it holds; once stride x elem reaches a sector, each element costs a sector.
+  const double bytes_per_touch = std::min(kSectorBytes, static_cast<double>(stride) * elem_bytes);
+  w.useful_bytes = 2.0 * elems * elem_bytes;
+  w.traffic_bytes = 2.0 * elems * std::max(bytes_per_touch, static_cast<double>(elem_bytes));
+  w.working_set_bytes = 2.0 * span_bytes;
+  w.peak = PeakKind::dram;
+  return w;
+}
+
+WorkModel gather_work(double n, int elem_bytes, int index_bytes) {
+  WorkModel w;
+  // Index read and output write are sequential; every gathered read is a whole sector.
+  w.useful_bytes = n * (index_bytes + 2.0 * elem_bytes);
+  w.traffic_bytes = n * (index_bytes + elem_bytes + std::max(kSectorBytes, static_cast<double>(elem_bytes)));
+  w.working_set_bytes = n * (index_bytes + 2.0 * elem_bytes);
+  w.peak = PeakKind::dram;
+  return w;
+}
+
+WorkModel chase_work(double loads, double span_bytes, int elem_bytes) {
+  WorkModel w;
+  w.useful_bytes = loads * elem_bytes;
+  w.traffic_bytes = loads * std::max(kSectorBytes, static_cast<double>(elem_bytes));
+  w.working_set_bytes = span_bytes;
+  w.peak = PeakKind::none;  // a latency test: its bandwidth is not meant to approach a peak
+  return w;
+}
+
+WorkModel gemm_work(double m, double n, double k, int in_elem_bytes, int out_elem_bytes, PeakKind peak) {
+  WorkModel w;
+  w.flop = 2.0 * m * n * k;
+  w.useful_bytes = (m * k + k * n) * in_elem_bytes + m * n * out_elem_bytes;
+  w.traffic_bytes = w.useful_bytes;
+  w.working_set_bytes = w.useful_bytes;
+  w.peak = peak;
+  w.metric = Metric::TFLOPS;
+  return w;
+}
+
+WorkModel fma_sweep_work(double n, int elem_bytes, int fma_per_elem, PeakKind peak) {
+  WorkModel w;
+  w.flop = 2.0 * n * fma_per_elem;
+  w.useful_bytes = w.traffic_bytes = w.working_set_bytes = 2.0 * n * elem_bytes;
+  w.peak = peak;
+  w.metric = Metric::TFLOPS;
+  return w;
+}
+
+WorkModel transfer_work(double bytes, PeakKind direction) {
+  WorkModel w;
+  w.useful_bytes = w.traffic_bytes = w.working_set_bytes = bytes;
+  w.peak = direction;
+  return w;
+}
+
+const char* metric_name(Metric m) { return m == Metric::GBps ? "GB/s" : "TFLOPS"; }
+
+const char* peak_kind_name(PeakKind k) {
+  switch (k) {
+    case PeakKind::none: return "none";
+    case PeakKind::dram: return "dram";
+    case PeakKind::fp32: return "fp32";
+    case PeakKind::fp16_tensor: return "fp16_tensor";
+    case PeakKind::pcie_h2d: return "pcie_h2d";
+    case PeakKind::pcie_d2h: return "pcie_d2h";
+  }
+  return "none";
+}
+
+}  // namespace gpubench

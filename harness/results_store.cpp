@@ -1,0 +1,45 @@
+#include "harness/results_store.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+
+namespace gpubench {
+
+std::string temporary_path_for(const std::string& final_path) {
+  return final_path + ".tmp." + std::to_string(::getpid());
+}
+
+bool publish_file(const std::string& tmp, const std::string& final_path, std::string* error) {
+  if (::link(tmp.c_str(), final_path.c_str()) != 0) {
+    if (error) {
+      *error = errno == EEXIST ? "'" + final_path + "' already exists (result files are never overwritten)"
+                               : "cannot create '" + final_path + "': " + std::strerror(errno);
+    }
+    return false;
+  }
+  ::unlink(tmp.c_str());
+  return true;
+}
+
+std::string results_store_path(const std::string& dir, const std::string& device_key, const std::string& revision) {
+  const std::string sub = dir + "/" + device_key;
+  if (::mkdir(sub.c_str(), 0775) != 0 && errno != EEXIST)
+    throw std::runtime_error("cannot create '" + sub + "': " + std::strerror(errno));
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  const std::string base = sub + "/" + stamp + "_" + revision;
+  std::string path = base + ".json";
+  struct stat st {};
+  for (int n = 2; ::stat(path.c_str(), &st) == 0; ++n) path = base + "-" + std::to_string(n) + ".json";
+  return path;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,21 @@
+// Result files: written to a temporary name beside the target and moved into place with
+// link(2), which fails rather than replace an existing file - so a result is never overwritten
+// and never seen half-written.
+#pragma once
+
+#include <string>
+
+namespace gpubench {
+
+/// A temporary path in the same directory as `final_path` (so link() cannot cross filesystems).
+std::string temporary_path_for(const std::string& final_path);
+
+/// Moves `tmp` to `final_path` without ever replacing an existing file. Returns false (and
+/// leaves `tmp` in place) when `final_path` exists or the move fails; `error` says why.
+bool publish_file(const std::string& tmp, const std::string& final_path, std::string* error);
+
+/// DIR/<device_key>/<yyyymmddTHHMMSSZ>_<revision>.json for now (UTC), creating the directory.
+/// When that name is taken, a suffix -2, -3 ... is added. Throws std::runtime_error on failure.
+std::string results_store_path(const std::string& dir, const std::string& device_key, const std::string& revision);
+
+}  // namespace gpubench

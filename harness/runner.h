@@ -1,0 +1,43 @@
+// The runner: turns the rows of the family tables into Google Benchmark benchmarks for one
+// backend. Timing, batching, verification and every counter are decided here, once, for all
+// backends and families.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+
+namespace gpubench {
+
+/// Failures seen while running, for the exit status (verification failures, a lost device).
+struct RunOutcome {
+  int failed = 0;         ///< benchmarks that failed verification or lost the device
+  int skipped = 0;        ///< benchmarks skipped with a reason (too big, unsupported arch)
+  std::string device_lost;  ///< the sticky error, when there was one
+};
+
+/// Registers every case the backend supports, under its full name. The backend and outcome
+/// must outlive benchmark::RunSpecifiedBenchmarks. Returns the number registered.
+int register_cases(Backend& backend, const std::vector<BenchCase>& cases, RunOutcome& outcome);
+
+/// One sample should take at least this long on the device, so event resolution (~0.5 us)
+/// and launch gaps are negligible: small kernels are batched up to it.
+constexpr double kMinSampleSeconds = 2e-3;
+
+/// Batch size for an operation that takes `seconds_per_op`: enough back-to-back executions to
+/// fill kMinSampleSeconds, between 1 and kMaxBatch.
+int choose_batch(double seconds_per_op);
+constexpr int kMaxBatch = 4096;
+
+/// The counters of one benchmark, derived only from its work model, the measured time per
+/// operation and the backend's peaks. Unknown peaks leave pct_of_peak out.
+struct DerivedCounters {
+  double GBps = 0;           ///< useful bytes per second / 1e9
+  double sector_GBps = 0;    ///< traffic bytes per second / 1e9 (0 when same as useful)
+  double TFLOPS = 0;         ///< 0 when the work model has no FLOP
+  double pct_of_peak = -1;   ///< < 0: unknown peak
+};
+DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const Peaks& peaks);
+
+}  // namespace gpubench

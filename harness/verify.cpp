@@ -1,0 +1,185 @@
+#include "harness/verify.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "harness/host/parallel.h"
+
+namespace gpubench {
+
+namespace {
+
+// splitmix64: a fast, well-mixed, seekable generator, so parallel chunks are reproducible.
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+template <class T>
+std::string hex(T v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << static_cast<std::uint64_t>(v);
+  return s.str();
+}
+
+std::uint32_t float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// Lowest index in [0, n) where bad(i) holds, searched in parallel chunks; n when none.
+template <class Bad>
+std::size_t first_bad(std::size_t n, const Bad& bad) {
+  std::vector<std::size_t> firsts(host_threads(), n);
+  parallel_for(n, [&](std::size_t b, std::size_t e, unsigned t) {
+    for (std::size_t i = b; i < e; ++i)
+      if (bad(i)) {
+        firsts[t] = i;
+        return;
+      }
+  });
+  std::size_t first = n;
+  for (auto f : firsts) first = std::min(first, f);
+  return first;
+}
+
+}  // namespace
+
+void fill_random_u32(void* p, std::size_t bytes, std::uint64_t seed) {
+  auto* words = static_cast<std::uint32_t*>(p);
+  const std::size_t n = bytes / 4;
+  parallel_for(n, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; ++i) {
+      auto r = static_cast<std::uint32_t>(splitmix64(seed ^ (i * 0x2545f4914f6cdd1dull)));
+      words[i] = r | 1u;  // never zero: zeros hide unwritten outputs and speed up some kernels
+    }
+  });
+  auto* tail = static_cast<unsigned char*>(p) + n * 4;
+  for (std::size_t i = 0; i < bytes % 4; ++i)
+    tail[i] = static_cast<unsigned char>(splitmix64(seed + n + i) | 1u);
+}
+
+void fill_random_float(float* p, std::size_t n, std::uint64_t seed, float lo, float hi) {
+  const double span = static_cast<double>(hi) - lo;
+  parallel_for(n, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; ++i) {
+      const double u = static_cast<double>(splitmix64(seed ^ (i * 0x2545f4914f6cdd1dull)) >> 11) * 0x1.0p-53;
+      p[i] = static_cast<float>(lo + span * u);
+    }
+  });
+}
+
+void poison_fill(void* p, std::size_t bytes) {
+  auto* words = static_cast<std::uint32_t*>(p);
+  const std::size_t n = bytes / 4;
+  parallel_for(n, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; ++i) words[i] = kPoisonU32;
+  });
+  std::memcpy(static_cast<unsigned char*>(p) + n * 4, &kPoisonU32, bytes % 4);
+}
+
+Verification check_copy(const void* in, const void* out, std::size_t bytes) {
+  const auto* a = static_cast<const unsigned char*>(in);
+  const auto* b = static_cast<const unsigned char*>(out);
+  const std::size_t i = first_bad(bytes, [&](std::size_t k) { return a[k] != b[k]; });
+  if (i == bytes) return Verification::pass();
+  return Verification::fail("byte " + std::to_string(i) + " of " + std::to_string(bytes) + ": expected " +
+                            hex(a[i]) + ", got " + hex(b[i]));
+}
+
+Verification check_write_pattern(const std::uint32_t* out, std::size_t n, std::uint32_t seed) {
+  const std::size_t i =
+      first_bad(n, [&](std::size_t k) { return out[k] != static_cast<std::uint32_t>(seed + k); });
+  if (i == n) return Verification::pass();
+  return Verification::fail("element " + std::to_string(i) + ": expected " +
+                            hex(static_cast<std::uint32_t>(seed + i)) + ", got " + hex(out[i]));
+}
+
+Verification check_strided(const float* in, const float* out, std::size_t n, int stride) {
+  const std::size_t s = static_cast<std::size_t>(stride);
+  const std::size_t i = first_bad(n, [&](std::size_t k) {
+    const std::uint32_t want = (k % s == 0) ? float_bits(in[k]) : kPoisonU32;
+    return float_bits(out[k]) != want;
+  });
+  if (i == n) return Verification::pass();
+  const bool touched = i % s == 0;
+  return Verification::fail("element " + std::to_string(i) + (touched ? " (copied)" : " (not to be touched)") +
+                            ": expected " + hex(touched ? float_bits(in[i]) : kPoisonU32) + ", got " +
+                            hex(float_bits(out[i])));
+}
+
+Verification check_gather(const float* in, const std::uint32_t* idx, const float* out, std::size_t n) {
+  const std::size_t i = first_bad(n, [&](std::size_t k) { return float_bits(out[k]) != float_bits(in[idx[k]]); });
+  if (i == n) return Verification::pass();
+  return Verification::fail("element " + std::to_string(i) + " (index " + std::to_string(idx[i]) + "): expected " +
+                            hex(float_bits(in[idx[i]])) + ", got " + hex(float_bits(out[i])));
+}
+
+Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t got) {
+  std::vector<std::uint32_t> partial(host_threads(), 0);
+  parallel_for(n, [&](std::size_t b, std::size_t e, unsigned t) {
+    std::uint32_t s = 0;
+    for (std::size_t i = b; i < e; ++i) s += in[i];
+    partial[t] = s;
+  });
+  std::uint32_t want = 0;
+  for (auto s : partial) want += s;
+  if (want == got) return Verification::pass();
+  return Verification::fail("sum of " + std::to_string(n) + " words: expected " + hex(want) + ", got " + hex(got));
+}
+
+Verification check_close(const double* expected, const float* actual, std::size_t n, double abs_tol,
+                         double rel_tol, const std::string& what) {
+  const std::size_t i = first_bad(n, [&](std::size_t k) {
+    const double a = actual[k];
+    return !(std::fabs(a - expected[k]) <= abs_tol + rel_tol * std::fabs(expected[k]));  // NaN fails
+  });
+  if (i == n) return Verification::pass();
+  std::ostringstream s;
+  s.precision(9);
+  s << what << "[" << i << "]: expected " << expected[i] << ", got " << actual[i] << " (tolerance " << abs_tol
+    << " + " << rel_tol << " x |expected|)";
+  return Verification::fail(s.str());
+}
+
+Verification check_chase(const std::uint32_t* next, std::size_t n, std::uint32_t start, std::size_t steps,
+                         std::uint32_t sink) {
+  std::uint32_t p = start;
+  std::size_t cycle = 0;
+  do {
+    if (next[p] >= n) return Verification::fail("next[" + std::to_string(p) + "] out of range");
+    p = next[p];
+    ++cycle;
+  } while (p != start && cycle <= n);
+  if (cycle != n) return Verification::fail("the chain is not one cycle through all " + std::to_string(n) + " entries");
+  p = start;
+  for (std::size_t i = 0; i < steps % n; ++i) p = next[p];
+  if (p == sink) return Verification::pass();
+  return Verification::fail("after " + std::to_string(steps) + " steps: expected index " + std::to_string(p) +
+                            ", got " + std::to_string(sink));
+}
+
+void make_single_cycle(std::uint32_t* next, std::size_t n, std::uint64_t seed) {
+  // A uniformly random single cycle (what Sattolo's algorithm yields): a random order of the
+  // nodes, each linked to the next, the last back to the first.
+  std::vector<std::uint32_t> order(n);
+  make_permutation(order.data(), n, seed);
+  for (std::size_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
+}
+
+void make_permutation(std::uint32_t* idx, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint32_t>(i);
+  std::uint64_t state = seed;
+  for (std::size_t i = n; i > 1; --i) {
+    state = splitmix64(state);
+    const std::size_t j = static_cast<std::size_t>(state % i);
+    std::swap(idx[i - 1], idx[j]);
+  }
+}
+
+}  // namespace gpubench

@@ -1,0 +1,47 @@
+// Input generation, output poisoning and output checks shared by every backend, so a kernel
+// is judged by the same rule on a GPU and on the host. Every check reports the first wrong
+// index with the expected and actual values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "harness/backend.h"
+
+namespace gpubench {
+
+/// A quiet-NaN bit pattern: never a valid output of any kernel here, and it survives copies.
+constexpr std::uint32_t kPoisonU32 = 0x7fc0dead;
+
+/// Seeded pseudo-random 32-bit words (never all zero), filled in parallel on the host.
+void fill_random_u32(void* p, std::size_t bytes, std::uint64_t seed);
+/// Seeded uniform floats in [lo, hi), filled in parallel on the host.
+void fill_random_float(float* p, std::size_t n, std::uint64_t seed, float lo, float hi);
+/// Fills `bytes` with kPoisonU32 words (the byte tail with its leading bytes).
+void poison_fill(void* p, std::size_t bytes);
+
+/// out[0..bytes) == in[0..bytes), bytewise.
+Verification check_copy(const void* in, const void* out, std::size_t bytes);
+/// out[i] == seed + i (mod 2^32).
+Verification check_write_pattern(const std::uint32_t* out, std::size_t n, std::uint32_t seed);
+/// out[i] == in[i] where i % stride == 0, and out[i] still holds the poison elsewhere.
+Verification check_strided(const float* in, const float* out, std::size_t n, int stride);
+/// out[i] == in[idx[i]], compared bitwise.
+Verification check_gather(const float* in, const std::uint32_t* idx, const float* out, std::size_t n);
+/// got == the wrapping uint32 sum of in[0..n).
+Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t got);
+/// |actual - expected| <= abs_tol + rel_tol * |expected| for every element; `what` names the array.
+Verification check_close(const double* expected, const float* actual, std::size_t n, double abs_tol,
+                         double rel_tol, const std::string& what);
+/// next[] is one cycle through all n entries, and sink == the index reached after
+/// `steps` steps from `start`.
+Verification check_chase(const std::uint32_t* next, std::size_t n, std::uint32_t start, std::size_t steps,
+                         std::uint32_t sink);
+
+/// Fills next[0..n) with a uniformly random single cycle through all n entries, seeded.
+void make_single_cycle(std::uint32_t* next, std::size_t n, std::uint64_t seed);
+/// Fills idx[0..n) with a seeded random permutation of 0..n-1 (Fisher-Yates).
+void make_permutation(std::uint32_t* idx, std::size_t n, std::uint64_t seed);
+
+}  // namespace gpubench

@@ -1,0 +1,87 @@
+// Command-line parsing: the contract flags and every bad input the issue lists.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "harness/cli.h"
+
+namespace gpubench {
+namespace {
+
+Options parse(std::vector<std::string> a) { return parse_cli(a); }
+
+TEST(Cli, Defaults) {
+  const Options o = parse({});
+  EXPECT_EQ(o.device.kind, DeviceChoice::Kind::automatic);
+  EXPECT_TRUE(o.filter.empty());
+  EXPECT_FALSE(o.quick);
+  EXPECT_FALSE(o.list);
+}
+
+TEST(Cli, ContractFlags) {
+  const Options o = parse({"--filter=bandwidth", "--quick", "--list", "--device=host"});
+  EXPECT_EQ(o.filter, "bandwidth");
+  EXPECT_TRUE(o.quick);
+  EXPECT_TRUE(o.list);
+  EXPECT_EQ(o.device.kind, DeviceChoice::Kind::host);
+  EXPECT_EQ(parse({"--device=3"}).device.index, 3);
+  EXPECT_EQ(parse({"--device=3"}).device.kind, DeviceChoice::Kind::index);
+  EXPECT_EQ(parse({"--device=all"}).device.kind, DeviceChoice::Kind::all);
+  EXPECT_EQ(parse({"--benchmark_filter=compute"}).filter, "compute");
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_TRUE(parse({"--version"}).version);
+}
+
+TEST(Cli, BenchmarkFlagsPassThrough) {
+  const Options o = parse({"--benchmark_repetitions=5", "--benchmark_enable_random_interleaving=true"});
+  ASSERT_EQ(o.passthrough.size(), 2u);
+  EXPECT_EQ(o.passthrough[0], "--benchmark_repetitions=5");
+}
+
+TEST(Cli, BadInputIsAUsageError) {
+  EXPECT_THROW(parse({"--frobnicate"}), UsageError);
+  EXPECT_THROW(parse({"--device=gpu"}), UsageError);
+  EXPECT_THROW(parse({"--device=-1"}), UsageError);
+  EXPECT_THROW(parse({"--device="}), UsageError);
+  EXPECT_THROW(parse({"--filter=("}), UsageError);
+  EXPECT_THROW(parse({"--filter=[a-"}), UsageError);
+  EXPECT_THROW(parse({"--out=/no/such/dir/r.json"}), UsageError);
+  EXPECT_THROW(parse({"stray"}), UsageError);
+  EXPECT_THROW(parse({"--benchmark_repetitions"}), UsageError);
+  EXPECT_THROW(parse({"--benchmark_out_format=csv"}), UsageError);
+  EXPECT_THROW(parse({"--results-dir=/no/such/dir"}), UsageError);
+  EXPECT_THROW(parse({"--out=a.json", "--results-dir=."}), UsageError);
+}
+
+TEST(Cli, ErrorMessagesNameTheProblem) {
+  try {
+    parse({"--frobnicate=1"});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown flag '--frobnicate'");
+  }
+  try {
+    parse({"--out=/no/such/dir/r.json"});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("/no/such/dir"), std::string::npos);
+  }
+}
+
+TEST(Cli, NeverOverwritesAnExistingResult) {
+  const std::string path = testing::TempDir() + "gpubench_cli_existing.json";
+  std::ofstream(path) << "{}";
+  EXPECT_THROW(parse({"--out=" + path}), UsageError);
+  std::remove(path.c_str());
+  EXPECT_NO_THROW(parse({"--out=" + path}));
+}
+
+TEST(Cli, UsageMentionsEveryFlag) {
+  const std::string u = usage_text();
+  for (const char* f : {"--filter", "--list", "--device", "--out", "--quick", "--help", "--version", "--benchmark_"})
+    EXPECT_NE(u.find(f), std::string::npos) << f;
+}
+
+}  // namespace
+}  // namespace gpubench

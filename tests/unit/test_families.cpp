@@ -1,0 +1,84 @@
+// The naming contract over the full registry, and the sweeps' coverage.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include "harness/families/families.h"
+
+namespace gpubench {
+namespace {
+
+std::vector<BenchCase> every_case(bool quick) {
+  SweepOptions o;
+  o.quick = quick;
+  o.l2_bytes = 50ull << 20;      // H100
+  o.memory_bytes = 80ull << 30;
+  o.backend_kind = "cuda";
+  return all_cases(o);
+}
+
+TEST(Families, NamesFollowTheContract) {
+  const std::regex re("^(bandwidth|compute|roofline)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$");
+  for (bool quick : {false, true}) {
+    std::set<std::string> seen;
+    for (const auto& c : every_case(quick)) {
+      EXPECT_TRUE(std::regex_match(c.name(), re)) << c.name();
+      EXPECT_TRUE(seen.insert(c.name()).second) << "duplicate " << c.name();
+      EXPECT_TRUE(c.work.useful_bytes > 0 || c.work.flop > 0) << c.name() << " has no work model";
+    }
+  }
+}
+
+TEST(Families, BandwidthFilterSelectsExactlyTheBandwidthFamily) {
+  const std::regex filter("bandwidth");  // what --filter=bandwidth matches (search, as Google Benchmark does)
+  for (const auto& c : every_case(false)) {
+    EXPECT_EQ(std::regex_search(c.name(), filter), c.family == "bandwidth") << c.name();
+  }
+}
+
+TEST(Families, MemorySweepSpansCachesToDram) {
+  SweepOptions o;
+  o.l2_bytes = 50ull << 20;
+  o.memory_bytes = 80ull << 30;
+  double smallest = 1e30, largest = 0;
+  for (const auto& c : memory_cases(o)) {
+    if (c.kernel != "copy" || c.variant != "kernel") continue;
+    smallest = std::min(smallest, c.arg("bytes"));
+    largest = std::max(largest, c.arg("bytes"));
+  }
+  EXPECT_LE(smallest, 8 * 1024);
+  EXPECT_GE(largest, 8.0 * (50 << 20));
+  EXPECT_GE(largest, 1024.0 * 1024 * 1024);
+}
+
+TEST(Families, QuickIsSmall) {
+  SweepOptions o;
+  o.quick = true;
+  for (const auto& c : memory_cases(o)) EXPECT_LE(c.work.working_set_bytes, 64.0 * (1 << 20)) << c.name();
+}
+
+TEST(Families, LargeSetsFlushL2) {
+  SweepOptions o;
+  o.l2_bytes = 50ull << 20;
+  for (const auto& c : memory_cases(o)) {
+    if (c.kernel != "copy") continue;
+    if (c.arg("bytes") >= (1 << 30)) {
+      EXPECT_TRUE(c.needs_flush) << c.name();
+    }
+    if (c.arg("bytes") <= (64 << 10)) {
+      EXPECT_FALSE(c.needs_flush) << c.name();
+    }
+  }
+}
+
+TEST(Families, SizeTokens) {
+  EXPECT_EQ(size_token(4096), "4KiB");
+  EXPECT_EQ(size_token(64ull << 20), "64MiB");
+  EXPECT_EQ(size_token(1ull << 30), "1GiB");
+  EXPECT_EQ(size_token(1000), "1000B");
+  EXPECT_EQ(size_token(1536), "1536B");
+}
+
+}  // namespace
+}  // namespace gpubench
