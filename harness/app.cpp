@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <regex>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -113,6 +114,14 @@ int run_app(int argc, char** argv) {
   const std::vector<BenchCase> cases = all_cases(sweep);
   RunOutcome outcome;
   register_cases(*backend, cases, outcome);
+  if (!o.filter.empty() && o.filter[0] != '-') {  // "-REGEX" is Google Benchmark's negative filter
+    const std::regex re(o.filter, std::regex::extended);
+    bool any = false;
+    for (const auto& c : cases) any = any || (backend->supports(c) && std::regex_search(c.name(), re));
+    if (!any)
+      return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
+                         " backend (see --list)");
+  }
 
   // Where Google Benchmark writes: a temporary file, published only when the run completes.
   std::string final_path = o.out;

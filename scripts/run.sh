@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The main job. Builds gpubench (Release) if needed, sets up the Python environment, runs
+# `gpubench --filter=bandwidth` on the default device (the GPU when one is usable, else the
+# host), stores the result JSON under results/<device key>/ and draws its roofline PNG under
+# plots/<device key>/. Extra arguments go to gpubench (e.g. --quick, --device=1).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$GPUBENCH_ROOT"
+
+ensure_build "$GPUBENCH_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=OFF
+ensure_venv
+mkdir -p results plots
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+./build/harness/gpubench --filter=bandwidth --results-dir=results "$@" 2> >(tee "$log" >&2) || status=$?
+wait  # let tee finish
+result="$(sed -n 's/^result: //p' "$log" | tail -n 1)"
+if [[ -z "$result" ]]; then
+  echo "error: gpubench wrote no result (exit status $status)" >&2
+  exit "$((status == 0 ? 1 : status))"
+fi
+key="$(basename "$(dirname "$result")")"
+mkdir -p "plots/$key"
+png="plots/$key/$(basename "${result%.json}").png"
+"$GPUBENCH_VENV/bin/python" scripts/roofline.py "$result" --out "$png" >/dev/null
+echo "result JSON:  $result"
+echo "roofline PNG: $png"
+exit "$status"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Every test: the Release build with CUDA (when a toolkit is present) and its ctest suite
+# (unit, SIMT emulation, instruction contracts), the host-side code again under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and the Python tests (pytest), which also run
+# gpubench end to end on the host backend.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+cd "$GPUBENCH_ROOT"
+
+ensure_venv
+ensure_build "$GPUBENCH_ROOT/build" -DCMAKE_BUILD_TYPE=Release
+say "ctest (Release)"
+ctest --test-dir build --output-on-failure -j "$GPUBENCH_JOBS"
+
+ensure_build "$GPUBENCH_ROOT/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUBENCH_CUDA=OFF \
+  -DGPUBENCH_SANITIZE=ON
+say "ctest (host code under ASan + UBSan)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-sanitize --output-on-failure -j "$GPUBENCH_JOBS"
+
+say "pytest"
+GPUBENCH_BIN="$GPUBENCH_ROOT/build/harness/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q tests/python

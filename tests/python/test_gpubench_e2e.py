@@ -1,0 +1,153 @@
+"""End to end: the real gpubench binary on the host backend, its result file and its errors."""
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "harness" / "gpubench"))
+
+CONTEXT_KEYS = [
+    "gpubench_version", "git_revision", "backend", "device_name", "device_key", "cc", "sm_count",
+    "sm_clock_MHz", "mem_clock_MHz", "bus_width_bits", "l2_bytes", "memory_bytes", "peak_dram_GBps",
+    "peak_fp32_TFLOPS", "peak_fp16_tensor_TFLOPS", "peak_pcie_h2d_GBps", "peak_pcie_d2h_GBps",
+    "peaks_source", "driver_version", "runtime_version", "cache_policy", "byte_convention", "quick",
+    "run_started_utc",
+]
+NAME = re.compile(r"^(bandwidth|compute|roofline)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$")
+
+
+def gpubench(*args, timeout=600):
+    assert BIN.exists(), f"gpubench binary not found at {BIN} (build first, or set GPUBENCH_BIN)"
+    return subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def has_cuda_device():
+    return "running on the host" not in gpubench("--list", "--filter=bandwidth/copy/kernel").stderr
+
+
+@pytest.fixture(scope="module")
+def host_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("e2e") / "host_quick.json"
+    proc = gpubench("--device=host", "--quick", "--filter=bandwidth", f"--out={out}")
+    assert proc.returncode == 0, proc.stderr
+    return out, json.loads(out.read_text()), proc
+
+
+def test_result_is_google_benchmark_json_with_the_contract_context(host_run):
+    _, doc, proc = host_run
+    ctx = doc["context"]
+    for key in CONTEXT_KEYS:
+        assert key in ctx, key
+    assert ctx["backend"] == "host"
+    assert ctx["quick"] == "true"
+    assert ctx["peak_dram_GBps"] == "unknown"  # never invented for the host
+    assert re.match(r"^host_[a-z0-9-]+_\d+cpu_\d+GiB$", ctx["device_key"])
+    assert "result: " in proc.stderr
+
+
+def test_every_bandwidth_entry_reports_verified_throughput(host_run):
+    _, doc, _ = host_run
+    entries = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+    assert len(entries) >= 20
+    kernels = set()
+    for b in entries:
+        name = b["run_name"].removesuffix("/manual_time")
+        assert NAME.match(name), name
+        assert name.startswith("bandwidth/"), name
+        assert not b.get("error_occurred"), (name, b.get("error_message"))
+        assert b["GB/s"] > 0, name
+        assert b["verified"] == 1, name
+        assert "pct_of_peak" not in b, name  # the host has no known peak
+        kernels.add(name.split("/")[1])
+    assert {"copy", "read", "write", "strided", "gather", "chase"} <= kernels
+
+
+def test_strided_reports_sector_traffic(host_run):
+    _, doc, _ = host_run
+    strided = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration" and "/strided/" in b["name"]
+               and "stride:8" in b["name"]]
+    assert strided
+    for b in strided:
+        assert b["sector_GB/s"] == pytest.approx(8 * b["GB/s"], rel=1e-9)
+
+
+def test_chase_reports_latency(host_run):
+    _, doc, _ = host_run
+    chase = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration" and "/chase/" in b["name"]]
+    assert chase and all(b["latency_ns"] > 0 for b in chase)
+
+
+def test_existing_result_is_never_overwritten(host_run):
+    out, _, _ = host_run
+    before = out.read_bytes()
+    proc = gpubench("--device=host", "--quick", "--filter=bandwidth/copy/kernel", f"--out={out}")
+    assert proc.returncode == 2
+    assert "never overwritten" in proc.stderr
+    assert out.read_bytes() == before
+
+
+def test_results_dir_stores_by_device_key(tmp_path):
+    proc = gpubench("--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB",
+                    f"--results-dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr
+    path = Path(proc.stderr.strip().splitlines()[-1].removeprefix("result: "))
+    assert path.exists() and path.parent.parent == tmp_path
+    assert re.match(r"^\d{8}T\d{6}Z_[0-9a-f]+(-dirty)?(-\d+)?\.json$", path.name), path.name
+    doc = json.loads(path.read_text())
+    assert path.parent.name == doc["context"]["device_key"]
+
+
+def test_list_with_bandwidth_filter_selects_only_bandwidth():
+    proc = gpubench("--device=host", "--list", "--filter=bandwidth")
+    assert proc.returncode == 0, proc.stderr
+    names = proc.stdout.split()
+    assert names and all(n.startswith("bandwidth/") for n in names)
+    everything = gpubench("--device=host", "--list").stdout.split()
+    assert set(names) == {n for n in everything if n.startswith("bandwidth/")}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--frobnicate"], "unknown flag '--frobnicate'"),
+    (["--filter=("], "not a valid regular expression"),
+    (["--out=/no/such/dir/r.json"], "does not exist"),
+    (["--device=gpu"], "--device"),
+    (["--quick", "--device=host", "--filter=^nothing_matches$"], "matches no benchmark"),
+])
+def test_bad_input_is_one_line_plus_usage_and_exit_2(args, message):
+    proc = gpubench(*args)
+    assert proc.returncode == 2
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith("gpubench: ") and message in first, proc.stderr
+    assert "usage: gpubench" in proc.stderr
+
+
+def test_device_index_without_gpu_names_the_cause_and_past_the_last_is_refused():
+    if has_cuda_device():
+        assert gpubench("--device=0", "--list").returncode == 0
+        past = gpubench("--device=999", "--list")
+        assert past.returncode == 2 and "CUDA device" in past.stderr
+        return
+    proc = gpubench("--device=0", "--quick")
+    assert proc.returncode == 2
+    assert re.search(r"driver|no CUDA device|without CUDA", proc.stderr), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    seven = gpubench("--device=7", "--quick")
+    assert seven.returncode == 2 and seven.stderr.strip()
+
+
+def test_auto_falls_back_to_host_with_one_line():
+    proc = gpubench("--list", "--filter=bandwidth/copy/kernel")
+    assert proc.returncode == 0
+    notes = [line for line in proc.stderr.splitlines() if "running on the host" in line]
+    assert len(notes) == (0 if has_cuda_device() else 1)
+
+
+def test_version_and_help():
+    v = gpubench("--version")
+    assert v.returncode == 0 and re.match(r"^gpubench \d+\.\d+\.\d+ \(", v.stdout)
+    h = gpubench("--help")
+    assert h.returncode == 0 and "--filter=REGEX" in h.stdout
