@@ -1,0 +1,68 @@
+#include "harness/pcie/pcie_context.h"
+
+#include <cstdlib>
+
+namespace gpubench::pcie {
+
+const char* const kPcieTiming =
+    "pinned and mapped (copy engine and SM-driven) transfers: CUDA events; below 4MiB a batch is "
+    "queued behind a spin kernel and released, so queueing is not timed; from 4MiB up, events "
+    "around the batch. pageable transfers: host steady_clock around the batch (host_clock_timed=1). "
+    "bidirectional: the measured direction on its own stream while the other direction runs on a "
+    "second stream with twice the batch, so it overlaps the whole timed interval. Bytes counted "
+    "once per transfer; pct_of_peak against the negotiated link per direction";
+
+void apply_link(const PcieLink& link, DeviceDescription& d) {
+  if (link.current.known()) {
+    d.pcie_gen = link.current.gen;
+    d.pcie_width = link.current.width;
+  }
+  if (link.max.known()) {
+    d.pcie_gen_max = link.max.gen;
+    d.pcie_width_max = link.max.width;
+  }
+}
+
+std::map<std::string, std::string> link_context(const PcieLink& link, bool read_under_load) {
+  std::map<std::string, std::string> c;
+  c["pcie_address"] = link.address.empty() ? "unknown" : link.address;
+  c["pcie_link"] = link_name(link.current);
+  c["pcie_link_max"] = link_name(link.max);
+  c["pcie_link_read"] = !link.found ? "not in sysfs" : (read_under_load ? "under load" : "idle");
+  const std::string warning = downgraded_link_warning(link.address, link);
+  c["pcie_link_warning"] = warning.empty() ? "none" : warning;
+  c["gpu_numa_node"] = link.numa_node >= 0 ? std::to_string(link.numa_node) : "unknown";
+  c["pcie_peak_source"] = link.current.known() ? "negotiated link " + link_name(link.current) + " (sysfs)"
+                                               : "card table (negotiated link unknown)";
+  c["pcie_timing"] = kPcieTiming;
+  return c;
+}
+
+std::map<std::string, std::string> bench_cpu_context(const std::string& sysfs_root) {
+  const int cpu = current_cpu();
+  const int node = node_of_cpu(sysfs_root, cpu);
+  return {{"bench_cpu", cpu >= 0 ? std::to_string(cpu) : "unknown"},
+          {"bench_cpu_numa_node", node >= 0 ? std::to_string(node) : "unknown"}};
+}
+
+BindResult bind_to_gpu_node(const std::map<std::string, std::string>& backend_context,
+                            const std::string& sysfs_root) {
+  const auto it = backend_context.find("gpu_numa_node");
+  if (it == backend_context.end()) {
+    BindResult r;
+    r.message = "--numa-bind: this backend has no GPU, nothing to bind";
+    return r;
+  }
+  char* end = nullptr;
+  const long node = std::strtol(it->second.c_str(), &end, 10);
+  if (it->second.empty() || *end != '\0' || node < 0) {
+    BindResult r;
+    r.message = "--numa-bind: the GPU's NUMA node is unknown (single-node machine or no sysfs entry); not bound";
+    return r;
+  }
+  BindResult r = bind_to_numa_node(sysfs_root, static_cast<int>(node));
+  r.message = "--numa-bind: " + r.message;
+  return r;
+}
+
+}  // namespace gpubench::pcie

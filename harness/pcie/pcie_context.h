@@ -1,0 +1,40 @@
+// What the PCIe family adds to a CUDA backend: the negotiated link in the device description
+// (so peak_pcie_* is the per-direction rate of the link actually trained, not of the card's
+// datasheet), the link, NUMA and timing facts in the result context, and --numa-bind.
+// Pure C++: the CUDA backend calls these with what it read; tests call them with fixtures.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "harness/model/device.h"
+#include "harness/pcie/link.h"
+#include "harness/pcie/numa.h"
+
+namespace gpubench::pcie {
+
+/// Copies the known parts of `link` into `d`: pcie_gen/pcie_width from the negotiated link,
+/// pcie_gen_max/pcie_width_max from the maximum. Unknown parts leave `d` as it was (the card
+/// table may still supply a figure; pcie_peak_source in the context says which).
+void apply_link(const PcieLink& link, DeviceDescription& d);
+
+/// How the transfers are timed, for the context (pcie_timing).
+extern const char* const kPcieTiming;
+
+/// Context entries of the link: pcie_address, pcie_link, pcie_link_max, pcie_link_read
+/// ("idle", "under load", "not in sysfs"), pcie_link_warning ("none" or the warning line),
+/// gpu_numa_node ("unknown" or N), pcie_peak_source, pcie_timing. `read_under_load`: whether
+/// the link had to be re-read under traffic (read_pcie_link_under_load's reread).
+std::map<std::string, std::string> link_context(const PcieLink& link, bool read_under_load);
+
+/// bench_cpu (the CPU the calling thread runs on now) and bench_cpu_numa_node, read at the
+/// time of the call: after --numa-bind, they show where the benchmark really ran.
+std::map<std::string, std::string> bench_cpu_context(const std::string& sysfs_root);
+
+/// --numa-bind: binds the process to the node the backend's context names in gpu_numa_node.
+/// A backend without one (the host backend) or an unknown node gives ok = false and a one-line
+/// message saying why; nothing is changed then.
+BindResult bind_to_gpu_node(const std::map<std::string, std::string>& backend_context,
+                            const std::string& sysfs_root);
+
+}  // namespace gpubench::pcie

@@ -1,0 +1,96 @@
+// The PCIe facts a CUDA backend publishes: the negotiated link drives peak_pcie_* (not the
+// card's datasheet link), the context entries, and --numa-bind's decisions.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "harness/model/card_table.h"
+#include "harness/pcie/pcie_context.h"
+
+#ifndef GPUBENCH_SYSFS_FIXTURES
+#error "GPUBENCH_SYSFS_FIXTURES must name tests/fixtures/sysfs"
+#endif
+
+namespace gpubench::pcie {
+namespace {
+
+const std::string kRoot = GPUBENCH_SYSFS_FIXTURES;
+
+DeviceDescription h100_pcie() {
+  DeviceDescription d;
+  d.name = "NVIDIA H100 PCIe";
+  d.cc_major = 9;
+  d.sm_count = 114;
+  return d;
+}
+
+TEST(PcieContext, NegotiatedLinkSetsThePeakNotTheDatasheet) {
+  DeviceDescription d = h100_pcie();
+  apply_link(read_pcie_link(kRoot, "0000:86:00.0"), d);  // a Gen5 card trained at Gen4
+  EXPECT_EQ(d.pcie_gen, 4);
+  EXPECT_EQ(d.pcie_width, 16);
+  EXPECT_EQ(d.pcie_gen_max, 5);
+  EXPECT_EQ(d.pcie_width_max, 16);
+  const Peaks p = theoretical_peaks(d);
+  EXPECT_EQ(p.source, "card table: h100_pcie");
+  EXPECT_NEAR(p.pcie_GBps, 31.5077, 1e-4);
+}
+
+TEST(PcieContext, UnknownLinkFallsBackToTheCardTable) {
+  DeviceDescription d = h100_pcie();
+  apply_link(read_pcie_link(kRoot, "0000:01:00.0"), d);  // "Unknown" speed, width 0
+  EXPECT_EQ(d.pcie_gen, 0);
+  EXPECT_EQ(d.pcie_width, 0);
+  EXPECT_NEAR(theoretical_peaks(d).pcie_GBps, 63.0154, 1e-4);  // the card's Gen5 x16
+  const auto c = link_context(read_pcie_link(kRoot, "0000:01:00.0"), false);
+  EXPECT_EQ(c.at("pcie_link"), "unknown");
+  EXPECT_EQ(c.at("pcie_peak_source"), "card table (negotiated link unknown)");
+  EXPECT_EQ(c.at("gpu_numa_node"), "unknown");
+}
+
+TEST(PcieContext, EntriesOfADowngradedLink) {
+  const auto c = link_context(read_pcie_link(kRoot, "0000:86:00.0"), true);
+  EXPECT_EQ(c.at("pcie_address"), "0000:86:00.0");
+  EXPECT_EQ(c.at("pcie_link"), "Gen4 x16");
+  EXPECT_EQ(c.at("pcie_link_max"), "Gen5 x16");
+  EXPECT_EQ(c.at("pcie_link_read"), "under load");
+  EXPECT_EQ(c.at("pcie_link_warning"),
+            "warning: PCIe link of 0000:86:00.0 runs at Gen4 x16, below its maximum Gen5 x16");
+  EXPECT_EQ(c.at("gpu_numa_node"), "1");
+  EXPECT_EQ(c.at("pcie_peak_source"), "negotiated link Gen4 x16 (sysfs)");
+  EXPECT_NE(c.at("pcie_timing").find("spin kernel"), std::string::npos);
+}
+
+TEST(PcieContext, HealthyLinkAndMissingDevice) {
+  const auto ok = link_context(read_pcie_link(kRoot, "0000:5e:00.0"), false);
+  EXPECT_EQ(ok.at("pcie_link_warning"), "none");
+  EXPECT_EQ(ok.at("pcie_link_read"), "idle");
+  const auto missing = link_context(read_pcie_link(kRoot, "0000:99:00.0"), false);
+  EXPECT_EQ(missing.at("pcie_link_read"), "not in sysfs");
+  EXPECT_EQ(missing.at("pcie_link"), "unknown");
+  EXPECT_EQ(missing.at("pcie_link_warning"), "none");
+}
+
+TEST(PcieContext, BenchCpuIsWhereThisThreadRuns) {
+  const auto c = bench_cpu_context(kSysfsRoot);
+  const std::string cpu = c.at("bench_cpu");
+  ASSERT_NE(cpu, "unknown");
+  EXPECT_GE(std::atoi(cpu.c_str()), 0);
+  EXPECT_EQ(c.count("bench_cpu_numa_node"), 1u);
+}
+
+TEST(PcieNumaBind, RefusesWithoutAKnownGpuNode) {
+  const BindResult host = bind_to_gpu_node({{"backend", "host"}}, kRoot);
+  EXPECT_FALSE(host.ok);
+  EXPECT_EQ(host.message, "--numa-bind: this backend has no GPU, nothing to bind");
+  const BindResult unknown = bind_to_gpu_node({{"gpu_numa_node", "unknown"}}, kRoot);
+  EXPECT_FALSE(unknown.ok);
+  EXPECT_NE(unknown.message.find("unknown"), std::string::npos);
+  const BindResult memory_only = bind_to_gpu_node({{"gpu_numa_node", "2"}}, kRoot);  // empty cpulist
+  EXPECT_FALSE(memory_only.ok);
+  EXPECT_EQ(memory_only.message, "--numa-bind: cannot bind: NUMA node 2 lists no CPUs");
+}
+
+}  // namespace
+}  // namespace gpubench::pcie
