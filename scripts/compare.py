@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Compares a new gpubench result with a baseline and says whether anything got slower.
+
+  python scripts/compare.py NEW.json BASELINE.json [MORE_BASELINES.json ...]
+  python scripts/compare.py NEW.json --history results --last 5     # last 5 valid, same device
+
+Per benchmark: SAME, FASTER, SLOWER, NOISY or INVALID (see gpubench_tools/compare.py). SLOWER
+needs the loss to exceed --min-effect AND --noise-k x the baseline's noise AND a one-sided
+Mann-Whitney U test at --alpha; INVALID = throttled or failed verification.
+Prints the markdown report; --markdown/--json/--junit also write it to files.
+Exit: 0 no confirmed regression, 1 regression, 2 invalid input or too little data (one line on
+stderr: missing or truncated file, not a gpubench result, device-key mismatch without --force,
+empty history).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gpubench_tools.compare import Thresholds, compare, to_markdown, write_reports  # noqa: E402
+from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.results import load_result  # noqa: E402
+from gpubench_tools.store import last_valid  # noqa: E402
+
+
+def add_threshold_args(p) -> None:
+    """The comparator's thresholds, shared with nightly.py."""
+    d = Thresholds()
+    p.add_argument("--min-effect", type=float, default=d.min_effect, metavar="FRACTION",
+                   help=f"smallest relative change ever flagged (default {d.min_effect})")
+    p.add_argument("--noise-k", type=float, default=d.noise_k, metavar="K",
+                   help=f"a loss must exceed K x the baseline noise (default {d.noise_k:g})")
+    p.add_argument("--alpha", type=float, default=d.alpha,
+                   help=f"Mann-Whitney U significance level (default {d.alpha})")
+    p.add_argument("--min-samples", type=int, default=d.min_samples, metavar="N",
+                   help=f"repetitions needed per benchmark (default {d.min_samples})")
+
+
+def thresholds_from(a) -> Thresholds:
+    """Thresholds from parsed arguments, checked."""
+    if not 0 <= a.min_effect < 1:
+        raise UsageError(f"--min-effect {a.min_effect} is not a fraction in [0, 1)")
+    if a.noise_k < 0 or not 0 < a.alpha < 1 or a.min_samples < 2:
+        raise UsageError("--noise-k must be >= 0, --alpha in (0, 1), --min-samples >= 2")
+    return Thresholds(a.min_effect, a.noise_k, a.alpha, a.min_samples)
+
+
+def main(argv=None) -> int:
+    p = make_parser("compare.py", __doc__)
+    p.add_argument("new", metavar="NEW.json", help="the result to judge")
+    p.add_argument("baselines", nargs="*", metavar="BASELINE.json",
+                   help="baseline results (their repetitions are pooled)")
+    p.add_argument("--history", metavar="DIR", help="results store to take the baseline from "
+                   "(the last --last valid results of NEW's device key, NEW excluded)")
+    p.add_argument("--last", type=int, default=5, metavar="N",
+                   help="how many earlier results form the baseline with --history (default 5)")
+    p.add_argument("--force", action="store_true",
+                   help="compare even when the device keys differ")
+    add_threshold_args(p)
+    p.add_argument("--markdown", metavar="FILE", help="write the markdown report here too")
+    p.add_argument("--json", metavar="FILE", help="write the JSON report here")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
+    p.add_argument("--quiet", action="store_true", help="do not print the markdown report")
+    a = p.parse_args(argv)
+    t = thresholds_from(a)
+    new = load_result(a.new)
+    if a.baselines and a.history:
+        raise UsageError("give baseline files or --history, not both")
+    if a.baselines:
+        baselines = [load_result(b) for b in a.baselines]
+    elif a.history:
+        if a.last < 1:
+            raise UsageError(f"--last {a.last}: need at least 1")
+        notes: list[str] = []
+        baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
+                               before=new.path if new.path.parent.name == new.device_key
+                               else None, notes=notes)
+        for n in notes:
+            print(f"compare.py: note: {n}", file=sys.stderr)
+        if not baselines:
+            raise UsageError(f"empty history: no valid earlier result for device key "
+                             f"'{new.device_key}' in {a.history}")
+    else:
+        raise UsageError("no baseline: give BASELINE.json files or --history DIR")
+    c = compare(new, baselines, t, force=a.force)
+    write_reports(c, a.markdown, a.json, a.junit)
+    if not a.quiet:
+        print(to_markdown(c), end="")
+    return c.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli("compare.py", main))

@@ -1,0 +1,6 @@
+"""Python tools for gpubench result files: loading and validation, the card table, roofline and
+sweep plots, the results store, the regression comparator, the nightly job and trend plots.
+
+Every module reads gpubench's Google Benchmark JSON through results.py, and the card table
+through cards.py (harness/model/cards.csv, the same file compiled into the C++ harness).
+"""

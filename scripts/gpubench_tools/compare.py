@@ -1,0 +1,324 @@
+"""The regression comparator: a new result against a baseline (one or more earlier results).
+
+Per benchmark, on its headline throughput (TFLOPS when it does FLOP, else GB/s; higher is
+better), over the per-repetition samples:
+- baseline: the samples of every baseline result pooled (runs that failed, or ran throttled,
+  are left out), its median, and its noise = 1.4826 x MAD / median (a robust relative standard
+  deviation that one outlier repetition cannot inflate);
+- change = new median / baseline median - 1.
+
+Verdicts:
+- INVALID: the new run failed verification or ran with throttled clocks (or the baseline has no
+  valid samples of the benchmark): not a measurement of the code, so neither pass nor fail.
+- SLOWER: loss > min_effect AND loss > noise_k x baseline noise AND a one-sided Mann-Whitney U
+  test (new < baseline) rejects equality at alpha. All three, so noisy benchmarks and tiny
+  shifts do not raise alarms.
+- FASTER: the mirror image.
+- NOISY: the change exceeds min_effect but is not confirmed by the noise bound or the test
+  (also: too few samples for the test).
+- SAME: |change| <= min_effect.
+Benchmarks only in one side, and ones the harness skipped, are listed as not compared.
+
+Exit codes: 0 no confirmed regression (improvements included), 1 at least one SLOWER,
+2 invalid input or too little data (UsageError, raised before any verdict).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .errors import UsageError
+from .results import Result
+
+VERDICTS = ("SLOWER", "INVALID", "NOISY", "FASTER", "SAME")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What counts as a regression."""
+
+    min_effect: float = 0.05  #: relative change below which nothing is flagged (5 %)
+    noise_k: float = 3.0  #: the loss must exceed this many baseline noise units
+    alpha: float = 0.05  #: significance level of the Mann-Whitney U test
+    min_samples: int = 3  #: repetitions needed in the new run (and pooled baseline)
+
+
+@dataclass
+class Row:
+    """The verdict on one benchmark."""
+
+    name: str
+    metric: str
+    verdict: str
+    reason: str
+    baseline_median: float | None = None
+    new_median: float | None = None
+    change: float | None = None  #: relative, positive = faster
+    baseline_noise: float | None = None  #: relative robust standard deviation
+    p_value: float | None = None  #: one-sided, in the direction of the change
+    n_new: int = 0
+    n_baseline: int = 0
+
+
+@dataclass
+class Comparison:
+    """All verdicts of one comparison."""
+
+    new: str
+    baselines: list[str]
+    device_key: str
+    thresholds: Thresholds
+    rows: list[Row] = field(default_factory=list)
+    not_compared: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """Number of rows per verdict."""
+        return {v: sum(r.verdict == v for r in self.rows) for v in VERDICTS}
+
+    @property
+    def exit_code(self) -> int:
+        """1 when any benchmark is a confirmed regression, else 0."""
+        return 1 if any(r.verdict == "SLOWER" for r in self.rows) else 0
+
+    def slower(self) -> list[Row]:
+        """The rows flagged SLOWER."""
+        return [r for r in self.rows if r.verdict == "SLOWER"]
+
+
+def robust_noise(values: list[float]) -> float:
+    """1.4826 x median absolute deviation / median: relative spread, 0 for < 2 values."""
+    if len(values) < 2:
+        return 0.0
+    med = statistics.median(values)
+    if med == 0:
+        return 0.0
+    mad = statistics.median(abs(v - med) for v in values)
+    return 1.4826 * mad / abs(med)
+
+
+def _mann_whitney_p(new: list[float], base: list[float], alternative: str) -> float:
+    from scipy.stats import mannwhitneyu
+
+    if len(set(new) | set(base)) == 1:
+        return 1.0  # all equal: no evidence of a difference (scipy would warn)
+    return float(mannwhitneyu(new, base, alternative=alternative).pvalue)
+
+
+def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresholds) -> Row:
+    """The verdict for one benchmark from its new and pooled baseline samples."""
+    row = Row(name, metric, "SAME", "", n_new=len(new), n_baseline=len(base))
+    row.baseline_median = statistics.median(base)
+    row.new_median = statistics.median(new)
+    row.baseline_noise = robust_noise(base)
+    if row.baseline_median <= 0:
+        row.verdict, row.reason = "INVALID", "baseline median is not positive"
+        return row
+    row.change = row.new_median / row.baseline_median - 1.0
+    bound = max(t.min_effect, t.noise_k * row.baseline_noise)
+    alternative = "less" if row.change < 0 else "greater"
+    row.p_value = _mann_whitney_p(new, base, alternative)
+    size = abs(row.change)
+    if size <= t.min_effect:
+        row.reason = f"change {row.change:+.1%} within min effect {t.min_effect:.1%}"
+        return row
+    if len(new) < t.min_samples or len(base) < t.min_samples:
+        row.verdict = "NOISY"
+        row.reason = (f"too few samples for the test ({len(new)} new, {len(base)} baseline; "
+                      f"need {t.min_samples})")
+        return row
+    if size <= t.noise_k * row.baseline_noise:
+        row.verdict = "NOISY"
+        row.reason = (f"change {row.change:+.1%} within {t.noise_k:g} x baseline noise "
+                      f"{row.baseline_noise:.1%}")
+        return row
+    if row.p_value >= t.alpha:
+        row.verdict = "NOISY"
+        row.reason = f"Mann-Whitney U p = {row.p_value:.3g} >= {t.alpha:g}"
+        return row
+    row.verdict = "SLOWER" if row.change < 0 else "FASTER"
+    row.reason = (f"{row.change:+.1%} beyond {bound:.1%} (min effect, {t.noise_k:g} x noise), "
+                  f"p = {row.p_value:.3g}")
+    return row
+
+
+def _valid_samples(r: Result, name: str, metric: str) -> list[float] | None:
+    b = r.benchmarks.get(name)
+    if b is None:
+        return None
+    if not b.ok or b.verification_failed or b.throttled:
+        return []
+    return b.values(metric)
+
+
+def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
+            force: bool = False) -> Comparison:
+    """Compares `new` with the pooled `baselines`; UsageError on invalid input/too little data."""
+    if not baselines:
+        raise UsageError(f"empty history: no baseline result to compare {new.path} with "
+                         f"(device key {new.device_key})")
+    for b in baselines:
+        if b.device_key != new.device_key and not force:
+            raise UsageError(f"device key mismatch: {new.path} is '{new.device_key}' but "
+                             f"{b.path} is '{b.device_key}' (use --force to compare anyway)")
+    c = Comparison(str(new.path), [str(b.path) for b in baselines], new.device_key, t)
+    if force and any(b.device_key != new.device_key for b in baselines):
+        c.notes.append("forced comparison across device keys")
+    measured = [b for b in new.benchmarks.values() if b.ok]
+    if measured and max(len(b.samples) for b in measured) < t.min_samples:
+        raise UsageError(f"too little data: {new.path} has at most "
+                         f"{max(len(b.samples) for b in measured)} repetition(s) per benchmark; "
+                         f"need {t.min_samples} (run gpubench with --benchmark_repetitions=5)")
+    for b in new.benchmarks.values():
+        if b.skipped:
+            c.not_compared.append((b.name, b.error or "skipped"))
+            continue
+        if b.verification_failed:
+            c.rows.append(Row(b.name, b.metric, "INVALID", b.error or "not verified"))
+            continue
+        if not b.samples:
+            c.not_compared.append((b.name, "no samples in the new result"))
+            continue
+        if b.throttled:
+            c.rows.append(Row(b.name, b.metric, "INVALID", "clocks throttled during the run",
+                              new_median=b.median(b.metric), n_new=len(b.samples)))
+            continue
+        pooled: list[float] = []
+        seen = False
+        for r in baselines:
+            vals = _valid_samples(r, b.name, b.metric)
+            if vals is not None:
+                seen = True
+                pooled += vals
+        if not seen:
+            c.not_compared.append((b.name, "new benchmark: not in the baseline"))
+            continue
+        if not pooled:
+            c.rows.append(Row(b.name, b.metric, "INVALID",
+                              "no valid baseline samples (failed or throttled there)",
+                              new_median=b.median(b.metric), n_new=len(b.samples)))
+            continue
+        c.rows.append(judge(b.name, b.metric, b.values(b.metric), pooled, t))
+    names = set(new.benchmarks)
+    for r in baselines:
+        for name in r.benchmarks:
+            if name not in names:
+                names.add(name)
+                c.not_compared.append((name, "missing from the new result"))
+    if not c.rows:
+        raise UsageError(f"too little data: no benchmark of {new.path} could be compared with "
+                         f"the baseline ({len(c.not_compared)} not compared)")
+    return c
+
+
+def apply_confirmation(first: Comparison, rerun: Comparison) -> None:
+    """Keeps a SLOWER verdict only where the re-run of that benchmark is SLOWER too."""
+    again = {r.name: r for r in rerun.rows}
+    for row in first.rows:
+        if row.verdict != "SLOWER":
+            continue
+        r2 = again.get(row.name)
+        if r2 is not None and r2.verdict == "SLOWER":
+            row.reason += f"; confirmed by re-run ({r2.change:+.1%}, p = {r2.p_value:.3g})"
+        else:
+            seen = f"{r2.verdict} {r2.change:+.1%}" if r2 and r2.change is not None else \
+                (r2.verdict if r2 else "not measured")
+            row.verdict = "NOISY"
+            row.reason = f"not confirmed by re-run (re-run: {seen}); first run: {row.reason}"
+    first.notes.append(f"suspects re-run: {rerun.new}")
+
+
+def _fmt(v: float | None, pct: bool = False) -> str:
+    if v is None:
+        return "-"
+    return f"{v:+.1%}" if pct else f"{v:.4g}"
+
+
+def to_markdown(c: Comparison) -> str:
+    """A human report: summary, the verdict table (worst first) and what was not compared."""
+    t = c.thresholds
+    counts = c.counts()
+    lines = [
+        "# gpubench comparison",
+        "",
+        f"- new: `{c.new}`",
+        f"- baseline ({len(c.baselines)}): " + ", ".join(f"`{b}`" for b in c.baselines),
+        f"- device key: `{c.device_key}`",
+        f"- thresholds: min effect {t.min_effect:.1%}, {t.noise_k:g} x baseline noise, "
+        f"Mann-Whitney U alpha {t.alpha:g}",
+        f"- verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.items()),
+        f"- result: **{'REGRESSION' if c.exit_code else 'no confirmed regression'}**",
+        "",
+        "| benchmark | metric | baseline | new | change | noise | p | verdict | why |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    order = {v: i for i, v in enumerate(VERDICTS)}
+    for r in sorted(c.rows, key=lambda r: (order[r.verdict], r.change or 0)):
+        noise = f"{r.baseline_noise:.1%}" if r.baseline_noise is not None else "-"
+        p = f"{r.p_value:.3g}" if r.p_value is not None else "-"
+        lines.append(f"| `{r.name}` | {r.metric} | {_fmt(r.baseline_median)} | "
+                     f"{_fmt(r.new_median)} | {_fmt(r.change, True)} | {noise} | {p} | "
+                     f"**{r.verdict}** | {r.reason} |")
+    if c.not_compared:
+        lines += ["", "Not compared:", ""]
+        lines += [f"- `{n}`: {why}" for n, why in c.not_compared]
+    if c.notes:
+        lines += ["", "Notes:", ""] + [f"- {n}" for n in c.notes]
+    return "\n".join(lines) + "\n"
+
+
+def to_json(c: Comparison) -> str:
+    """The comparison for machines."""
+    doc = {
+        "tool": "gpubench compare",
+        "new": c.new,
+        "baselines": c.baselines,
+        "device_key": c.device_key,
+        "thresholds": asdict(c.thresholds),
+        "exit_code": c.exit_code,
+        "counts": c.counts(),
+        "rows": [asdict(r) for r in c.rows],
+        "not_compared": [{"name": n, "reason": why} for n, why in c.not_compared],
+        "notes": c.notes,
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def to_junit(c: Comparison) -> str:
+    """JUnit XML: one test case per benchmark; SLOWER fails, INVALID is skipped."""
+    counts = c.counts()
+    suite = ET.Element("testsuite", name="gpubench.compare", tests=str(len(c.rows)),
+                       failures=str(counts["SLOWER"]), errors="0",
+                       skipped=str(counts["INVALID"]))
+    props = ET.SubElement(suite, "properties")
+    for k, v in (("device_key", c.device_key), ("new", c.new),
+                 ("baselines", " ".join(c.baselines))):
+        ET.SubElement(props, "property", name=k, value=v)
+    for r in c.rows:
+        case = ET.SubElement(suite, "testcase", classname=f"gpubench.{r.name.split('/')[0]}",
+                             name=r.name, time="0")
+        summary = (f"{r.verdict}: {r.metric} {_fmt(r.baseline_median)} -> {_fmt(r.new_median)} "
+                   f"({_fmt(r.change, True)}): {r.reason}")
+        if r.verdict == "SLOWER":
+            ET.SubElement(case, "failure", message=summary, type="regression").text = summary
+        elif r.verdict == "INVALID":
+            ET.SubElement(case, "skipped", message=summary)
+        else:
+            ET.SubElement(case, "system-out").text = summary
+    ET.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") \
+        + "\n"
+
+
+def write_reports(c: Comparison, markdown: Path | str | None = None,
+                  json_path: Path | str | None = None, junit: Path | str | None = None) -> None:
+    """Writes the requested report files (parent directories created)."""
+    for path, render in ((markdown, to_markdown), (json_path, to_json), (junit, to_junit)):
+        if path:
+            p = Path(path)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(render(c), encoding="utf-8")

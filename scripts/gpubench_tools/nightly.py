@@ -1,0 +1,166 @@
+"""The nightly job: run gpubench into the results store, compare with the device's history,
+confirm suspects by a re-run, write the report, the JUnit file and the trend plots.
+
+Steps:
+1. `gpubench --results-dir=DIR --benchmark_repetitions=R
+   --benchmark_enable_random_interleaving=true [--filter] [--quick] [--device]`; the stored
+   file is the path gpubench prints as `result: <path>` (last stderr line).
+2. Baseline: the last N valid results of the same device key before it (store.last_valid).
+   None: the report says "no baseline yet" and the job exits 2 (0 with --allow-empty-history,
+   for the first night of a new machine).
+3. compare.compare(); when something is SLOWER, gpubench runs again with only those benchmarks
+   (`--filter=^(name|name...)/`), written beside the report (not into the store: the history
+   keeps one full run per night), and a SLOWER verdict stands only if the re-run is SLOWER too.
+4. report.md, report.json, junit.xml and trends/<benchmark>.png in the report directory.
+5. Exit with the comparator's code (0 / 1 / 2).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .compare import (Comparison, Thresholds, apply_confirmation, compare, to_json, to_junit,
+                      to_markdown)
+from .errors import UsageError
+from .results import Result, load_result
+from .store import history, last_valid
+from .trends import draw_trend, file_name, trend_data
+
+
+@dataclass
+class NightlyOptions:
+    """Everything the job needs (the CLI's flags)."""
+
+    gpubench: Path
+    results_dir: Path
+    report_dir: Path | None = None  #: default: <results_dir>/../plots/nightly/<device_key>
+    device: str = "auto"
+    filter: str | None = None
+    quick: bool = False
+    repetitions: int = 5
+    last_n: int = 5
+    thresholds: Thresholds = Thresholds()
+    rerun: bool = True
+    allow_empty_history: bool = False
+    trend_window: int = 30
+    extra_args: list[str] = field(default_factory=list)
+    timeout_s: float = 6 * 3600
+
+
+@dataclass
+class NightlyOutcome:
+    """What the job produced."""
+
+    exit_code: int
+    result: Path
+    report_dir: Path
+    files: list[Path] = field(default_factory=list)
+    comparison: Comparison | None = None
+    message: str = ""
+
+
+def run_gpubench(o: NightlyOptions, args: list[str]) -> subprocess.CompletedProcess:
+    """Runs gpubench with the common flags plus `args`; UsageError when it cannot run."""
+    cmd = [str(o.gpubench), f"--device={o.device}",
+           f"--benchmark_repetitions={o.repetitions}",
+           "--benchmark_enable_random_interleaving=true"]
+    if o.quick:
+        cmd.append("--quick")
+    cmd += o.extra_args + args
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=o.timeout_s)
+    except FileNotFoundError:
+        raise UsageError(f"{o.gpubench}: gpubench executable not found (build it, or pass "
+                         f"--gpubench PATH)") from None
+    except PermissionError:
+        raise UsageError(f"{o.gpubench}: not executable") from None
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"{o.gpubench} did not finish within {o.timeout_s:g} s") from None
+    if proc.returncode not in (0, 1):  # 1 = a benchmark failed verification: still a result
+        first = (proc.stderr.strip().splitlines() or ["(no output)"])[0]
+        raise UsageError(f"gpubench exited {proc.returncode}: {first}")
+    return proc
+
+
+def stored_path(proc: subprocess.CompletedProcess) -> Path:
+    """The `result: <path>` line gpubench prints last on stderr."""
+    for line in reversed(proc.stderr.splitlines()):
+        if line.startswith("result: "):
+            return Path(line[len("result: "):].strip())
+    raise UsageError("gpubench printed no 'result: <path>' line")
+
+
+def suspects_filter(names: list[str]) -> str:
+    """A --filter regex selecting exactly these benchmarks (Google Benchmark appends
+    /manual_time to the names it matches)."""
+    return "^(" + "|".join(re.escape(n) for n in names) + ")(/|$)"
+
+
+def run_nightly(o: NightlyOptions) -> NightlyOutcome:
+    """The whole job; UsageError for problems before a comparison is possible."""
+    o.results_dir.mkdir(parents=True, exist_ok=True)
+    args = [f"--results-dir={o.results_dir}"]
+    if o.filter:
+        args.append(f"--filter={o.filter}")
+    new_path = stored_path(run_gpubench(o, args))
+    new = load_result(new_path)
+    report_dir = o.report_dir or (o.results_dir.resolve().parent / "plots" / "nightly"
+                                  / new.device_key)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    out = NightlyOutcome(0, new_path, report_dir)
+    notes: list[str] = []
+    baselines = last_valid(o.results_dir, new.device_key, o.last_n, exclude=new_path,
+                           before=new_path, notes=notes)
+    if not baselines:
+        out.exit_code = 0 if o.allow_empty_history else 2
+        out.message = (f"no baseline yet: {new_path} is the first valid result of device key "
+                       f"'{new.device_key}' in {o.results_dir}; the next run compares with it")
+        md = report_dir / "report.md"
+        md.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n")
+        out.files.append(md)
+        return out
+    c = compare(new, baselines, o.thresholds)
+    c.notes += notes
+    if c.slower() and o.rerun:
+        stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        rerun_path = report_dir / f"rerun_{stamp}.json"
+        run_gpubench(o, [f"--filter={suspects_filter([r.name for r in c.slower()])}",
+                         f"--out={rerun_path}"])
+        rerun = load_result(rerun_path)
+        apply_confirmation(c, compare(rerun, baselines, o.thresholds))
+        out.files.append(rerun_path)
+    out.comparison = c
+    out.exit_code = c.exit_code
+    for fname, render in (("report.md", to_markdown), ("report.json", to_json),
+                          ("junit.xml", to_junit)):
+        p = report_dir / fname
+        p.write_text(render(c), encoding="utf-8")
+        out.files.append(p)
+    out.files += write_trends(o, new, c, report_dir / "trends")
+    out.message = (f"{'REGRESSION' if c.exit_code else 'no confirmed regression'}: "
+                   + ", ".join(f"{v} {n}" for v, n in c.counts().items()))
+    return out
+
+
+def write_trends(o: NightlyOptions, new: Result, c: Comparison, out_dir: Path) -> list[Path]:
+    """One trend PNG per compared benchmark over the last trend_window stored runs."""
+    paths = history(o.results_dir, new.device_key)[-o.trend_window:]
+    runs: list[Result] = []
+    for p in paths:
+        try:
+            r = load_result(p)
+        except UsageError:
+            continue
+        if r.device_key == new.device_key:
+            runs.append(r)
+    written = []
+    for row in c.rows:
+        d = trend_data(runs, row.name, o.last_n, o.thresholds,
+                       final_verdict=row.verdict if row.verdict != "INVALID" else None)
+        if d is not None and len(d.points) >= 2:
+            written.append(draw_trend(d, out_dir / file_name(row.name)))
+    return written

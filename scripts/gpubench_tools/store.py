@@ -1,0 +1,121 @@
+"""The results store: `<results-dir>/<device_key>/<UTC yyyymmddTHHMMSSZ>_<git revision>.json`.
+
+gpubench itself writes there with --results-dir (atomically, never overwriting); this module
+computes the same paths, lists a device key's history in time order (the timestamp leads the
+file name, so name order is time order), picks the last N valid results for a baseline, and
+writes files the same way gpubench does: to a temporary file in the target directory, then a
+hard link to the final name, which fails instead of replacing an existing file.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from .errors import UsageError
+from .results import Result, load_result
+
+#: File names in the store: timestamp, underscore, revision (letters, digits, - . +), and
+#: "-N" (N >= 2) when several runs started in the same second (gpubench never overwrites).
+STORE_NAME_RE = re.compile(r"^(\d{8}T\d{6}Z)_([A-Za-z0-9.+]+(?:-[A-Za-z][A-Za-z0-9.+]*)*)"
+                           r"(?:-(\d+))?\.json$")
+_KEY_RE = re.compile(r"^[A-Za-z0-9._+-]+$")
+
+
+def result_path(results_dir: Path | str, device_key: str, when: _dt.datetime,
+                git_revision: str) -> Path:
+    """Where a run started at `when` (UTC) from `git_revision` is stored."""
+    if not _KEY_RE.match(device_key) or device_key in (".", ".."):
+        raise UsageError(f"device key '{device_key}' is not usable as a directory name")
+    rev = re.sub(r"[^A-Za-z0-9.+-]", "-", git_revision) or "unknown"
+    stamp = when.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return Path(results_dir) / device_key / f"{stamp}_{rev}.json"
+
+
+def free_result_path(results_dir: Path | str, device_key: str, when: _dt.datetime,
+                     git_revision: str) -> Path:
+    """result_path(), with "-2", "-3", ... appended while the name is taken (as gpubench does)."""
+    first = result_path(results_dir, device_key, when, git_revision)
+    path, n = first, 2
+    while path.exists():
+        path = first.with_name(f"{first.stem}-{n}.json")
+        n += 1
+    return path
+
+
+def sort_key(path: Path | str) -> tuple[str, int, str]:
+    """Time order of store files: timestamp, then the same-second counter."""
+    name = Path(path).name
+    m = STORE_NAME_RE.match(name)
+    if not m:
+        return (name, 0, name)
+    return (m.group(1), int(m.group(3) or 1), name)
+
+
+def write_new(path: Path | str, data: bytes) -> Path:
+    """Writes `data` to `path` atomically; raises FileExistsError rather than overwrite."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)  # atomic, and fails with FileExistsError if the name is taken
+    finally:
+        os.unlink(tmp)
+    return path
+
+
+def history(results_dir: Path | str, device_key: str) -> list[Path]:
+    """The device key's result files, oldest first (temporary and foreign files ignored)."""
+    d = Path(results_dir) / device_key
+    if not d.is_dir():
+        return []
+    return sorted((p for p in d.iterdir() if p.is_file() and STORE_NAME_RE.match(p.name)),
+                  key=sort_key)
+
+
+def is_valid_baseline(result: Result) -> bool:
+    """A result can serve as a baseline when at least one benchmark ran, verified and unthrottled."""
+    return any(b.ok and not b.verification_failed and not b.throttled
+               for b in result.benchmarks.values())
+
+
+def last_valid(results_dir: Path | str, device_key: str, n: int,
+               exclude: Path | str | None = None, before: Path | str | None = None,
+               notes: list[str] | None = None) -> list[Result]:
+    """The last `n` valid results of a device key, oldest first.
+
+    `exclude` (the new result itself) is skipped; with `before`, only files whose names sort
+    before it count. Unreadable or invalid files are skipped with a line appended to `notes`.
+    """
+    excl = Path(exclude).resolve() if exclude else None
+    out: list[Result] = []
+    for p in reversed(history(results_dir, device_key)):
+        if excl is not None and p.resolve() == excl:
+            continue
+        if before is not None and sort_key(p) >= sort_key(before):
+            continue
+        try:
+            r = load_result(p)
+        except UsageError as e:
+            if notes is not None:
+                notes.append(f"skipped baseline candidate: {e}")
+            continue
+        if r.device_key != device_key:
+            if notes is not None:
+                notes.append(f"skipped baseline candidate {p}: device key {r.device_key}")
+            continue
+        if not is_valid_baseline(r):
+            if notes is not None:
+                notes.append(f"skipped baseline candidate {p}: no valid benchmark in it")
+            continue
+        out.append(r)
+        if len(out) == n:
+            break
+    return list(reversed(out))

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Draws the sweep plots of a gpubench result file, each only when the result has its data:
+bandwidth against working set (L2 marked), strided falloff (useful and sector GB/s), PCIe
+against transfer size, GEMM TFLOP/s against size with the cuBLAS line.
+
+  python scripts/plot.py RESULT.json [--out-dir plots/<device_key>]
+
+Writes <out-dir>/<result stem>_<bandwidth|strided|pcie|gemm>.png and prints each path.
+Bad input: one line on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gpubench_tools.errors import make_parser, run_cli  # noqa: E402
+from gpubench_tools.plots import write_plots  # noqa: E402
+from gpubench_tools.results import load_result  # noqa: E402
+
+
+def main(argv=None) -> int:
+    p = make_parser("plot.py", __doc__)
+    p.add_argument("result", metavar="RESULT.json", help="a gpubench result file")
+    p.add_argument("--out-dir", metavar="DIR",
+                   help="where the PNGs go (default: plots/<device_key>)")
+    a = p.parse_args(argv)
+    r = load_result(a.result)
+    out_dir = Path(a.out_dir) if a.out_dir else Path("plots") / r.device_key
+    paths = write_plots(r, out_dir, r.path.stem)
+    if not paths:
+        print(f"plot.py: note: {r.path} has no sweep data to plot", file=sys.stderr)
+    for path in paths:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli("plot.py", main))

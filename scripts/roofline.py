@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Draws the roofline of gpubench result files and/or cards from the card table as a PNG.
+
+  python scripts/roofline.py RESULT.json --out plots/<device_key>/<stem>.png
+  python scripts/roofline.py --card h100_sxm --card a100_80gb_sxm --out plots/h100_vs_a100.png
+  python scripts/roofline.py A.json B.json --card h200            # several on one chart
+
+Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card): one line on
+stderr, exit 2. A result from a card cards.csv lacks uses the peaks in its own context.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gpubench_tools.cards import CARDS_CSV, find_card, load_cards  # noqa: E402
+from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.results import load_result  # noqa: E402
+from gpubench_tools.roofline import draw_roofline, roofline_data  # noqa: E402
+
+
+def default_out(results, cards) -> Path:
+    """plots/<device_key>/<stem>.png for one result, plots/roofline_<...>.png otherwise."""
+    if len(results) == 1 and not cards:
+        return Path("plots") / results[0].device_key / f"{results[0].path.stem}.png"
+    names = [r.path.stem for r in results] + [c.key for c in cards]
+    return Path("plots") / ("roofline_" + "_vs_".join(names)[:120] + ".png")
+
+
+def main(argv=None) -> int:
+    p = make_parser("roofline.py", __doc__)
+    p.add_argument("results", nargs="*", metavar="RESULT.json", help="gpubench result files")
+    p.add_argument("--card", action="append", default=[], metavar="NAME",
+                   help="also draw the theoretical roofline of a card (key or name in "
+                        "cards.csv); repeatable")
+    p.add_argument("--out", metavar="PNG", help="output PNG (default: plots/<device_key>/"
+                   "<result stem>.png for one result, plots/roofline_<names>.png otherwise)")
+    p.add_argument("--cards-csv", default=str(CARDS_CSV), metavar="CSV",
+                   help="the card table (default: harness/model/cards.csv)")
+    p.add_argument("--list-cards", action="store_true", help="list the known cards and exit")
+    a = p.parse_args(argv)
+    table = load_cards(a.cards_csv)
+    if a.list_cards:
+        for c in table:
+            print(f"{c.key:16} {c.display_name:18} DRAM {c.dram_GBps:g} GB/s, FP32 "
+                  f"{c.fp32_TFLOPS:g} TF, FP16 tensor {c.fp16_tensor_TFLOPS:g} TF")
+        return 0
+    if not a.results and not a.card:
+        raise UsageError("nothing to draw: give result files and/or --card NAME")
+    cards = [find_card(n, table) for n in a.card]
+    results = [load_result(r) for r in a.results]
+    data = roofline_data(results, cards, table)
+    for s in data.series:
+        for note in s.notes:
+            print(f"roofline.py: note: {note}", file=sys.stderr)
+    out = draw_roofline(data, a.out or default_out(results, cards))
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli("roofline.py", main))

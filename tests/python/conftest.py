@@ -1,0 +1,66 @@
+"""Shared fixtures of the Python tests: the scripts on sys.path, real host runs of gpubench,
+helpers to run the CLIs and to derive modified result files from real ones."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ROOT / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "harness" / "gpubench"))
+#: Throughput counters scaled together when a test derives a slower/faster result.
+THROUGHPUT_COUNTERS = ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak", "pct_of_cublas")
+
+
+def gpubench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Runs the real gpubench binary."""
+    assert BIN.exists(), f"gpubench binary not found at {BIN} (build first, or set GPUBENCH_BIN)"
+    return subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def run_script(name: str, *args: str, cwd: Path | None = None,
+               env: dict | None = None) -> subprocess.CompletedProcess:
+    """Runs scripts/<name> with this interpreter, as a user would."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, env=full_env, timeout=300)
+
+
+def scaled(doc: dict, bench: str, factor: float) -> dict:
+    """A copy of a result document with one benchmark's throughput multiplied by `factor`
+    (every repetition and the mean/median/stddev aggregates; cv is scale-free)."""
+    out = json.loads(json.dumps(doc))
+    hit = 0
+    for e in out["benchmarks"]:
+        if (e.get("run_name") or e["name"]).startswith(bench + "/") \
+                and e.get("aggregate_name") != "cv":
+            for k in THROUGHPUT_COUNTERS:
+                if isinstance(e.get(k), (int, float)):
+                    e[k] *= factor
+                    hit += 1
+    assert hit, f"{bench} not in the document"
+    return out
+
+
+@pytest.fixture(scope="session")
+def host_result(tmp_path_factory) -> Path:
+    """A real quick host run of every benchmark with 5 repetitions (a few seconds)."""
+    out = tmp_path_factory.mktemp("host") / "host_quick.json"
+    proc = gpubench("--device=host", "--quick", "--benchmark_repetitions=5", f"--out={out}")
+    assert proc.returncode == 0 and out.exists(), proc.stderr[-2000:]
+    return out
+
+
+@pytest.fixture(scope="session")
+def host_doc(host_result) -> dict:
+    """The real host run as parsed JSON."""
+    return json.loads(host_result.read_text())

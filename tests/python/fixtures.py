@@ -1,0 +1,128 @@
+"""Hand-made result documents that follow gpubench's JSON contract, for tests that need a GPU
+result (no GPU here). Every number in them is SYNTHETIC, chosen to exercise the code, and never
+presented as a measurement; tests that need measured data use real host runs (conftest.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+H100_CONTEXT = {
+    # Google Benchmark's own keys.
+    "date": "2026-11-22T01:00:00+00:00", "host_name": "fixture", "executable": "gpubench",
+    "num_cpus": 2, "mhz_per_cpu": 2000, "cpu_scaling_enabled": False, "caches": [],
+    "library_build_type": "release",
+    # gpubench's keys (strings, "unknown" where not known).
+    "gpubench_version": "0.1.0", "git_revision": "fixture0", "backend": "cuda",
+    "device_name": "NVIDIA H100 80GB HBM3",
+    "device_key": "nvidia_h100_80gb_hbm3_80gib_cc90_drv550_cuda12.4",
+    "cc": "9.0", "sm_count": "132", "sm_clock_MHz": "1980", "mem_clock_MHz": "2619",
+    "bus_width_bits": "5120", "l2_bytes": "52428800", "memory_bytes": "85899345920",
+    "peak_dram_GBps": "3350", "peak_fp32_TFLOPS": "66.9", "peak_fp16_tensor_TFLOPS": "989",
+    "peak_pcie_h2d_GBps": "63.0154", "peak_pcie_d2h_GBps": "63.0154",
+    "peaks_source": "card table: h100_sxm", "driver_version": "550.54.15",
+    "runtime_version": "12.4", "cache_policy": "l2_flush_before_each_sample",
+    "byte_convention": "read+write", "quick": "false", "run_started_utc": "2026-11-22T01:00:00Z",
+}
+
+
+def entries(name: str, values: list[dict], manual_time: bool = True) -> list[dict]:
+    """Per-repetition entries plus mean/median/stddev/cv aggregates, as Google Benchmark writes
+    them for `name` with one dict of counters per repetition."""
+    run_name = name + ("/manual_time" if manual_time else "")
+    out = []
+    reps = len(values)
+    for i, counters in enumerate(values):
+        e = {"name": run_name, "family_index": 0, "per_family_instance_index": 0,
+             "run_name": run_name, "run_type": "iteration", "repetitions": reps,
+             "repetition_index": i, "threads": 1, "iterations": 10, "real_time": 1.0,
+             "cpu_time": 1.0, "time_unit": "ms"}
+        e.update(counters)
+        out.append(e)
+    if reps > 1:
+        import statistics
+        keys = [k for k, v in values[0].items() if isinstance(v, (int, float))]
+        for agg in ("mean", "median", "stddev", "cv"):
+            e = {"name": f"{run_name}_{agg}", "family_index": 0, "per_family_instance_index": 0,
+                 "run_name": run_name, "run_type": "aggregate", "repetitions": reps,
+                 "threads": 1, "aggregate_name": agg, "iterations": reps, "real_time": 1.0,
+                 "cpu_time": 1.0, "time_unit": "ms"}
+            for k in keys:
+                col = [v[k] for v in values]
+                m = statistics.mean(col)
+                e[k] = {"mean": m, "median": statistics.median(col),
+                        "stddev": statistics.stdev(col),
+                        "cv": statistics.stdev(col) / m if m else 0}[agg]
+            out.append(e)
+    return out
+
+
+def error_entry(name: str, message: str) -> dict:
+    """An entry for a benchmark that failed (SkipWithError)."""
+    return {"name": name + "/manual_time", "run_name": name + "/manual_time",
+            "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
+            "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "ms",
+            "error_occurred": True, "error_message": message}
+
+
+def _reps(base: dict, spread: float = 0.004, n: int = 5) -> list[dict]:
+    """n repetitions around `base` (deterministic small spread on the throughput counters)."""
+    out = []
+    for i in range(n):
+        f = 1.0 + spread * (i - (n - 1) / 2)
+        d = dict(base)
+        for k in ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak"):
+            if k in d:
+                d[k] = d[k] * f
+        out.append(d)
+    return out
+
+
+def h100_result() -> dict:
+    """A synthetic H100 result with every plot's data: size sweep, strided, PCIe, GEMM, sweep."""
+    b = []
+    mem = {"verified": 1, "throttled": 0, "sm_clock_MHz": 1980, "mem_clock_MHz": 2619}
+    for tok, ws, gbps in (("4MiB", 8 << 20, 6100.0), ("64MiB", 128 << 20, 3300.0),
+                          ("1GiB", 2 << 30, 2950.0)):
+        b += entries(f"bandwidth/copy/kernel/bytes:{tok}",
+                     _reps({**mem, "GB/s": gbps, "pct_of_peak": gbps / 33.5,
+                            "working_set_bytes": ws, "ops_per_iteration": 1}))
+        b += entries(f"bandwidth/copy/memcpy_ce/bytes:{tok}",
+                     _reps({**mem, "GB/s": gbps * 0.97, "working_set_bytes": ws,
+                            "ops_per_iteration": 1}))
+    for stride, useful in ((1, 2900.0), (2, 1500.0), (8, 370.0)):
+        b += entries(f"bandwidth/strided/kernel/bytes:1GiB,stride:{stride}",
+                     _reps({**mem, "GB/s": useful, "sector_GB/s": useful * min(stride, 8),
+                            "working_set_bytes": 2 << 30, "ops_per_iteration": 1}))
+    for tok, gbps in (("64KiB", 8.0), ("16MiB", 50.0), ("256MiB", 55.0)):
+        b += entries(f"bandwidth/pcie_h2d/memcpy_ce/bytes:{tok}",
+                     _reps({**mem, "GB/s": gbps, "working_set_bytes": 1 << 20,
+                            "ops_per_iteration": 1}))
+    for n, tf, ref in ((1024, 20.0, 30.0), (4096, 40.0, 50.0)):
+        fpb = 2 * n**3 / (3 * n * n * 4)
+        b += entries(f"compute/sgemm/kernel/m:{n},n:{n},k:{n}",
+                     _reps({**mem, "GB/s": tf * 1000 / fpb, "TFLOPS": tf, "flop_per_byte": fpb,
+                            "pct_of_cublas": 100 * tf / ref, "working_set_bytes": 12 * n * n,
+                            "ops_per_iteration": 1}))
+        b += entries(f"compute/sgemm/cublas/m:{n},n:{n},k:{n}",
+                     _reps({**mem, "GB/s": ref * 1000 / fpb, "TFLOPS": ref,
+                            "flop_per_byte": fpb, "working_set_bytes": 12 * n * n,
+                            "ops_per_iteration": 1}))
+    for k in (1, 16, 256):
+        fpb = 2 * k / 8  # one load + one store of 4 bytes per element
+        tf = min(2900 * fpb / 1000, 60.0)
+        b += entries(f"roofline/intensity/fp32/fma:{k},bytes:1GiB",
+                     _reps({**mem, "GB/s": tf * 1000 / fpb, "TFLOPS": tf, "flop_per_byte": fpb,
+                            "working_set_bytes": 2 << 30, "ops_per_iteration": 1}))
+    b.append(error_entry("bandwidth/gather/kernel/bytes:1GiB", "verification failed: out[7] = "
+                         "0 expected 3"))
+    return {"context": copy.deepcopy(H100_CONTEXT), "benchmarks": b}
+
+
+def write_json(doc: dict, path: Path) -> Path:
+    """Writes a document as JSON and returns the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1))
+    return path
