@@ -114,10 +114,16 @@ int run_app(int argc, char** argv) {
   const std::vector<BenchCase> cases = all_cases(sweep);
   RunOutcome outcome;
   register_cases(*backend, cases, outcome);
-  if (!o.filter.empty() && o.filter[0] != '-') {  // "-REGEX" is Google Benchmark's negative filter
-    const std::regex re(o.filter, std::regex::extended);
+  // Google Benchmark appends "/manual_time" to every name timed by the device clock; a filter
+  // anchored at the end of a gpubench name ("...bytes:1GiB$") still means that benchmark.
+  std::string filter = o.filter;
+  if (filter.size() > 1 && filter.back() == '$' && filter[filter.size() - 2] != '\\')
+    filter = filter.substr(0, filter.size() - 1) + "(/manual_time)?$";
+  if (!filter.empty() && filter[0] != '-') {  // "-REGEX" is Google Benchmark's negative filter
+    const std::regex re(filter, std::regex::extended);
     bool any = false;
-    for (const auto& c : cases) any = any || (backend->supports(c) && std::regex_search(c.name(), re));
+    for (const auto& c : cases)
+      any = any || (backend->supports(c) && std::regex_search(c.name() + "/manual_time", re));
     if (!any)
       return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
                          " backend (see --list)");
@@ -136,7 +142,7 @@ int run_app(int argc, char** argv) {
   const std::string tmp = final_path.empty() ? "" : temporary_path_for(final_path);
 
   std::vector<std::string> gb = {argv[0]};
-  if (!o.filter.empty()) gb.push_back("--benchmark_filter=" + o.filter);
+  if (!filter.empty()) gb.push_back("--benchmark_filter=" + filter);
   if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
   if (!has_flag(o.passthrough, "--benchmark_min_time"))
     gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
