@@ -38,6 +38,8 @@
 #define GPUBENCH_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 /// `#pragma unroll` for loops in kernel bodies (g++ would warn about the unknown pragma).
 #define GPUBENCH_UNROLL _Pragma("unroll")
+/// `#pragma unroll 1`: keeps the compiler from unrolling a loop further (registers).
+#define GPUBENCH_NO_UNROLL _Pragma("unroll 1")
 
 #else  // host emulation
 
@@ -137,6 +139,7 @@ std::array<T, 32> warp_exchange(const T& mine) {
 #define __shared__ static
 #define __launch_bounds__(...)
 #define GPUBENCH_UNROLL
+#define GPUBENCH_NO_UNROLL
 #define GPUBENCH_DYNAMIC_SHARED(type, name) \
   type* name = static_cast<type*>(::gpubench::simt::detail::dynamic_shared_memory())
 

@@ -1,0 +1,214 @@
+// Instruction-contract test of one kernel source file, for every architecture it is checked
+// on. The same source builds one test executable per kernel file (tests/contract/CMakeLists.txt).
+//
+// HOW TO ADD A KERNEL FILE (e.g. kernels/gemm.cu):
+//  1. Write kernels/gemm_contract.h (see kernels/memory_contract.h): an
+//     `inline const gpubench::contract::FileContract kGemmContract = {...}` with one
+//     KernelContract per __global__ instantiation in the file (kernels/contract.h documents
+//     the fields: entry-name regex, block size, register/smem budget, occupancy target, PTX and
+//     SASS regexes, per-arch budgets).
+//  2. Add one line to tests/contract/CMakeLists.txt:
+//       gpubench_kernel_contract(gemm SOURCE kernels/gemm.cu
+//                                CONTRACT kernels/gemm_contract.h VARIABLE kGemmContract)
+//  That builds, at build time and only when the source or a header it includes changes, the PTX
+//  (nvcc --ptx), the cubin and the ptxas -v report for each architecture in
+//  GPUBENCH_CONTRACT_ARCHS, and a ctest executable test_contract_gemm checking them.
+//
+// What is checked, per architecture:
+//  - every entry in the PTX matches exactly one contract, and every contract matches an entry;
+//  - PTX: the required regexes match, the forbidden ones do not, exact counts hold, and no
+//    `.local` state space anywhere in the file;
+//  - ptxas -v: registers and static shared memory within budget, no spills, no stack frame,
+//    no local memory;
+//  - theoretical occupancy (cuda_occupancy.h, reference card of the architecture) >= target;
+//  - SASS (when cuobjdump or nvdisasm is installed): required/forbidden regexes, no LDL/STL.
+//    Without a disassembler that one test is skipped and says so; the others still assert.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/contract.h"
+#include "tests/contract/contract_check.h"
+#include GPUBENCH_CONTRACT_HEADER
+
+namespace gpubench::contract {
+namespace {
+
+const FileContract& file_contract() { return GPUBENCH_CONTRACT_VARIABLE; }
+
+std::vector<int> contract_archs() {
+  std::vector<int> archs;
+  std::istringstream in(GPUBENCH_CONTRACT_ARCHS);
+  std::string a;
+  while (std::getline(in, a, ',')) {
+    if (!a.empty()) archs.push_back(std::stoi(a));
+  }
+  return archs;
+}
+
+std::string artifact(int arch, const char* extension) {
+  return std::string(GPUBENCH_CONTRACT_DIR) + "/sm_" + std::to_string(arch) + extension;
+}
+
+bool applies(const KernelContract& c, int arch) { return arch >= c.min_arch; }
+
+/// "gpubench::kernels::copy_kernel<4>" from "void gpubench::kernels::copy_kernel<4>(...)".
+std::string short_name(const std::string& demangled) {
+  std::string s = demangled.substr(0, demangled.find('('));
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  return s;
+}
+
+/// Lines of `lines` matching `pattern`.
+int count_matches(const std::vector<std::string>& lines, const std::string& pattern) {
+  const std::regex re(pattern);
+  int n = 0;
+  for (const std::string& line : lines) n += std::regex_search(line, re) ? 1 : 0;
+  return n;
+}
+
+/// The contract whose regex matches a demangled entry name (nullptr if none; a test reports
+/// several).
+std::vector<const KernelContract*> contracts_of(const std::string& demangled, int arch) {
+  std::vector<const KernelContract*> out;
+  for (const KernelContract& c : file_contract()) {
+    if (applies(c, arch) && std::regex_search(demangled, std::regex(c.kernel))) out.push_back(&c);
+  }
+  return out;
+}
+
+class Contract : public ::testing::TestWithParam<int> {
+ protected:
+  int arch() const { return GetParam(); }
+  std::string ptx() const { return read_text_file(artifact(arch(), ".ptx")); }
+  std::string ptxas() const { return read_text_file(artifact(arch(), ".ptxas.txt")); }
+};
+
+TEST_P(Contract, EveryKernelHasExactlyOneContract) {
+  const std::vector<PtxEntry> entries = parse_ptx_entries(ptx());
+  ASSERT_FALSE(entries.empty()) << "no .entry in " << artifact(arch(), ".ptx");
+  std::set<const KernelContract*> used;
+  for (const PtxEntry& e : entries) {
+    const std::string name = demangle(e.mangled);
+    const auto matches = contracts_of(name, arch());
+    EXPECT_EQ(matches.size(), 1u) << "kernel " << name << " matches " << matches.size()
+                                  << " contracts (each kernel needs exactly one)";
+    used.insert(matches.begin(), matches.end());
+  }
+  for (const KernelContract& c : file_contract()) {
+    if (applies(c, arch())) {
+      EXPECT_TRUE(used.count(&c) == 1) << "contract '" << c.kernel << "' matches no kernel on sm_" << arch();
+    }
+  }
+}
+
+TEST_P(Contract, PtxInstructions) {
+  const std::string text = ptx();
+  EXPECT_EQ(text.find(".local"), std::string::npos) << "PTX uses the .local state space";
+  for (const PtxEntry& e : parse_ptx_entries(text)) {
+    const std::string name = demangle(e.mangled);
+    const auto matches = contracts_of(name, arch());
+    if (matches.size() != 1) continue;  // reported by EveryKernelHasExactlyOneContract
+    const KernelContract& c = *matches.front();
+    SCOPED_TRACE(name + " on sm_" + std::to_string(arch()));
+    for (const std::string& re : c.ptx_required) {
+      EXPECT_GT(count_matches(e.lines, re), 0) << "required PTX /" << re << "/ not found";
+    }
+    for (const std::string& re : c.ptx_forbidden) {
+      EXPECT_EQ(count_matches(e.lines, re), 0) << "forbidden PTX /" << re << "/ found";
+    }
+    for (const auto& [re, n] : c.ptx_counts) {
+      EXPECT_EQ(count_matches(e.lines, re), n) << "PTX lines matching /" << re << "/";
+    }
+  }
+}
+
+TEST_P(Contract, ResourcesWithinBudget) {
+  const std::vector<Resources> all = parse_ptxas_resources(ptxas());
+  ASSERT_FALSE(all.empty()) << "no entry function in " << artifact(arch(), ".ptxas.txt");
+  for (const Resources& r : all) {
+    const std::string name = demangle(r.mangled);
+    const auto matches = contracts_of(name, arch());
+    if (matches.size() != 1) continue;
+    const KernelContract& c = *matches.front();
+    SCOPED_TRACE(name + " on sm_" + std::to_string(arch()));
+    ASSERT_GE(r.registers, 0) << "no 'Used N registers' line";
+    EXPECT_LE(r.registers, c.registers_on(arch())) << "registers over budget";
+    EXPECT_LE(r.smem_bytes, c.max_static_smem_bytes) << "static shared memory over budget";
+    EXPECT_EQ(r.lmem_bytes, 0) << "local memory";
+    EXPECT_EQ(r.stack_frame_bytes, 0) << "stack frame (local memory)";
+    EXPECT_EQ(r.spill_store_bytes + r.spill_load_bytes, 0) << "register spills";
+  }
+}
+
+TEST_P(Contract, TheoreticalOccupancy) {
+  if (!has_reference_card(arch())) {
+    GTEST_SKIP() << "no reference card for sm_" << arch() << ": occupancy not checked";
+  }
+  for (const Resources& r : parse_ptxas_resources(ptxas())) {
+    const std::string name = demangle(r.mangled);
+    const auto matches = contracts_of(name, arch());
+    if (matches.size() != 1) continue;
+    const KernelContract& c = *matches.front();
+    SCOPED_TRACE(name + " on sm_" + std::to_string(arch()));
+    ASSERT_GT(c.block_threads, 0) << "contract declares no block size";
+    const Occupancy occ = theoretical_occupancy(arch(), c.block_threads, r.registers, r.smem_bytes,
+                                                c.dynamic_smem_bytes);
+    std::printf("[contract] sm_%-3d %-8s %-45s %3d regs (<= %d), %4d B smem (<= %d), "
+                "%2d blocks/SM of %d, occupancy %5.1f%% (>= %.1f%%, limited by %s)\n",
+                arch(), occ.card.c_str(), short_name(name).c_str(), r.registers,
+                c.registers_on(arch()), r.smem_bytes, c.max_static_smem_bytes, occ.blocks_per_sm,
+                c.block_threads, 100.0 * occ.fraction, 100.0 * c.occupancy_on(arch()),
+                occ.limited_by.c_str());
+    EXPECT_GE(occ.fraction + 1e-9, c.occupancy_on(arch()))
+        << occ.blocks_per_sm << " blocks of " << c.block_threads << " threads per SM on "
+        << occ.card << ", limited by " << occ.limited_by;
+  }
+}
+
+TEST_P(Contract, SassInstructions) {
+  std::string tool = find_disassembler("cuobjdump", GPUBENCH_CUDA_BIN_DIR, GPUBENCH_REPO_ROOT);
+  std::string command = tool + " -sass ";
+  if (tool.empty()) {
+    tool = find_disassembler("nvdisasm", GPUBENCH_CUDA_BIN_DIR, GPUBENCH_REPO_ROOT);
+    command = tool + " -c ";
+  }
+  if (tool.empty()) {
+    GTEST_SKIP() << "SASS checks skipped: no nvdisasm or cuobjdump (pip install "
+                    "nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm into .venv, or set "
+                    "GPUBENCH_CUOBJDUMP)";
+  }
+  int status = 0;
+  const std::string sass = run_command(command + "'" + artifact(arch(), ".cubin") + "'", &status);
+  ASSERT_EQ(status, 0) << command << "failed on " << artifact(arch(), ".cubin");
+  std::printf("[contract] SASS of sm_%d from %s\n", arch(), tool.c_str());
+  const auto functions = parse_sass_functions(sass);
+  ASSERT_FALSE(functions.empty()) << "no function in the " << tool << " listing";
+  for (const auto& [mangled, lines] : functions) {
+    const std::string name = demangle(mangled);
+    const auto matches = contracts_of(name, arch());
+    ASSERT_EQ(matches.size(), 1u) << "SASS function " << name << " has no single contract";
+    const KernelContract& c = *matches.front();
+    SCOPED_TRACE(name + " on sm_" + std::to_string(arch()) + " (" + tool + ")");
+    EXPECT_EQ(count_matches(lines, R"(\b(LDL|STL)\b)"), 0) << "local memory loads/stores in SASS";
+    for (const std::string& re : c.sass_required) {
+      EXPECT_GT(count_matches(lines, re), 0) << "required SASS /" << re << "/ not found";
+    }
+    for (const std::string& re : c.sass_forbidden) {
+      EXPECT_EQ(count_matches(lines, re), 0) << "forbidden SASS /" << re << "/ found";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(GPUBENCH_CONTRACT_SUITE, Contract, ::testing::ValuesIn(contract_archs()),
+                         [](const ::testing::TestParamInfo<int>& param) {
+                           return "sm_" + std::to_string(param.param);
+                         });
+
+}  // namespace
+}  // namespace gpubench::contract
