@@ -1,0 +1,279 @@
+#include "harness/cuda/cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/cuda/cuda_check.h"
+#include "harness/cuda/cuda_device.h"
+#include "harness/cuda/nvml.h"
+#include "harness/cuda/pcie_workloads.h"
+#include "harness/pcie/pcie_context.h"
+#include "harness/model/card_table.h"
+
+namespace gpubench {
+
+const char* const kCudaCachePolicy =
+    "L2 flushed before each timed run for working sets >= L2/2 by reading a 2xL2 buffer (outside "
+    "the timed events, one event pair per run); smaller sets stay cache-resident by design";
+
+// ---- pure helpers ----
+
+std::string cuda_version_string(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string cuda_unavailable_reason(int error_code, int driver_version, int runtime_version) {
+  const std::string runtime = "CUDA runtime " + cuda_version_string(runtime_version);
+  switch (error_code) {
+    case cudaErrorInsufficientDriver:
+      if (driver_version <= 0)
+        return "no NVIDIA driver (libcuda.so.1 not found); this gpubench uses " + runtime;
+      return "NVIDIA driver too old: it supports CUDA " + cuda_version_string(driver_version) +
+             ", older than the " + runtime + " this gpubench uses";
+    case cudaErrorNoDevice:
+      return "no CUDA device (the NVIDIA driver sees none, or CUDA_VISIBLE_DEVICES hides them)";
+    case cudaErrorStubLibrary:
+      return "the CUDA driver library found is the toolkit's stub (lib64/stubs/libcuda.so), not a real "
+             "NVIDIA driver";
+    case cudaSuccess:  // success with zero devices
+      return "no CUDA device";
+    default:
+      return std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(static_cast<cudaError_t>(error_code)) +
+             " (" + std::to_string(error_code) + ": " + cudaGetErrorString(static_cast<cudaError_t>(error_code)) +
+             ")";
+  }
+}
+
+int driver_major_version(const std::string& driver_version) {
+  std::size_t i = 0;
+  int major = 0;
+  while (i < driver_version.size() && std::isdigit(static_cast<unsigned char>(driver_version[i]))) {
+    major = major * 10 + (driver_version[i] - '0');
+    if (major > 100000) return 0;
+    ++i;
+  }
+  return i > 0 ? major : 0;
+}
+
+std::string cuda_device_key(const DeviceDescription& d, int driver_major, int cuda_driver_version,
+                            int runtime_version) {
+  // Slug: lowercase alphanumerics, every other run of characters one '_', the vendor prefix
+  // dropped ("NVIDIA H100 80GB HBM3" -> "h100_80gb_hbm3").
+  std::string slug;
+  for (char ch : d.name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) {
+      slug += static_cast<char>(std::tolower(c));
+    } else if (!slug.empty() && slug.back() != '_') {
+      slug += '_';
+    }
+  }
+  while (!slug.empty() && slug.back() == '_') slug.pop_back();
+  if (slug.rfind("nvidia_", 0) == 0) slug.erase(0, 7);
+  if (slug.empty()) slug = "unknown_gpu";
+  const double gib = static_cast<double>(d.memory_bytes) / (1024.0 * 1024.0 * 1024.0);
+  std::string key = slug + "-" + std::to_string(static_cast<long long>(std::llround(gib))) + "gib-sm" +
+                    std::to_string(d.cc_major) + std::to_string(d.cc_minor) + "-drv";
+  key += driver_major > 0 ? std::to_string(driver_major) : "cuda" + cuda_version_string(cuda_driver_version);
+  key += "-cuda" + cuda_version_string(runtime_version);
+  return key;
+}
+
+// ---- availability ----
+
+CudaAvailability cuda_availability() {
+  CudaAvailability a;
+  try {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    int driver = 0, runtime = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = CUDART_VERSION;
+    (void)cudaGetLastError();  // the failed call above must not be seen by a later check
+    a.error_code = static_cast<int>(e);
+    if (e == cudaSuccess && count > 0) {
+      a.device_count = count;
+      return a;
+    }
+    a.reason = cuda_unavailable_reason(a.error_code, driver, runtime);
+  } catch (...) {
+    a.device_count = 0;
+    a.reason = "CUDA availability could not be determined";
+  }
+  return a;
+}
+
+// ---- CudaDevice ----
+
+namespace {
+
+// The NVIDIA driver version ("550.54.15") from the kernel module, which every Linux machine with
+// a working driver exposes; "" when absent.
+std::string proc_driver_version() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  const auto module = line.find("Module");
+  if (module == std::string::npos) return {};
+  std::istringstream words(line.substr(module));
+  std::string w;
+  while (words >> w) {
+    if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
+  }
+  return {};
+}
+
+int attribute(cudaDeviceAttr attr, int index) {
+  int v = 0;
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&v, attr, index));
+  return v;
+}
+
+// Everything from cudaDeviceGetAttribute except the name and memory size: cudaDeviceProp lost
+// clockRate and memoryClockRate in CUDA 13, the attributes work with 12 and 13 alike.
+DeviceDescription describe_device(int index, std::string* pci_bus_id) {
+  cudaDeviceProp prop{};
+  GPUBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  DeviceDescription d;
+  d.name = prop.name;
+  d.memory_bytes = prop.totalGlobalMem;
+  d.cc_major = attribute(cudaDevAttrComputeCapabilityMajor, index);
+  d.cc_minor = attribute(cudaDevAttrComputeCapabilityMinor, index);
+  d.sm_count = attribute(cudaDevAttrMultiProcessorCount, index);
+  d.sm_clock_kHz = attribute(cudaDevAttrClockRate, index);
+  d.mem_clock_kHz = attribute(cudaDevAttrMemoryClockRate, index);
+  d.bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, index);
+  d.l2_bytes = static_cast<std::uint64_t>(attribute(cudaDevAttrL2CacheSize, index));
+  d.geforce = d.name.find("GeForce") != std::string::npos;
+  char bus[64] = {};
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), index));
+  *pci_bus_id = bus;
+  return d;
+}
+
+}  // namespace
+
+CudaDevice::CudaDevice(int index, const DeviceDescription& desc, const std::string& pci_bus_id)
+    : index_(index), desc_(desc), pci_bus_id_(pci_bus_id), flusher_(desc.l2_bytes, desc.sm_count) {
+  GPUBENCH_CUDA_CHECK(cudaSetDevice(index_));
+  GPUBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  nvml_ = Nvml::open(pci_bus_id_, &nvml_status_);
+  if (nvml_) nvml_status_ = "NVML loaded";
+}
+
+CudaDevice::~CudaDevice() {
+  if (stream_) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
+}
+
+void CudaDevice::activate() const { GPUBENCH_CUDA_CHECK(cudaSetDevice(index_)); }
+
+Telemetry CudaDevice::telemetry() const { return nvml_ ? nvml_->sample() : Telemetry{}; }
+
+double CudaDevice::sm_clock_MHz_now() const {
+  const Telemetry t = telemetry();
+  if (t.available && t.sm_clock_MHz > 0) return t.sm_clock_MHz;
+  return desc_.sm_clock_kHz / 1000.0;
+}
+
+// ---- the backend ----
+
+namespace {
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(int index, const DeviceDescription& desc, const std::string& pci_bus_id)
+      : device_(index, desc, pci_bus_id), peaks_(theoretical_peaks(desc)) {
+    int driver = 0, runtime = 0;
+    GPUBENCH_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    GPUBENCH_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    driver_version_ = proc_driver_version();
+    if (driver_version_.empty() && device_.nvml()) driver_version_ = device_.nvml()->driver_version();
+    key_ = cuda_device_key(desc, driver_major_version(driver_version_), driver, runtime);
+    context_["driver_version"] =
+        (driver_version_.empty() ? std::string("unknown") : driver_version_) + " (CUDA " + cuda_version_string(driver) + ")";
+    context_["runtime_version"] = cuda_version_string(runtime);
+    context_["pci_bus_id"] = pci_bus_id;
+    context_["cache_policy"] = kCudaCachePolicy;
+    context_["byte_convention"] =
+        "GB/s = 1e9 bytes/s; a copy counts bytes read + bytes written (2 x size, as STREAM and BabelStream)";
+    context_["timing"] =
+        "CUDA events; cache-resident sizes time a CUDA graph of the batch, flushed sizes one event pair per run";
+    context_["telemetry"] = device_.nvml_status();
+    add_cuda_memory_workloads(table_);
+    add_cuda_pcie_workloads(table_);
+  }
+
+  std::string kind() const override { return "cuda"; }
+  const DeviceDescription& device() const override { return device_.description(); }
+  const Peaks& peaks() const override { return peaks_; }
+  std::string device_key() const override { return key_; }
+  bool supports(const BenchCase& c) const override { return table_.find(c, cc()) != nullptr; }
+  std::unique_ptr<Workload> create(const BenchCase& c) override {
+    const WorkloadFactory f = table_.find(c, cc());
+    if (!f) throw std::logic_error("the CUDA backend does not implement " + c.name());
+    return f(c, *this);
+  }
+  Telemetry sample_telemetry() override { return device_.telemetry(); }
+  std::map<std::string, std::string> context() const override {
+    auto c = context_;
+    // Read now, not at construction: after --numa-bind it shows where the benchmarks run.
+    for (const auto& [k, v] : pcie::bench_cpu_context(pcie::kSysfsRoot)) c[k] = v;
+    return c;
+  }
+  /// Adds entries computed outside the constructor (the PCIe link).
+  void add_context(const std::map<std::string, std::string>& entries) {
+    for (const auto& [k, v] : entries) context_[k] = v;
+  }
+
+  CudaDevice& cuda_device() { return device_; }
+
+ private:
+  int cc() const { return device_.description().cc_major * 10 + device_.description().cc_minor; }
+
+  CudaDevice device_;
+  Peaks peaks_;
+  std::string key_;
+  std::string driver_version_;
+  std::map<std::string, std::string> context_;
+  WorkloadTable table_;
+};
+
+}  // namespace
+
+CudaDevice& cuda_device_of(Backend& backend) {
+  auto* cuda = dynamic_cast<CudaBackend*>(&backend);
+  if (!cuda) throw std::logic_error("a CUDA workload was created for the " + backend.kind() + " backend");
+  return cuda->cuda_device();
+}
+
+std::unique_ptr<Backend> make_cuda_backend(int index) {
+  const CudaAvailability a = cuda_availability();
+  if (a.device_count == 0) throw std::runtime_error(a.reason);
+  if (index < 0 || index >= a.device_count)
+    throw std::runtime_error("CUDA device " + std::to_string(index) + " does not exist (" +
+                             std::to_string(a.device_count) + " device" + (a.device_count == 1 ? "" : "s") + ")");
+  try {
+    std::string bus;
+    DeviceDescription d = describe_device(index, &bus);
+    // The negotiated PCIe link (not the card's datasheet link) sets peak_pcie_*.
+    bool link_read_under_load = false;
+    const pcie::PcieLink link = probe_cuda_pcie_link(index, bus, &link_read_under_load);
+    pcie::apply_link(link, d);
+    auto backend = std::make_unique<CudaBackend>(index, d, bus);
+    backend->add_context(pcie::link_context(link, link_read_under_load));
+    const std::string warning =
+        pcie::downgraded_link_warning("CUDA device " + std::to_string(index) + " (" + link.address + ")", link);
+    if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
+    return backend;
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("CUDA device ") + std::to_string(index) + ": " + e.what());
+  }
+}
+
+}  // namespace gpubench

@@ -1,0 +1,88 @@
+#include "harness/cuda/device_buffer.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "harness/backend.h"
+#include "harness/cuda/cuda_check.h"
+#include "harness/verify.h"
+
+namespace gpubench {
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes > 0) GPUBENCH_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+}
+
+DeviceBuffer::~DeviceBuffer() { reset(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    reset();
+    ptr_ = std::exchange(other.ptr_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::reset() noexcept {
+  if (ptr_) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+void require_device_memory(std::size_t bytes, const std::string& what) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GPUBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Leave room for the context's own growth (library workspaces, graph uploads).
+  constexpr std::size_t kMarginBytes = std::size_t{256} << 20;
+  if (bytes + kMarginBytes > free_bytes) {
+    constexpr std::size_t MiB = std::size_t{1} << 20;
+    throw SkipCase(what + " needs " + std::to_string((bytes + MiB - 1) / MiB) + " MiB of device memory, " +
+                   std::to_string(free_bytes / MiB) + " MiB free of " + std::to_string(total_bytes / MiB) +
+                   " MiB");
+  }
+}
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes, CUstream_st* stream) {
+  if (bytes == 0) return;
+  GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));  // `src` may be freed right after
+}
+
+void copy_to_host(void* dst, const void* src, std::size_t bytes, CUstream_st* stream) {
+  if (bytes == 0) {
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return;
+  }
+  GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void poison_device(void* dst, std::size_t bytes, CUstream_st* stream) {
+  if (bytes == 0) return;
+  // A 1 MiB seed (a multiple of 4 bytes, so every doubling keeps the word phase), then copies
+  // of the poisoned prefix onto the rest: log2(bytes / 1 MiB) device-to-device copies instead
+  // of a host buffer as large as the output.
+  constexpr std::size_t kSeedBytes = std::size_t{1} << 20;
+  static const std::vector<unsigned char> seed = [] {
+    std::vector<unsigned char> v(kSeedBytes);
+    poison_fill(v.data(), v.size());
+    return v;
+  }();
+  auto* d = static_cast<unsigned char*>(dst);
+  std::size_t done = std::min(bytes, kSeedBytes);
+  GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(d, seed.data(), done, cudaMemcpyHostToDevice, stream));
+  while (done < bytes) {
+    const std::size_t n = std::min(done, bytes - done);
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(d + done, d, n, cudaMemcpyDeviceToDevice, stream));
+    done += n;
+  }
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace gpubench

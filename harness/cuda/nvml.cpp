@@ -1,0 +1,132 @@
+#include "harness/cuda/nvml.h"
+
+#include <dlfcn.h>
+
+#include <utility>
+
+namespace gpubench {
+
+bool is_throttled(std::uint64_t reasons) {
+  using namespace nvml_reason;
+  constexpr std::uint64_t kThrottling =
+      kSwPowerCap | kHwSlowdown | kSwThermalSlowdown | kHwThermalSlowdown | kHwPowerBrakeSlowdown;
+  return (reasons & kThrottling) != 0;
+}
+
+std::string throttle_reason_names(std::uint64_t reasons) {
+  using namespace nvml_reason;
+  static const std::pair<std::uint64_t, const char*> kNames[] = {
+      {kGpuIdle, "gpu_idle"},       {kApplicationsClocksSetting, "app_clocks"},
+      {kSwPowerCap, "sw_power_cap"}, {kHwSlowdown, "hw_slowdown"},
+      {kSyncBoost, "sync_boost"},    {kSwThermalSlowdown, "sw_thermal"},
+      {kHwThermalSlowdown, "hw_thermal"}, {kHwPowerBrakeSlowdown, "hw_power_brake"},
+      {kDisplayClockSetting, "display_clocks"}};
+  std::string out;
+  std::uint64_t known = 0;
+  for (const auto& [bit, name] : kNames) {
+    known |= bit;
+    if (reasons & bit) out += (out.empty() ? "" : "+") + std::string(name);
+  }
+  if (reasons & ~known) out += (out.empty() ? "" : "+") + std::string("other");
+  return out.empty() ? "none" : out;
+}
+
+namespace {
+
+// The few NVML declarations used here (nvml.h, NVML API reference): nvmlReturn_t is an int
+// enum with NVML_SUCCESS = 0; nvmlDevice_t is an opaque pointer; clock types SM = 1, MEM = 2.
+using nvmlReturn_t = int;
+using nvmlDevice_t = void*;
+constexpr int kNvmlSuccess = 0;
+constexpr int kNvmlClockSm = 1;
+constexpr int kNvmlClockMem = 2;
+
+}  // namespace
+
+struct Nvml::Api {
+  nvmlReturn_t (*init)() = nullptr;                                        // nvmlInit_v2
+  nvmlReturn_t (*shutdown)() = nullptr;                                    // nvmlShutdown
+  nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;     // ..._v2
+  nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;  // nvmlDeviceGetClockInfo
+  // nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older).
+  nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;  // nvmlSystemGetDriverVersion
+};
+
+namespace {
+
+template <class F>
+bool bind(void* handle, const char* name, F* fn) {
+  *fn = reinterpret_cast<F>(dlsym(handle, name));
+  return *fn != nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<Nvml> Nvml::open(const std::string& pci_bus_id, std::string* why, const char* library) {
+  auto fail = [&](std::string reason) -> std::unique_ptr<Nvml> {
+    if (why) *why = std::move(reason);
+    return nullptr;
+  };
+  void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* err = dlerror();
+    return fail(std::string("NVML not available (") + library + ": " + (err ? err : "not found") + ")");
+  }
+  auto api = std::make_unique<Api>();
+  const bool ok = bind(handle, "nvmlInit_v2", &api->init) && bind(handle, "nvmlShutdown", &api->shutdown) &&
+                  bind(handle, "nvmlDeviceGetHandleByPciBusId_v2", &api->by_pci_bus_id) &&
+                  bind(handle, "nvmlDeviceGetClockInfo", &api->clock_info);
+  if (ok && !bind(handle, "nvmlDeviceGetCurrentClocksEventReasons", &api->reasons))
+    bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", &api->reasons);
+  bind(handle, "nvmlSystemGetDriverVersion", &api->driver_version);
+  if (!ok) {
+    dlclose(handle);
+    return fail(std::string("NVML not available (") + library + " lacks the expected functions)");
+  }
+  if (const int rc = api->init(); rc != kNvmlSuccess) {
+    dlclose(handle);
+    return fail("NVML not available (nvmlInit_v2 returned " + std::to_string(rc) + ")");
+  }
+  nvmlDevice_t device = nullptr;
+  if (const int rc = api->by_pci_bus_id(pci_bus_id.c_str(), &device); rc != kNvmlSuccess) {
+    api->shutdown();
+    dlclose(handle);
+    return fail("NVML has no device at " + pci_bus_id + " (error " + std::to_string(rc) + ")");
+  }
+  return std::unique_ptr<Nvml>(new Nvml(handle, std::move(api), device));
+}
+
+Nvml::Nvml(void* handle, std::unique_ptr<Api> api, void* device)
+    : handle_(handle), api_(std::move(api)), device_(device) {}
+
+Nvml::~Nvml() {
+  api_->shutdown();
+  dlclose(handle_);
+}
+
+Telemetry Nvml::sample() const {
+  Telemetry t;
+  unsigned int sm = 0, mem = 0;
+  if (api_->clock_info(device_, kNvmlClockSm, &sm) != kNvmlSuccess) return t;
+  if (api_->clock_info(device_, kNvmlClockMem, &mem) != kNvmlSuccess) return t;
+  t.sm_clock_MHz = sm;
+  t.mem_clock_MHz = mem;
+  t.throttled = is_throttled(throttle_reasons());
+  t.available = true;
+  return t;
+}
+
+std::uint64_t Nvml::throttle_reasons() const {
+  unsigned long long r = 0;
+  if (!api_->reasons || api_->reasons(device_, &r) != kNvmlSuccess) return 0;
+  return r;
+}
+
+std::string Nvml::driver_version() const {
+  char buf[96] = {};
+  if (!api_->driver_version || api_->driver_version(buf, sizeof buf) != kNvmlSuccess) return {};
+  return buf;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,62 @@
+// NVML telemetry (SM and memory clocks, throttle reasons), loaded at run time with dlopen:
+// the CUDA toolkit ships neither nvml.h nor a link stub, and a machine without the NVIDIA
+// driver has no libnvidia-ml.so.1. Its absence means "no telemetry", never an error.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "harness/backend.h"
+
+namespace gpubench {
+
+/// NVML throttle ("clocks event") reason bits, as documented in nvml.h
+/// (nvmlClocksThrottleReason* / nvmlClocksEventReason*).
+namespace nvml_reason {
+constexpr std::uint64_t kGpuIdle = 0x1;
+constexpr std::uint64_t kApplicationsClocksSetting = 0x2;
+constexpr std::uint64_t kSwPowerCap = 0x4;
+constexpr std::uint64_t kHwSlowdown = 0x8;
+constexpr std::uint64_t kSyncBoost = 0x10;
+constexpr std::uint64_t kSwThermalSlowdown = 0x20;
+constexpr std::uint64_t kHwThermalSlowdown = 0x40;
+constexpr std::uint64_t kHwPowerBrakeSlowdown = 0x80;
+constexpr std::uint64_t kDisplayClockSetting = 0x100;
+}  // namespace nvml_reason
+
+/// True when the reasons say the clocks were pulled below what the card would otherwise run:
+/// power cap, HW slowdown, SW/HW thermal slowdown, HW power brake. Idle, application-clock,
+/// sync-boost and display-clock reasons are settings or states, not throttling of a run.
+bool is_throttled(std::uint64_t reasons);
+
+/// Names of the set reason bits, "+"-joined ("sw_power_cap+hw_thermal"); "none" when 0.
+std::string throttle_reason_names(std::uint64_t reasons);
+
+/// A loaded and initialized NVML, bound to one device by its PCI bus id.
+class Nvml {
+ public:
+  /// Loads `library` (default libnvidia-ml.so.1), initializes NVML and finds the device with
+  /// `pci_bus_id`. Returns nullptr, with the reason in *why, when any step fails.
+  static std::unique_ptr<Nvml> open(const std::string& pci_bus_id, std::string* why,
+                                    const char* library = "libnvidia-ml.so.1");
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  /// Current SM and memory clocks and the throttle flag; available=false if a query fails.
+  Telemetry sample() const;
+  /// Raw throttle reasons now (0 when the query fails).
+  std::uint64_t throttle_reasons() const;
+  /// The driver version string ("550.54.15"), empty if unknown.
+  std::string driver_version() const;
+
+ private:
+  struct Api;
+  Nvml(void* handle, std::unique_ptr<Api> api, void* device);
+  void* handle_;
+  std::unique_ptr<Api> api_;
+  void* device_;
+};
+
+}  // namespace gpubench

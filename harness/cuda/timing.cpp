@@ -1,0 +1,164 @@
+#include "harness/cuda/timing.h"
+
+#include <cuda_runtime_api.h>
+
+#include <utility>
+
+#include "harness/cuda/cuda_check.h"
+#include "kernels/memory.h"
+
+namespace gpubench {
+
+// ---- EventPair ----
+
+EventPair::EventPair() {
+  GPUBENCH_CUDA_CHECK(cudaEventCreate(&start_));
+  try {
+    GPUBENCH_CUDA_CHECK(cudaEventCreate(&stop_));
+  } catch (...) {
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(start_));
+    throw;
+  }
+}
+
+EventPair::~EventPair() {
+  if (start_) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(start_));
+  if (stop_) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(stop_));
+}
+
+EventPair::EventPair(EventPair&& other) noexcept
+    : start_(std::exchange(other.start_, nullptr)), stop_(std::exchange(other.stop_, nullptr)) {}
+
+EventPair& EventPair::operator=(EventPair&& other) noexcept {
+  if (this != &other) {
+    std::swap(start_, other.start_);
+    std::swap(stop_, other.stop_);
+  }
+  return *this;
+}
+
+void EventPair::record_start(CUstream_st* stream) { GPUBENCH_CUDA_CHECK(cudaEventRecord(start_, stream)); }
+void EventPair::record_stop(CUstream_st* stream) { GPUBENCH_CUDA_CHECK(cudaEventRecord(stop_, stream)); }
+
+double EventPair::seconds() {
+  GPUBENCH_CUDA_CHECK(cudaEventSynchronize(stop_));
+  float ms = 0;
+  GPUBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+  return static_cast<double>(ms) * 1e-3;
+}
+
+// ---- L2Flusher ----
+
+L2Flusher::L2Flusher(std::uint64_t l2_bytes, int sm_count)
+    // 2 x L2, at least 8 MiB in case the runtime reports no L2 size.
+    : bytes_(static_cast<std::size_t>(l2_bytes > 0 ? 2 * l2_bytes : (8u << 20)) / 16 * 16), sm_count_(sm_count) {}
+
+void L2Flusher::allocate(CUstream_st* stream) {
+  if (buffer_.get()) return;
+  const int max_blocks = 64 * (sm_count_ > 0 ? sm_count_ : 1);
+  require_device_memory(bytes_ + static_cast<std::size_t>(max_blocks) * 4, "the L2 flush buffer");
+  DeviceBuffer buffer(bytes_);
+  DeviceBuffer partials(static_cast<std::size_t>(max_blocks) * 4);
+  // Its contents never matter; set them once so the reads touch defined memory.
+  GPUBENCH_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0x5a, bytes_, stream));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  buffer_ = std::move(buffer);
+  partials_ = std::move(partials);
+}
+
+void L2Flusher::flush(CUstream_st* stream) {
+  allocate(stream);
+  int blocks = 0;
+  GPUBENCH_CUDA_CHECK(kernels::launch_read(buffer_.as<std::uint32_t>(), bytes_ / 4, partials_.as<std::uint32_t>(),
+                                           static_cast<int>(partials_.bytes() / 4), &blocks, sm_count_, stream));
+}
+
+// ---- BatchTimer ----
+
+BatchTimer::BatchTimer(CUstream_st* stream) : stream_(stream) {}
+
+BatchTimer::~BatchTimer() { invalidate(); }
+
+void BatchTimer::invalidate() {
+  if (exec_) {
+    // No throw from here: called by the destructor.
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
+  }
+  exec_ = nullptr;
+  exec_batch_ = 0;
+}
+
+double BatchTimer::time(int batch, const EnqueueFn& enqueue, L2Flusher* flusher) {
+  if (batch < 1) batch = 1;
+  return flusher ? time_cold(batch, enqueue, *flusher) : time_hot(batch, enqueue);
+}
+
+bool BatchTimer::capture(int batch, const EnqueueFn& enqueue) {
+  invalidate();
+  // ThreadLocal: any unsafe call from this thread (a synchronize, cudaMalloc) inside the
+  // enqueues fails the capture instead of silently serializing.
+  GPUBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  int err = 0;
+  for (int k = 0; k < batch && err == 0; ++k) {
+    try {
+      err = enqueue(stream_, k);
+    } catch (...) {
+      cudaGraph_t partial = nullptr;
+      (void)cudaStreamEndCapture(stream_, &partial);  // never leave the stream capturing
+      if (partial) (void)cudaGraphDestroy(partial);
+      throw;
+    }
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+  if (err != 0 || end != cudaSuccess) {
+    if (graph) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph));
+    const int code = err != 0 ? err : static_cast<int>(end);
+    if (is_sticky_cuda_error(code)) GPUBENCH_CUDA_CHECK(code);
+    // Not capturable (a library call that synchronizes or allocates) or a genuine error: either
+    // way, plain launches from now on; a genuine error shows up again there and is thrown.
+    (void)cudaGetLastError();
+    graph_ok_ = false;
+    return false;
+  }
+  const cudaError_t inst = cudaGraphInstantiate(&exec_, graph, 0);
+  GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph));
+  if (inst != cudaSuccess) exec_ = nullptr;
+  GPUBENCH_CUDA_CHECK(inst);
+  exec_batch_ = batch;
+  // Upload now so the first timed launch does not pay for moving the graph to the device.
+  GPUBENCH_CUDA_CHECK(cudaGraphUpload(exec_, stream_));
+  return true;
+}
+
+double BatchTimer::time_hot(int batch, const EnqueueFn& enqueue) {
+  if (graph_ok_ && (exec_ == nullptr || exec_batch_ != batch)) capture(batch, enqueue);
+  whole_.record_start(stream_);
+  if (graph_ok_) {
+    GPUBENCH_CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
+    last_used_graph_ = true;
+  } else {
+    for (int k = 0; k < batch; ++k) GPUBENCH_CUDA_CHECK(enqueue(stream_, k));
+    last_used_graph_ = false;
+  }
+  whole_.record_stop(stream_);
+  return whole_.seconds();
+}
+
+double BatchTimer::time_cold(int batch, const EnqueueFn& enqueue, L2Flusher& flusher) {
+  flusher.allocate(stream_);  // synchronous the first time: before any event is recorded
+  while (per_run_.size() < static_cast<std::size_t>(batch)) per_run_.emplace_back();
+  for (int k = 0; k < batch; ++k) {
+    flusher.flush(stream_);
+    per_run_[k].record_start(stream_);
+    GPUBENCH_CUDA_CHECK(enqueue(stream_, k));
+    per_run_[k].record_stop(stream_);
+  }
+  // The last stop event completes after every earlier one (one stream, in order).
+  double total = per_run_[batch - 1].seconds();
+  for (int k = 0; k + 1 < batch; ++k) total += per_run_[k].seconds();
+  last_used_graph_ = false;
+  return total;
+}
+
+}  // namespace gpubench

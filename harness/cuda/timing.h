@@ -1,0 +1,114 @@
+// Timing device work with CUDA events, the way DESIGN.md "Measuring right" asks:
+//
+//   BatchTimer timer(stream);
+//   double s = timer.time(batch, [&](cudaStream_t st, int k) {
+//     return kernels::launch_copy(in, out, bytes, sm_count, st);   // int cudaError_t
+//   }, needs_flush ? &flusher : nullptr);
+//
+// Two measurement modes, chosen by whether the L2 must be flushed:
+//  - hot (no flusher; working set meant to stay cache-resident): the `batch` enqueues are
+//    captured once into a CUDA graph, and the graph is launched between two events, so the
+//    CPU cost of ~2-3 us per launch is not what is timed (a graph node costs ~1 us less and is
+//    already on the device). The instantiated graph is cached for the next call with the same
+//    batch. If the operation cannot be captured (a library call that synchronizes), the timer
+//    falls back for good to plain stream launches between the same two events and says so in
+//    used_graph().
+//  - cold (flusher given; working sets >= L2/2): for each of the `batch` executions, the L2
+//    is flushed, then an event pair brackets that one execution; the result is the sum of the
+//    bracketed intervals. The flush itself is never inside a timed interval (nvbench measures
+//    its cold runs the same way). Each execution here is a DRAM-sized run (>= L2/2 of data),
+//    long compared with the CPU cost of queueing the next flush + launch, so the queue never
+//    drains inside a timed interval.
+// Events are read only after cudaEventSynchronize on the last stop event.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "harness/cuda/device_buffer.h"
+
+struct CUevent_st;
+struct CUgraphExec_st;
+
+namespace gpubench {
+
+/// Enqueues execution number `k` (0-based within the batch) of an operation on the stream and
+/// returns its cudaError_t as an int. Must only enqueue: no synchronous CUDA call (no
+/// cudaMalloc, cudaMemcpy, stream/device synchronize), because it may be captured into a graph.
+using EnqueueFn = std::function<int(CUstream_st* stream, int k)>;
+
+/// A start/stop pair of CUDA events (timing enabled). Move-only.
+class EventPair {
+ public:
+  EventPair();
+  ~EventPair();
+  EventPair(EventPair&& other) noexcept;
+  EventPair& operator=(EventPair&& other) noexcept;
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  void record_start(CUstream_st* stream);
+  void record_stop(CUstream_st* stream);
+  /// Seconds between the two records; waits for the stop event first.
+  double seconds();
+
+ private:
+  CUevent_st* start_ = nullptr;
+  CUevent_st* stop_ = nullptr;
+};
+
+/// Evicts the L2 before a cold timed run by reading a buffer of 2 x L2 with the read kernel.
+/// Reading (rather than writing) leaves the L2 full of clean lines, so the timed kernel does
+/// not pay for writing back the flush's dirty lines; the reads also force the write-back of
+/// any dirty lines a previous run left, outside the timed region.
+class L2Flusher {
+ public:
+  L2Flusher(std::uint64_t l2_bytes, int sm_count);
+  /// Bytes the flush buffer needs (for require_device_memory before allocate()).
+  std::size_t buffer_bytes() const { return bytes_; }
+  /// Allocates and fills the buffer once (later calls do nothing). Throws SkipCase if it
+  /// does not fit.
+  void allocate(CUstream_st* stream);
+  /// Enqueues the flush on `stream` (allocating first if needed; allocation synchronizes).
+  void flush(CUstream_st* stream);
+
+ private:
+  std::size_t bytes_;
+  int sm_count_;
+  DeviceBuffer buffer_;
+  DeviceBuffer partials_;
+};
+
+/// Times `batch` executions of an operation (see the top of this file).
+class BatchTimer {
+ public:
+  explicit BatchTimer(CUstream_st* stream);
+  ~BatchTimer();
+  BatchTimer(const BatchTimer&) = delete;
+  BatchTimer& operator=(const BatchTimer&) = delete;
+
+  /// Seconds the device spent on the `batch` executions. `flusher` non-null: cold mode.
+  double time(int batch, const EnqueueFn& enqueue, L2Flusher* flusher);
+  /// Drops the cached graph: call when the enqueued arguments change (a reallocated buffer).
+  void invalidate();
+  /// False once capture failed and the timer fell back to plain stream launches.
+  bool graph_capable() const { return graph_ok_; }
+  /// Whether the last hot-mode time() ran a CUDA graph.
+  bool used_graph() const { return last_used_graph_; }
+
+ private:
+  double time_hot(int batch, const EnqueueFn& enqueue);
+  double time_cold(int batch, const EnqueueFn& enqueue, L2Flusher& flusher);
+  bool capture(int batch, const EnqueueFn& enqueue);
+
+  CUstream_st* stream_;
+  EventPair whole_;
+  std::vector<EventPair> per_run_;
+  CUgraphExec_st* exec_ = nullptr;
+  int exec_batch_ = 0;
+  bool graph_ok_ = true;
+  bool last_used_graph_ = false;
+};
+
+}  // namespace gpubench
