@@ -15,6 +15,7 @@
 #include "harness/context.h"
 #include "harness/device_select.h"
 #include "harness/families/families.h"
+#include "harness/pcie/pcie_context.h"
 #include "harness/results_store.h"
 #include "harness/runner.h"
 #include "version.h"
@@ -106,6 +107,15 @@ int run_app(int argc, char** argv) {
     return 2;
   }
 
+  // --numa-bind: before any buffer is allocated, so pinned memory lands on the GPU's node. Not
+  // binding (no GPU, unknown node) is said in one line and the run goes on unbound.
+  std::string numa_bind = "off";
+  if (o.numa_bind) {
+    const pcie::BindResult bound = pcie::bind_to_gpu_node(backend->context(), pcie::kSysfsRoot);
+    std::cerr << "gpubench: " << bound.message << "\n";
+    numa_bind = bound.message;
+  }
+
   SweepOptions sweep;
   sweep.quick = o.quick;
   sweep.backend_kind = backend->kind();
@@ -161,8 +171,12 @@ int run_app(int argc, char** argv) {
   benchmark::Initialize(&gb_argc, gb_argv.data());
   if (gb_argc > 1) return usage_error(std::string("unrecognized flag '") + gb_argv[1] + "'");
 
-  if (!o.list) publish_context(*backend, o.quick);
+  if (!o.list) {
+    publish_context(*backend, o.quick);
+    benchmark::AddCustomContext("numa_bind", numa_bind);
+  }
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  release_cached_workload();
   benchmark::Shutdown();
   if (ran == 0) {
     if (!tmp.empty()) std::remove(tmp.c_str());

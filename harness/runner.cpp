@@ -34,19 +34,41 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
 
 namespace {
 
+// The workload of the case that ran last, kept so that repetitions of one benchmark (which run
+// back to back unless interleaving is asked for) allocate and fill their inputs once. Only one
+// is kept, so memory holds a single working set.
+struct LastWorkload {
+  const BenchCase* c = nullptr;
+  std::unique_ptr<Workload> w;
+};
+LastWorkload& last_workload() {
+  static LastWorkload last;
+  return last;
+}
+
 void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, RunOutcome* outcome) {
   if (!outcome->device_lost.empty()) {
     state.SkipWithError(("skipped: device lost earlier: " + outcome->device_lost).c_str());
     ++outcome->skipped;
     return;
   }
-  std::unique_ptr<Workload> w;
+  LastWorkload& last = last_workload();
+  if (last.c != c) {
+    last.w.reset();  // free the previous working set before allocating this one
+    last.c = nullptr;
+  }
+  Workload* w = last.w.get();
   double total_seconds = 0;
   std::int64_t ops = 0;
   Telemetry telemetry;
   try {
-    w = backend->create(*c);
-    w->prepare();
+    if (!w) {
+      auto fresh = backend->create(*c);
+      fresh->prepare();
+      last.w = std::move(fresh);
+      last.c = c;
+      w = last.w.get();
+    }
     w->poison();
     // Warm-up: lazy module loading, first-touch page faults, clocks ramping; then size the batch.
     const double first = w->run(1);
@@ -62,21 +84,25 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     telemetry = backend->sample_telemetry();
     const Verification v = w->verify();
     if (!v.ok) {
+      last = LastWorkload{};  // a fresh workload for the next repetition
       state.SkipWithError(("verification failed: " + v.message).c_str());
       ++outcome->failed;
       return;
     }
     state.counters["ops_per_iteration"] = batch;
   } catch (const SkipCase& e) {
+    last = LastWorkload{};
     state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
     ++outcome->skipped;
     return;
   } catch (const DeviceLost& e) {
+    last = LastWorkload{};
     outcome->device_lost = e.what();
     state.SkipWithError((std::string("device lost: ") + e.what()).c_str());
     ++outcome->failed;
     return;
   } catch (const std::exception& e) {
+    last = LastWorkload{};
     state.SkipWithError((std::string("error: ") + e.what()).c_str());
     ++outcome->failed;
     return;
@@ -104,6 +130,8 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
 }
 
 }  // namespace
+
+void release_cached_workload() { last_workload() = LastWorkload{}; }
 
 int register_cases(Backend& backend, const std::vector<BenchCase>& cases, RunOutcome& outcome) {
   int n = 0;

@@ -21,6 +21,10 @@ struct RunOutcome {
 /// must outlive benchmark::RunSpecifiedBenchmarks. Returns the number registered.
 int register_cases(Backend& backend, const std::vector<BenchCase>& cases, RunOutcome& outcome);
 
+/// Frees the workload kept between repetitions; call after the run, while the backend's
+/// device context is still alive.
+void release_cached_workload();
+
 /// One sample should take at least this long on the device, so event resolution (~0.5 us)
 /// and launch gaps are negligible: small kernels are batched up to it.
 constexpr double kMinSampleSeconds = 2e-3;
