@@ -16,6 +16,8 @@ SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "harness" / "gpubench"))
+#: What the shared real host run measures.
+HOST_FILTER = "^(bandwidth/(copy|write|strided|pcie_h2d)|roofline/intensity)/"
 #: Throughput counters scaled together when a test derives a slower/faster result.
 THROUGHPUT_COUNTERS = ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak", "pct_of_cublas")
 
@@ -33,6 +35,25 @@ def run_script(name: str, *args: str, cwd: Path | None = None,
     full_env.update(env or {})
     return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)],
                           capture_output=True, text=True, cwd=cwd, env=full_env, timeout=300)
+
+
+def cli(name: str, *args) -> tuple[int, str, str]:
+    """Runs a CLI's main() in this process (no interpreter start, matplotlib imported once):
+    (exit status, stdout, stderr), with errors mapped exactly as the script does."""
+    import contextlib
+    import importlib
+    import io
+
+    from gpubench_tools.errors import run_cli
+
+    module = importlib.import_module(name.removesuffix(".py"))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = run_cli(name, module.main, [str(a) for a in args])
+        except SystemExit as e:  # argparse errors exit from inside main()
+            code = e.code
+    return code, out.getvalue(), err.getvalue()
 
 
 def scaled(doc: dict, bench: str, factor: float) -> dict:
@@ -53,9 +74,11 @@ def scaled(doc: dict, bench: str, factor: float) -> dict:
 
 @pytest.fixture(scope="session")
 def host_result(tmp_path_factory) -> Path:
-    """A real quick host run of every benchmark with 5 repetitions (a few seconds)."""
+    """A real quick host run with 5 repetitions of the benchmarks every plot and comparison
+    test needs (the filter keeps it to seconds as the tables grow)."""
     out = tmp_path_factory.mktemp("host") / "host_quick.json"
-    proc = gpubench("--device=host", "--quick", "--benchmark_repetitions=5", f"--out={out}")
+    proc = gpubench("--device=host", "--quick", "--benchmark_repetitions=5", f"--out={out}",
+                    f"--filter={HOST_FILTER}")
     assert proc.returncode == 0 and out.exists(), proc.stderr[-2000:]
     return out
 

@@ -1,0 +1,181 @@
+"""The comparator: real host runs, results derived from them, and its statistics."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import cli, run_script, scaled
+from fixtures import h100_result, write_json
+from gpubench_tools.compare import (Row, Thresholds, apply_confirmation, compare, judge,
+                                    robust_noise)
+from gpubench_tools.errors import UsageError
+from gpubench_tools.results import load_result
+
+
+def stable_benchmark(path) -> str:
+    """The real run's benchmark with the smallest spread: a 20 % loss there must be flagged
+    (one whose own noise exceeds 20 % / noise_k would rightly be NOISY instead)."""
+    r = load_result(path)
+    return min((b for b in r.benchmarks.values() if b.ok and len(b.samples) >= 5),
+               key=lambda b: robust_noise(b.values(b.metric))).name
+
+
+def test_robust_noise_and_judge_exact_values():
+    assert robust_noise([1, 2, 3, 4, 100]) == pytest.approx(1.4826 / 3)
+    assert robust_noise([5.0]) == 0.0
+    t = Thresholds()
+    base = [100, 101, 99, 100, 100.5]
+    assert judge("x", "GB/s", [80, 81, 79, 80, 80.5], base, t).verdict == "SLOWER"
+    assert judge("x", "GB/s", [120, 121, 119, 120, 120.5], base, t).verdict == "FASTER"
+    assert judge("x", "GB/s", [99, 100, 98, 99, 99.5], base, t).verdict == "SAME"
+    noisy_base = [100, 60, 140, 80, 120]  # noise ~30 %: a 10 % loss is not a regression
+    row = judge("x", "GB/s", [90, 54, 126, 72, 108], noisy_base, t)
+    assert row.verdict == "NOISY" and "noise" in row.reason
+    # Large shift but overlapping samples: the Mann-Whitney U test does not reject.
+    row = judge("x", "GB/s", [70, 101, 69, 100.2, 71], base,
+                Thresholds(noise_k=0.0, min_effect=0.05))
+    assert row.verdict == "NOISY" and "Mann-Whitney" in row.reason
+
+
+def test_real_run_against_itself_is_no_regression(host_result, tmp_path):
+    code, out, err = cli("compare.py", host_result, host_result, "--json", tmp_path / "c.json",
+                         "--junit", tmp_path / "c.xml", "--markdown", tmp_path / "c.md")
+    assert code == 0, err
+    doc = json.loads((tmp_path / "c.json").read_text())
+    assert doc["counts"]["SLOWER"] == 0 and doc["exit_code"] == 0
+    assert doc["counts"]["SAME"] == len(doc["rows"]) > 0
+    suite = ET.parse(tmp_path / "c.xml").getroot()
+    assert suite.get("failures") == "0" and int(suite.get("tests")) == len(doc["rows"])
+    assert "no confirmed regression" in (tmp_path / "c.md").read_text() == out
+
+
+def test_one_benchmark_20_percent_slower_is_flagged_and_exits_1(host_result, host_doc, tmp_path):
+    name = stable_benchmark(host_result)
+    slow = write_json(scaled(host_doc, name, 0.8), tmp_path / "slow.json")
+    code, out, err = cli("compare.py", slow, host_result, "--json", tmp_path / "c.json",
+                         "--junit", tmp_path / "c.xml")
+    assert code == 1, out + err
+    rows = json.loads((tmp_path / "c.json").read_text())["rows"]
+    flagged = [r for r in rows if r["verdict"] == "SLOWER"]
+    assert [r["name"] for r in flagged] == [name]
+    assert flagged[0]["change"] == pytest.approx(-0.2, abs=1e-9)
+    failures = ET.parse(tmp_path / "c.xml").getroot().findall("testcase/failure")
+    assert len(failures) == 1 and name in failures[0].get("message") + out
+
+
+def test_one_benchmark_1_percent_slower_is_not_flagged(host_result, host_doc, tmp_path):
+    name = stable_benchmark(host_result)
+    slow = write_json(scaled(host_doc, name, 0.99), tmp_path / "slow1.json")
+    code, out, err = cli("compare.py", slow, host_result, "--json", tmp_path / "c.json")
+    assert code == 0, out + err
+    row = next(r for r in json.loads((tmp_path / "c.json").read_text())["rows"]
+               if r["name"] == name)
+    assert row["verdict"] == "SAME" and row["change"] == pytest.approx(-0.01, abs=1e-9)
+
+
+def test_a_throttled_benchmark_is_invalid_not_slower(host_result, host_doc, tmp_path):
+    name = stable_benchmark(host_result)
+    doc = scaled(host_doc, name, 0.5)
+    for e in doc["benchmarks"]:
+        if e["run_name"].startswith(name + "/"):
+            e["throttled"] = 1
+    code, out, err = cli("compare.py", write_json(doc, tmp_path / "t.json"), host_result,
+                         "--json", tmp_path / "c.json", "--junit", tmp_path / "c.xml")
+    assert code == 0, out + err
+    row = next(r for r in json.loads((tmp_path / "c.json").read_text())["rows"]
+               if r["name"] == name)
+    assert row["verdict"] == "INVALID" and "throttled" in row["reason"]
+    assert len(ET.parse(tmp_path / "c.xml").getroot().findall("testcase/skipped")) == 1
+
+
+def test_a_verification_failure_is_invalid(tmp_path):
+    fx = h100_result()
+    base = write_json(fx, tmp_path / "base.json")
+    r = compare(load_result(base), [load_result(base)])
+    row = next(r for r in r.rows if r.name == "bandwidth/gather/kernel/bytes:1GiB")
+    assert row.verdict == "INVALID" and "verification failed" in row.reason
+    assert r.exit_code == 0
+
+
+@pytest.mark.parametrize("which", ["new", "baseline"])
+def test_truncated_or_foreign_json_exits_2_naming_the_file(host_result, tmp_path, which):
+    trunc = tmp_path / "trunc.json"
+    trunc.write_text(host_result.read_text()[:3000])
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text(json.dumps({"context": {"date": "now", "executable": "bm"},
+                                   "benchmarks": [{"name": "BM_x", "real_time": 1}]}))
+    for bad, words in ((trunc, "not valid JSON"), (foreign, "not a gpubench result")):
+        args = (bad, host_result) if which == "new" else (host_result, bad)
+        proc = run_script("compare.py", *args)
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1 and str(bad) in proc.stderr and words in proc.stderr
+
+
+def test_device_key_mismatch_exits_2_unless_forced(host_result, host_doc, tmp_path):
+    other = json.loads(json.dumps(host_doc))
+    other["context"]["device_key"] = "host_other-cpu_64cpu_512GiB"
+    other_path = write_json(other, tmp_path / "other.json")
+    code, _, err = cli("compare.py", host_result, other_path)
+    assert code == 2 and "device key mismatch" in err and "--force" in err
+    code, out, err = cli("compare.py", host_result, other_path, "--force")
+    assert code == 0 and "forced comparison" in out
+
+
+def test_empty_history_exits_2_and_says_so(host_result, tmp_path):
+    (tmp_path / "store").mkdir()
+    proc = run_script("compare.py", host_result, "--history", tmp_path / "store")
+    assert proc.returncode == 2 and "empty history" in proc.stderr
+    assert load_result(host_result).device_key in proc.stderr
+    with pytest.raises(UsageError, match="empty history"):
+        compare(load_result(host_result), [])
+
+
+def test_too_little_data_exits_2(tmp_path, host_doc):
+    one = json.loads(json.dumps(host_doc))
+    seen = set()
+    keep = []
+    for e in one["benchmarks"]:  # one repetition per benchmark, no aggregates
+        if e["run_type"] == "iteration" and e["run_name"] not in seen:
+            seen.add(e["run_name"])
+            keep.append(e)
+    one["benchmarks"] = keep
+    p = write_json(one, tmp_path / "one.json")
+    code, _, err = cli("compare.py", p, p)
+    assert code == 2 and "too little data" in err and "--benchmark_repetitions" in err
+
+
+def test_history_baseline_pools_the_last_valid_runs_of_the_device(host_doc, tmp_path):
+    key = host_doc["context"]["device_key"]
+    store = tmp_path / "store" / key
+    name = "bandwidth/copy/kernel/bytes:16MiB"
+    for i, stamp in enumerate(["20260101T000000Z", "20260102T000000Z", "20260103T000000Z"]):
+        write_json(host_doc, store / f"{stamp}_rev{i}.json")
+    (store / "20260104T000000Z_bad.json").write_text("{")  # corrupt: skipped with a note
+    new = write_json(scaled(host_doc, name, 0.999), store / "20260105T000000Z_new.json")
+    code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--last", "2",
+                         "--json", tmp_path / "c.json")
+    assert code == 0, err
+    doc = json.loads((tmp_path / "c.json").read_text())
+    assert [p.split("/")[-1] for p in doc["baselines"]] == \
+        ["20260102T000000Z_rev1.json", "20260103T000000Z_rev2.json"]
+    row = next(r for r in doc["rows"] if r["name"] == name)
+    assert row["n_baseline"] == 10 and row["n_new"] == 5
+    assert "20260104T000000Z_bad.json" in err
+
+
+def test_confirmation_keeps_only_slowdowns_seen_twice():
+    from gpubench_tools.compare import Comparison
+
+    t = Thresholds()
+    first = Comparison("new", ["b"], "k", t, rows=[
+        Row("a", "GB/s", "SLOWER", "x", change=-0.2), Row("b", "GB/s", "SLOWER", "x", change=-0.2),
+        Row("c", "GB/s", "SAME", "x", change=0.0)])
+    rerun = Comparison("rerun", ["b"], "k", t, rows=[
+        Row("a", "GB/s", "SLOWER", "x", change=-0.19, p_value=0.004),
+        Row("b", "GB/s", "SAME", "x", change=-0.01, p_value=0.4)])
+    apply_confirmation(first, rerun)
+    assert [r.verdict for r in first.rows] == ["SLOWER", "NOISY", "SAME"]
+    assert "confirmed by re-run" in first.rows[0].reason
+    assert "not confirmed by re-run" in first.rows[1].reason
+    assert first.exit_code == 1
