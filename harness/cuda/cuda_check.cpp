@@ -12,6 +12,17 @@ namespace gpubench {
 bool is_sticky_cuda_error(int code) {
   // The errors whose documentation in driver_types.h (CUDA 12 and 13) says the process is
   // left in an inconsistent state, plus uncorrectable ECC/NVLink errors (hardware faults).
+  // Codes added during CUDA 11.x/12.x are written as numbers so the file compiles with every
+  // CUDA 12 toolkit.
+  switch (code) {
+    case 226:  // cudaErrorContained
+    case 721:  // cudaErrorTensorMemoryLeak
+    case 810:  // cudaErrorMpsClientTerminated
+    case 911:  // cudaErrorExternalDevice
+      return true;
+    default:
+      break;
+  }
   switch (static_cast<cudaError_t>(code)) {
     case cudaErrorIllegalAddress:
     case cudaErrorLaunchTimeout:
@@ -24,10 +35,6 @@ bool is_sticky_cuda_error(int code) {
     case cudaErrorLaunchFailure:
     case cudaErrorECCUncorrectable:
     case cudaErrorNvlinkUncorrectable:
-    case cudaErrorContained:
-    case cudaErrorTensorMemoryLeak:
-    case cudaErrorMpsClientTerminated:
-    case cudaErrorExternalDevice:
       return true;
     default:
       return false;

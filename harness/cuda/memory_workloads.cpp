@@ -378,9 +378,12 @@ class ChaseWorkload final : public CudaMemoryWorkload {
     auto* sinks = sinks_.as<std::uint32_t>();
     auto* cycles = cycles_.as<long long>();
     const std::size_t steps = steps_;
-    return timed(batch, [this, next, sinks, cycles, steps](CUstream_st* s, int k) {
+    const double seconds = timed(batch, [this, next, sinks, cycles, steps](CUstream_st* s, int k) {
       return kernels::launch_pointer_chase(next, steps, start_of(k), sinks + k, cycles + k, s);
     });
+    // The SM clock right after the run, before an idle GPU lowers it, converts cycles to ns.
+    sm_clock_MHz_ = dev_.sm_clock_MHz_now();
+    return seconds;
   }
   Verification verify() override {
     if (last_batch_ < 1) return Verification::fail("the chase never ran");
@@ -407,8 +410,7 @@ class ChaseWorkload final : public CudaMemoryWorkload {
     for (long long c : cycles) sum += static_cast<double>(c);
     const double per_load = sum / static_cast<double>(cycles.size()) / static_cast<double>(steps_);
     counters["latency_cycles"] = per_load;
-    const double mhz = dev_.sm_clock_MHz_now();
-    if (mhz > 0) counters["latency_ns"] = per_load * 1e3 / mhz;
+    if (sm_clock_MHz_ > 0) counters["latency_ns"] = per_load * 1e3 / sm_clock_MHz_;
     return counters;
   }
 
@@ -443,6 +445,7 @@ class ChaseWorkload final : public CudaMemoryWorkload {
   std::size_t n_ = 0;
   std::size_t steps_ = 0;
   int last_batch_ = 0;
+  double sm_clock_MHz_ = 0;
   std::vector<std::uint32_t> order_;
   std::vector<long long> cycles_host_;
   DeviceBuffer next_, sinks_, cycles_;

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "harness/backend.h"
 #include "harness/cuda/cuda_check.h"
 #include "kernels/memory.h"
 
@@ -95,18 +96,36 @@ double BatchTimer::time(int batch, const EnqueueFn& enqueue, L2Flusher* flusher)
 
 bool BatchTimer::capture(int batch, const EnqueueFn& enqueue) {
   invalidate();
+  if (!warmed_) {
+    // One plain execution first: with lazy module loading (the default since CUDA 12.2) the
+    // first launch loads the kernel, which drivers older than CUDA 12.3 cannot do inside a
+    // capture. Its output is overwritten by every later run.
+    GPUBENCH_CUDA_CHECK(enqueue(stream_, 0));
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    warmed_ = true;
+  }
   // ThreadLocal: any unsafe call from this thread (a synchronize, cudaMalloc) inside the
   // enqueues fails the capture instead of silently serializing.
   GPUBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  auto abandon = [this] {  // never leave the stream capturing
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(stream_, &partial);
+    if (partial) (void)cudaGraphDestroy(partial);
+  };
   int err = 0;
   for (int k = 0; k < batch && err == 0; ++k) {
     try {
       err = enqueue(stream_, k);
-    } catch (...) {
-      cudaGraph_t partial = nullptr;
-      (void)cudaStreamEndCapture(stream_, &partial);  // never leave the stream capturing
-      if (partial) (void)cudaGraphDestroy(partial);
+    } catch (const DeviceLost&) {
+      abandon();
       throw;
+    } catch (...) {
+      // A library that throws while captured: treat as not capturable; a genuine error is
+      // thrown again by the plain launches.
+      abandon();
+      (void)cudaGetLastError();
+      graph_ok_ = false;
+      return false;
     }
   }
   cudaGraph_t graph = nullptr;

@@ -10,7 +10,8 @@
 //    captured once into a CUDA graph, and the graph is launched between two events, so the
 //    CPU cost of ~2-3 us per launch is not what is timed (a graph node costs ~1 us less and is
 //    already on the device). The instantiated graph is cached for the next call with the same
-//    batch. If the operation cannot be captured (a library call that synchronizes), the timer
+//    batch. The first capture is preceded by one plain execution (lazy module loading cannot
+//    happen inside a capture on drivers older than CUDA 12.3). If the operation cannot be captured (a library call that synchronizes), the timer
 //    falls back for good to plain stream launches between the same two events and says so in
 //    used_graph().
 //  - cold (flusher given; working sets >= L2/2): for each of the `batch` executions, the L2
@@ -108,6 +109,7 @@ class BatchTimer {
   CUgraphExec_st* exec_ = nullptr;
   int exec_batch_ = 0;
   bool graph_ok_ = true;
+  bool warmed_ = false;
   bool last_used_graph_ = false;
 };
 
