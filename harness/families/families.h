@@ -25,6 +25,10 @@ std::vector<BenchCase> memory_cases(const SweepOptions& o);
 /// bandwidth/pcie_{h2d,d2h,bidir_h2d,bidir_d2h}/...: host<->device transfers (pcie_cases.cpp).
 std::vector<BenchCase> pcie_cases(const SweepOptions& o);
 
+/// roofline/intensity_{fp32,fp16x2}/kernel/... and compute/peak_{fp32_fma,fp16x2_hfma2}/kernel/...
+/// (roofline_cases.cpp): the arithmetic-intensity sweep and the empirical compute ceiling.
+std::vector<BenchCase> roofline_cases(const SweepOptions& o);
+
 /// Every family's rows, in registration order.
 std::vector<BenchCase> all_cases(const SweepOptions& o);
 

@@ -12,6 +12,7 @@ class HostBackend final : public Backend {
   HostBackend() : device_(describe_host()), peaks_(theoretical_peaks(device_)), key_(host_device_key(device_)) {
     add_host_memory_workloads(table_);
     add_host_pcie_workloads(table_);
+    add_host_roofline_workloads(table_);
   }
   std::string kind() const override { return "host"; }
   const DeviceDescription& device() const override { return device_; }
