@@ -1,0 +1,53 @@
+"""End to end for the PCIe family on the host backend: --filter=bandwidth/pcie selects it alone,
+the pageable-to-pageable copy runs, verifies and records its timing method, and --numa-bind
+says in one line why it binds nothing where there is no GPU (and the run goes on)."""
+import json
+import re
+
+import pytest
+
+from conftest import gpubench
+
+NAME = re.compile(r"^bandwidth/pcie_(h2d|d2h|bidir_h2d|bidir_d2h)/[a-z0-9_]+/bytes:\d+(KiB|MiB|GiB)$")
+
+
+@pytest.fixture(scope="module")
+def pcie_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pcie") / "pcie_host.json"
+    proc = gpubench("--device=host", "--quick", "--numa-bind", "--filter=bandwidth/pcie",
+                    "--benchmark_repetitions=1", f"--out={out}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(out.read_text()), proc
+
+
+def test_filter_selects_only_pcie_rows_and_they_verify(pcie_run):
+    doc, _ = pcie_run
+    entries = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+    names = {b["run_name"].removesuffix("/manual_time") for b in entries}
+    # The host backend implements the pageable memcpy rows: both directions, 4 quick sizes.
+    assert names == {f"bandwidth/pcie_{d}/pageable_memcpy/bytes:{s}"
+                     for d in ("h2d", "d2h") for s in ("4KiB", "64KiB", "1MiB", "16MiB")}
+    for b in entries:
+        name = b["run_name"].removesuffix("/manual_time")
+        assert NAME.match(name), name
+        assert not b.get("error_occurred"), (name, b.get("error_message"))
+        assert b["verified"] == 1
+        assert b["GB/s"] > 0
+        assert b["host_clock_timed"] == 1 and b["spin_held"] == 0
+        assert "pct_of_peak" not in b  # no link on the host: no invented percentage
+
+
+def test_numa_bind_without_a_gpu_is_one_line_and_recorded(pcie_run):
+    doc, proc = pcie_run
+    # (Google Benchmark also echoes the context, numa_bind included, on stderr.)
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("gpubench:") and "--numa-bind" in l]
+    assert lines == ["gpubench: --numa-bind: this backend has no GPU, nothing to bind"]
+    assert doc["context"]["numa_bind"] == "--numa-bind: this backend has no GPU, nothing to bind"
+    assert doc["context"]["peak_pcie_h2d_GBps"] == "unknown"
+
+
+def test_numa_bind_with_a_value_is_a_usage_error():
+    proc = gpubench("--device=host", "--numa-bind=1", "--list")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[0] == "gpubench: unknown flag '--numa-bind'"
+    assert "--numa-bind" in gpubench("--help").stdout
