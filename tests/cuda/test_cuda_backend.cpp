@@ -211,16 +211,15 @@ TEST(Nvml, ThrottleClassification) {
 
 // ---- chase ring ----
 
-void expect_single_cycle(const ChaseRing& r) {
-  const std::size_t n = r.next.size();
-  ASSERT_EQ(r.order.size(), n);
+// Walks the whole ring from 0: it must come back to 0 after exactly n steps.
+void expect_single_cycle(const std::vector<std::uint32_t>& next) {
+  const std::size_t n = next.size();
   std::set<std::uint32_t> seen;
   std::uint32_t p = 0;
   for (std::size_t i = 0; i < n; ++i) {
     ASSERT_LT(p, n);
-    EXPECT_EQ(r.order[i], p);
     seen.insert(p);
-    p = r.next[p];
+    p = next[p];
   }
   EXPECT_EQ(p, 0u);
   EXPECT_EQ(seen.size(), n);
@@ -229,26 +228,35 @@ void expect_single_cycle(const ChaseRing& r) {
 TEST(ChaseRing, OneCycleThroughEveryEntry) {
   for (std::size_t n : {1u, 2u, 3u, 1000u, 4097u}) {
     SCOPED_TRACE(n);
-    const ChaseRing r = make_chase_ring(n, 42);
-    expect_single_cycle(r);
+    const auto next = make_chase_ring(n, 42);
+    ASSERT_EQ(next.size(), n);
+    expect_single_cycle(next);
     if (n > 1) {
-      for (std::size_t i = 0; i < n; ++i) EXPECT_NE(r.next[i], i);
+      for (std::size_t i = 0; i < n; ++i) EXPECT_NE(next[i], i);
     }
   }
   EXPECT_THROW(make_chase_ring(0, 1), std::invalid_argument);
 }
 
-TEST(ChaseRing, SeededAndAfterMatchesWalking) {
-  const ChaseRing a = make_chase_ring(5000, 7), b = make_chase_ring(5000, 7), c = make_chase_ring(5000, 8);
-  EXPECT_EQ(a.next, b.next);
-  EXPECT_NE(a.next, c.next);
-  for (std::uint64_t pos : {0ull, 17ull, 4999ull}) {
-    for (std::uint64_t steps : {1ull, 65536ull, 12345678ull}) {
-      std::uint32_t p = a.order[pos];
-      for (std::uint64_t s = 0; s < steps % 5000; ++s) p = a.next[p];
-      EXPECT_EQ(a.after(pos, steps), p) << pos << " " << steps;
+TEST(ChaseRing, SeededReferenceAndStarts) {
+  const auto a = make_chase_ring(5000, 7), b = make_chase_ring(5000, 7), c = make_chase_ring(5000, 8);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  for (std::uint32_t start : {0u, 17u, 4999u}) {
+    for (std::uint64_t steps : {0ull, 1ull, 4999ull, 5000ull, 65536ull, 12345678ull}) {
+      std::uint32_t p = start;
+      for (std::uint64_t s = 0; s < steps; ++s) p = a[p];  // the full walk, no shortcut
+      EXPECT_EQ(chase_reference(a, start, steps), p) << start << " " << steps;
     }
   }
+  std::set<std::uint32_t> starts;
+  for (int k = 0; k < 64; ++k) {
+    const std::uint32_t s = chase_start(5000, 7, k);
+    EXPECT_LT(s, 5000u);
+    EXPECT_EQ(s, chase_start(5000, 7, k));
+    starts.insert(s);
+  }
+  EXPECT_GT(starts.size(), 50u);  // scattered, not one point
 }
 
 // ---- the workload table against the memory table ----
