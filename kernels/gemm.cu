@@ -33,13 +33,30 @@ int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, 
   return static_cast<int>(cudaGetLastError());
 }
 
+namespace {
+// Devices on which hgemm_configure() succeeded (benchmarks launch from one thread).
+constexpr int kMaxDevices = 64;
+bool hgemm_configured[kMaxDevices] = {};
+}  // namespace
+
+int hgemm_configure() {
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return static_cast<int>(err);
+  // Above 48 KiB of dynamic shared memory a kernel must opt in, per device.
+  err = cudaFuncSetAttribute(hgemm::hgemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(hgemm::kSmemBytes));
+  if (err == cudaSuccess && dev >= 0 && dev < kMaxDevices) hgemm_configured[dev] = true;
+  return static_cast<int>(err);
+}
+
 int launch_hgemm(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Stream stream) {
   if (hgemm_shape_error(m, n, k) != nullptr) return static_cast<int>(cudaErrorInvalidValue);
-  // Above 48 KiB of dynamic shared memory a kernel must opt in, per device; cheap enough to do
-  // on every launch, which keeps multi-device use correct without per-device state.
-  cudaError_t err = cudaFuncSetAttribute(hgemm::hgemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(hgemm::kSmemBytes));
-  if (err != cudaSuccess) return static_cast<int>(err);
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess && (dev < 0 || dev >= kMaxDevices || !hgemm_configured[dev])) {
+    const int err = hgemm_configure();
+    if (err != 0) return err;
+  }
   hgemm::hgemm_mma_kernel<<<hgemm::mma_grid_blocks(m, n), hgemm::kThreads, hgemm::kSmemBytes, stream>>>(a, b, c, m, n,
                                                                                                        k);
   return static_cast<int>(cudaGetLastError());

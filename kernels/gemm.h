@@ -68,4 +68,9 @@ int launch_hgemm(const std::uint16_t* a, const std::uint16_t* b, float* c, int m
 /// Dynamic shared memory the mma.sync FP16 kernel needs per block, in bytes.
 std::size_t hgemm_smem_bytes();
 
+/// Opts the mma.sync FP16 kernel into hgemm_smem_bytes() of dynamic shared memory on the
+/// current device (above the default 48 KiB). launch_hgemm does it on first use per device;
+/// call it before capturing launch_hgemm into a CUDA graph, where it cannot be done.
+int hgemm_configure();
+
 }  // namespace gpubench::kernels

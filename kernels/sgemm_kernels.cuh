@@ -31,8 +31,14 @@ constexpr int kBlockN = 128;
 constexpr int kBlockK = 8;
 /// Threads per block of the tiled kernel (16 x 16, each an 8x8 tile of C).
 constexpr int kThreads = 256;
-/// Blocks per SM the tiled kernel is compiled for (__launch_bounds__): caps it at 128 registers.
+/// Blocks per SM the tiled kernel is compiled for (__launch_bounds__): 2 caps it at 128
+/// registers. sm_120's ptxas spills at that cap, and its SM holds only 1536 threads anyway, so
+/// there the kernel gets the registers of one block per SM instead.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+constexpr int kMinBlocksPerSm = 1;
+#else
 constexpr int kMinBlocksPerSm = 2;
+#endif
 /// Block edge of the naive kernel (kNaiveBlock x kNaiveBlock threads).
 constexpr int kNaiveBlock = 16;
 

@@ -207,6 +207,7 @@ class CudaBackend final : public Backend {
     context_["telemetry"] = device_.nvml_status();
     add_cuda_memory_workloads(table_);
     add_cuda_pcie_workloads(table_);
+    add_cuda_gemm_workloads(table_);
   }
 
   std::string kind() const override { return "cuda"; }

@@ -48,4 +48,8 @@ extern const char* const kCudaCachePolicy;
 /// (harness/cuda/memory_workloads.cpp).
 void add_cuda_memory_workloads(WorkloadTable& table);
 
+/// compute/{sgemm,hgemm}/... on a CUDA device, cuBLAS references included
+/// (harness/cuda/gemm_workloads.cpp).
+void add_cuda_gemm_workloads(WorkloadTable& table);
+
 }  // namespace gpubench

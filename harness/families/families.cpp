@@ -23,6 +23,7 @@ std::vector<BenchCase> all_cases(const SweepOptions& o) {
   append(memory_cases(o));
   append(pcie_cases(o));
   append(roofline_cases(o));
+  append(compute_cases(o));
   return cases;
 }
 

@@ -29,6 +29,9 @@ std::vector<BenchCase> pcie_cases(const SweepOptions& o);
 /// (roofline_cases.cpp): the arithmetic-intensity sweep and the empirical compute ceiling.
 std::vector<BenchCase> roofline_cases(const SweepOptions& o);
 
+/// compute/{sgemm,hgemm}/{kernel,naive,wmma,cublas}/m:M,n:N,k:K (compute_cases.cpp): GEMM.
+std::vector<BenchCase> compute_cases(const SweepOptions& o);
+
 /// Every family's rows, in registration order.
 std::vector<BenchCase> all_cases(const SweepOptions& o);
 
