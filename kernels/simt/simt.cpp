@@ -38,8 +38,10 @@ namespace {
 
 // Kernel frames are small, but sanitizers inflate them: leave room (the memory is reserved,
 // not committed, until touched). A guard page under each stack turns an overflow into a fault.
+// Under ASan every switch clears the shadow of the target stack: at 128 KiB that is a 16 KiB
+// memset; from 512 KiB on ASan remaps the shadow instead, a system call per switch.
 #if GPUBENCH_SIMT_ASAN
-constexpr std::size_t kStackBytes = 512 * 1024;
+constexpr std::size_t kStackBytes = 128 * 1024;
 #else
 constexpr std::size_t kStackBytes = 64 * 1024;
 #endif
@@ -70,6 +72,40 @@ struct Warp {
   std::abort();
 }
 
+/// Fiber stacks, kept from launch to launch on this OS thread (mapping, guarding and faulting
+/// in fresh stacks per launch would cost more than most emulated kernels).
+struct StackArena {
+  unsigned char* region = nullptr;
+  std::size_t bytes = 0;
+  unsigned threads = 0;
+  std::size_t page_bytes = 0;
+
+  ~StackArena() {
+    if (region != nullptr) munmap(region, bytes);
+  }
+
+  /// Makes room for `n` stacks of kStackBytes, each above a PROT_NONE guard page.
+  void reserve(unsigned n) {
+    if (n <= threads) return;
+    if (region != nullptr) munmap(region, bytes);
+    page_bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t slot_bytes = kStackBytes + page_bytes;
+    bytes = slot_bytes * n;
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED) fail("cannot map fiber stacks");
+    region = static_cast<unsigned char*>(p);
+    threads = n;
+    for (unsigned t = 0; t < n; ++t) {
+      if (mprotect(region + t * slot_bytes, page_bytes, PROT_NONE) != 0) {
+        fail("cannot protect a fiber stack guard page");
+      }
+    }
+  }
+};
+
+thread_local StackArena g_stacks;
+
 struct Launch {
   Index3 grid_dim{1, 1, 1};
   Index3 block_dim{1, 1, 1};
@@ -86,7 +122,6 @@ struct Launch {
   std::exception_ptr error;
 
   unsigned char* stack_region = nullptr;
-  std::size_t stack_region_bytes = 0;
   std::size_t page_bytes = 0;
 
 #if GPUBENCH_SIMT_ASAN
@@ -254,18 +289,9 @@ void run_launch(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes,
   // aligned to __STDCPP_DEFAULT_NEW_ALIGNMENT__ = 16 on x86-64).
   l.dynamic_smem.assign(dynamic_smem_bytes, 0);
 
-  l.page_bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  const std::size_t slot_bytes = kStackBytes + l.page_bytes;
-  l.stack_region_bytes = slot_bytes * l.threads;
-  void* region = mmap(nullptr, l.stack_region_bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (region == MAP_FAILED) fail("cannot map fiber stacks");
-  l.stack_region = static_cast<unsigned char*>(region);
-  for (unsigned t = 0; t < l.threads; ++t) {
-    if (mprotect(l.stack_region + t * slot_bytes, l.page_bytes, PROT_NONE) != 0) {
-      fail("cannot protect a fiber stack guard page");
-    }
-  }
+  g_stacks.reserve(l.threads);
+  l.stack_region = g_stacks.region;
+  l.page_bytes = g_stacks.page_bytes;
 
   g_launch = &l;
   for (unsigned z = 0; z < grid.z && !l.error; ++z) {
@@ -277,7 +303,6 @@ void run_launch(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes,
     }
   }
   g_launch = nullptr;
-  munmap(l.stack_region, l.stack_region_bytes);
   if (l.error) std::rethrow_exception(l.error);
 }
 
