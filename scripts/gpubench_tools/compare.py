@@ -168,6 +168,10 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
     c = Comparison(str(new.path), [str(b.path) for b in baselines], new.device_key, t)
     if force and any(b.device_key != new.device_key for b in baselines):
         c.notes.append("forced comparison across device keys")
+    for b in baselines:
+        if b.ctx("quick") != new.ctx("quick"):
+            c.notes.append(f"{b.path} ran with quick={b.ctx('quick')}, the new result with "
+                           f"quick={new.ctx('quick')}: only benchmarks of the same name compared")
     measured = [b for b in new.benchmarks.values() if b.ok]
     if measured and max(len(b.samples) for b in measured) < t.min_samples:
         raise UsageError(f"too little data: {new.path} has at most "

@@ -63,6 +63,7 @@ class Point:
     memory: bool  #: no FLOP: drawn in the memory column
     pcie: bool = False
     GBps: float | None = None
+    sweep: str | None = None  #: intensity-sweep kernel the point belongs to (drawn as a curve)
 
 
 @dataclass
@@ -198,9 +199,13 @@ def result_series(result: Result, card_table: list[Card]) -> Series:
     for b in flop:
         fpb = b.median("flop_per_byte")
         if fpb and fpb > 0:
-            s.points.append(Point(b.name, point_label(b, keep_bytes=b.family != "roofline"), fpb,
-                                  b.median("TFLOPS"), b.is_library, memory=False,
-                                  GBps=b.median("GB/s")))
+            sweep = None
+            label = point_label(b, keep_bytes=b.family != "roofline")
+            if b.family == "roofline":  # one curve per sweep kernel, points labelled by k
+                sweep = b.kernel if b.variant == "kernel" else f"{b.kernel} [{b.variant}]"
+                label = _short_params(b) or label
+            s.points.append(Point(b.name, label, fpb, b.median("TFLOPS"), b.is_library,
+                                  memory=False, GBps=b.median("GB/s"), sweep=sweep))
     memory = [b for b in good if b.family == "bandwidth" and (b.median("TFLOPS") or 0) == 0
               and (b.median("GB/s") or 0) > 0]
     for b in _memory_representatives(memory):
@@ -236,7 +241,7 @@ def roofline_data(results: list[Result], cards: list[Card], card_table: list[Car
         names = ", ".join(dict.fromkeys(s.label for s in series))
         title = (f"Roofline: {r.device_name} | driver {r.ctx('driver_version', '?')}, "
                  f"runtime {r.ctx('runtime_version', '?')} | {date}")
-        if len(results) > 1:
+        if len(series) > 1:
             title = f"Roofline: {names}"
     else:
         title = "Theoretical roofline: " + ", ".join(c.display_name for c in cards)
@@ -308,12 +313,26 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
             ax.plot(x, y, linestyle=styles[c.kind], linewidth=widths[c.kind], color=color,
                     alpha=0.75 if c.empirical else 1.0, label=prefix + c.label)
             end = np.flatnonzero(np.isfinite(y))
-            if end.size and not c.diagonal:
+            # Roof names at the right edge; with several series only the theoretical ones
+            # (close measured roofs would overprint each other; the legend has them all).
+            if end.size and not c.diagonal and (len(data.series) == 1 or not c.empirical):
                 ax.text(x_hi / 1.05, c.value * (0.94 if c.empirical else 1.06),
                         c.label.split(" (")[0], ha="right",
                         va="top" if c.empirical else "bottom", fontsize=7, color=color)
 
-        compute_pts = [p for p in s.points if not p.memory]
+        sweeps: dict[str, list[Point]] = {}
+        for p in s.points:
+            if p.sweep and not p.memory:
+                sweeps.setdefault(p.sweep, []).append(p)
+        for i, (sweep, pts) in enumerate(sorted(sweeps.items())):
+            pts.sort(key=lambda p: p.x)
+            ax.plot([p.x for p in pts], [p.y for p in pts], linestyle=":", linewidth=0.8,
+                    color=color, marker="ohp*PX"[i % 6], markersize=5, zorder=5,
+                    label=f"{prefix}{sweep} sweep (labels: its parameter)")
+            for p in pts:
+                ax.annotate(p.label, (p.x, p.y), xytext=(3, -8 if i % 2 == 0 else 4),
+                            textcoords="offset points", fontsize=5, color=color)
+        compute_pts = [p for p in s.points if not p.memory and not p.sweep]
         for lib in (False, True):
             pts = [p for p in compute_pts if p.library == lib]
             if pts:

@@ -17,7 +17,7 @@ sys.path.insert(0, str(SCRIPTS))
 
 BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "harness" / "gpubench"))
 #: What the shared real host run measures.
-HOST_FILTER = "^(bandwidth/(copy|write|strided|pcie_h2d)|roofline/intensity)/"
+HOST_FILTER = "^(bandwidth/(copy|write|strided|pcie_h2d)/|roofline/intensity(_fp32/|/fp32/))"
 #: Throughput counters scaled together when a test derives a slower/faster result.
 THROUGHPUT_COUNTERS = ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak", "pct_of_cublas")
 
