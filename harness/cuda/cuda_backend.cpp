@@ -109,7 +109,7 @@ CudaAvailability cuda_availability() {
   return a;
 }
 
-// ---- CudaDevice ----
+// ---- the device description ----
 
 namespace {
 
@@ -159,33 +159,11 @@ DeviceDescription describe_device(int index, std::string* pci_bus_id) {
 
 }  // namespace
 
-CudaDevice::CudaDevice(int index, const DeviceDescription& desc, const std::string& pci_bus_id)
-    : index_(index), desc_(desc), pci_bus_id_(pci_bus_id), flusher_(desc.l2_bytes, desc.sm_count) {
-  GPUBENCH_CUDA_CHECK(cudaSetDevice(index_));
-  GPUBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  nvml_ = Nvml::open(pci_bus_id_, &nvml_status_);
-  if (nvml_) nvml_status_ = "NVML loaded";
-}
-
-CudaDevice::~CudaDevice() {
-  if (stream_) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
-}
-
-void CudaDevice::activate() const { GPUBENCH_CUDA_CHECK(cudaSetDevice(index_)); }
-
-Telemetry CudaDevice::telemetry() const { return nvml_ ? nvml_->sample() : Telemetry{}; }
-
-double CudaDevice::sm_clock_MHz_now() const {
-  const Telemetry t = telemetry();
-  if (t.available && t.sm_clock_MHz > 0) return t.sm_clock_MHz;
-  return desc_.sm_clock_kHz / 1000.0;
-}
-
 // ---- the backend ----
 
 namespace {
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public CudaBackendBase {
  public:
   CudaBackend(int index, const DeviceDescription& desc, const std::string& pci_bus_id)
       : device_(index, desc, pci_bus_id), peaks_(theoretical_peaks(desc)) {
@@ -232,7 +210,7 @@ class CudaBackend final : public Backend {
     for (const auto& [k, v] : entries) context_[k] = v;
   }
 
-  CudaDevice& cuda_device() { return device_; }
+  CudaDevice& cuda_device() override { return device_; }
 
  private:
   int cc() const { return device_.description().cc_major * 10 + device_.description().cc_minor; }
@@ -246,12 +224,6 @@ class CudaBackend final : public Backend {
 };
 
 }  // namespace
-
-CudaDevice& cuda_device_of(Backend& backend) {
-  auto* cuda = dynamic_cast<CudaBackend*>(&backend);
-  if (!cuda) throw std::logic_error("a CUDA workload was created for the " + backend.kind() + " backend");
-  return cuda->cuda_device();
-}
 
 std::unique_ptr<Backend> make_cuda_backend(int index) {
   const CudaAvailability a = cuda_availability();

@@ -61,6 +61,13 @@ class CudaDevice {
   std::string nvml_status_;
 };
 
+/// A Backend that runs on a CudaDevice: the CUDA backend, or a test's stand-in for it.
+class CudaBackendBase : public Backend {
+ public:
+  /// The device the backend's workloads run on.
+  virtual CudaDevice& cuda_device() = 0;
+};
+
 /// The CudaDevice behind a CUDA backend. Throws std::logic_error for any other backend.
 CudaDevice& cuda_device_of(Backend& backend);
 

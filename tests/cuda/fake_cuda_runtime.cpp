@@ -1,0 +1,293 @@
+// A stand-in for the CUDA runtime and the memory launchers, executed on the host, so the CUDA
+// backend's workload logic (allocation, poisoning, graph capture and replay, L2 flushing,
+// event timing, copy-back and verification) runs end to end on a machine without a GPU.
+//
+// Semantics kept from the real runtime where the workloads depend on them:
+//  - work is enqueued on a stream in order; outside capture it runs immediately (the host is
+//    "the device"), so synchronize calls have nothing to wait for;
+//  - while a stream is capturing, enqueued work is recorded into the graph and not run;
+//    synchronizing a capturing stream fails with cudaErrorStreamCaptureUnsupported and
+//    invalidates the capture; recording an event into a capturing stream is refused here
+//    (the timer must record its events outside the graph);
+//  - a graph launch replays the recorded work in order;
+//  - events carry a timestamp of the host clock when "executed".
+// Faults can be injected (fake_cuda::state()) to test the error paths.
+#include "tests/cuda/fake_cuda_runtime.h"
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "kernels/memory.h"
+
+struct CUstream_st {
+  bool capturing = false;
+  bool invalidated = false;
+  std::vector<std::function<void()>> captured;
+};
+struct CUevent_st {
+  double t = 0;
+  bool recorded = false;
+};
+struct CUgraph_st {
+  std::vector<std::function<void()>> ops;
+};
+struct CUgraphExec_st {
+  std::vector<std::function<void()>> ops;
+};
+
+namespace fake_cuda {
+
+State& state() {
+  static State s;
+  return s;
+}
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+cudaError_t fail(cudaError_t e) {
+  state().last_error = e;
+  return e;
+}
+
+// Runs `op` now, or records it when the stream is capturing.
+cudaError_t enqueue(cudaStream_t s, std::function<void()> op) {
+  if (s == nullptr) return fail(cudaErrorInvalidResourceHandle);  // the workloads never use stream 0
+  if (s->capturing) {
+    s->captured.push_back(std::move(op));
+  } else {
+    op();
+  }
+  return cudaSuccess;
+}
+
+}  // namespace
+}  // namespace fake_cuda
+
+using fake_cuda::enqueue;
+using fake_cuda::fail;
+using fake_cuda::state;
+
+// ---- errors ----
+const char* cudaGetErrorName(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    default: return "cudaErrorFake";
+  }
+}
+const char* cudaGetErrorString(cudaError_t) { return "fake runtime error"; }
+cudaError_t cudaGetLastError() {
+  const cudaError_t e = state().last_error;
+  if (state().sticky != cudaSuccess) return state().sticky;  // sticky errors stay
+  state().last_error = cudaSuccess;
+  return e;
+}
+
+// ---- device and streams ----
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) {
+  *s = new CUstream_st;
+  ++state().live_streams;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  delete s;
+  --state().live_streams;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  if (s && s->capturing) {
+    s->invalidated = true;
+    return fail(cudaErrorStreamCaptureUnsupported);
+  }
+  return state().sticky;
+}
+
+// ---- memory ----
+cudaError_t cudaMalloc(void** p, size_t bytes) {
+  if (bytes > state().free_bytes) return fail(cudaErrorMemoryAllocation);
+  *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!*p) return fail(cudaErrorMemoryAllocation);
+  state().free_bytes -= bytes;
+  state().sizes[*p] = bytes;
+  return cudaSuccess;
+}
+cudaError_t cudaFree(void* p) {
+  auto it = state().sizes.find(p);
+  if (it == state().sizes.end()) return fail(cudaErrorInvalidValue);
+  state().free_bytes += it->second;
+  state().sizes.erase(it);
+  std::free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
+  *free_bytes = state().free_bytes;
+  *total = state().total_bytes;
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
+  if (kind == cudaMemcpyDeviceToDevice) ++state().d2d_copies;
+  return enqueue(s, [=] { std::memmove(dst, src, bytes); });
+}
+cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t s) {
+  return enqueue(s, [=] { std::memset(dst, value, bytes); });
+}
+
+// ---- events ----
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  *e = new CUevent_st;
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete e;
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  if (s && s->capturing) {
+    s->invalidated = true;
+    return fail(cudaErrorStreamCaptureUnsupported);
+  }
+  e->t = fake_cuda::now_seconds();
+  e->recorded = true;
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  if (state().sticky != cudaSuccess) return fail(state().sticky);
+  return e->recorded ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
+  if (!start->recorded || !stop->recorded) return fail(cudaErrorInvalidResourceHandle);
+  *ms = static_cast<float>((stop->t - start->t) * 1e3);
+  return cudaSuccess;
+}
+
+// ---- graphs ----
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode) {
+  if (s->capturing) return fail(cudaErrorIllegalState);
+  s->capturing = true;
+  s->invalidated = false;
+  s->captured.clear();
+  ++state().captures;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* g) {
+  if (!s->capturing) return fail(cudaErrorIllegalState);
+  s->capturing = false;
+  if (s->invalidated) {
+    *g = nullptr;
+    return fail(cudaErrorStreamCaptureInvalidated);
+  }
+  *g = new CUgraph_st{std::move(s->captured)};
+  s->captured.clear();
+  return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t g) {
+  delete g;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t g, unsigned long long) {
+  *exec = new CUgraphExec_st{g->ops};
+  ++state().live_graphs;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  delete exec;
+  --state().live_graphs;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
+  if (s->capturing) return fail(cudaErrorStreamCaptureUnsupported);
+  ++state().graph_launches;
+  for (auto& op : exec->ops) op();
+  return cudaSuccess;
+}
+
+// ---- the memory launchers, on the host ----
+namespace gpubench::kernels {
+
+int launch_copy(const void* src, void* dst, std::size_t bytes, int, Stream s) {
+  ++state().kernel_launches;
+  return enqueue(s, [=] { std::memcpy(dst, src, bytes); });
+}
+int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks, int,
+                Stream s) {
+  ++state().kernel_launches;
+  const int grid = std::max(1, std::min(max_blocks, 7));  // an odd block count
+  *blocks = grid;
+  return enqueue(s, [=] {
+    for (int b = 0; b < grid; ++b) partial[b] = 0;
+    for (std::size_t i = 0; i < n; ++i) partial[i % grid] += in[i];
+  });
+}
+int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int, Stream s) {
+  ++state().kernel_launches;
+  return enqueue(s, [=] {
+    for (std::size_t i = 0; i < n; ++i) out[i] = seed + static_cast<std::uint32_t>(i);
+    if (state().break_write && n > 3) out[3] ^= 1u;
+  });
+}
+int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, int, Stream s) {
+  ++state().kernel_launches;
+  return enqueue(s, [=] {
+    for (std::size_t i = 0; i < n; i += static_cast<std::size_t>(stride)) out[i] = in[i];
+  });
+}
+int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, int, Stream s) {
+  ++state().kernel_launches;
+  return enqueue(s, [=] {
+    for (std::size_t i = 0; i < n; ++i) out[i] = in[idx[i]];
+  });
+}
+int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
+                         long long* cycles, Stream s) {
+  ++state().kernel_launches;
+  return enqueue(s, [=] {
+    std::uint32_t p = start;
+    for (std::size_t i = 0; i < steps; ++i) p = next[p];
+    *sink = p;
+    *cycles = static_cast<long long>(steps) * 300;  // a pretend 300 cycles per load
+  });
+}
+int thrust_copy(const float* in, float* out, std::size_t n, Stream s) {
+  ++state().kernel_launches;
+  if (state().thrust_synchronizes) {
+    // What thrust::cuda::par (not par_nosync) does after each algorithm.
+    const cudaError_t e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) return e;
+  }
+  return enqueue(s, [=] { std::memcpy(out, in, n * sizeof(float)); });
+}
+int thrust_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, Stream s) {
+  return launch_gather(in, idx, out, n, 1, s);
+}
+int cub_reduce_sum(const std::uint32_t* in, std::size_t n, std::uint32_t* out, void* temp, std::size_t* temp_bytes,
+                   Stream s) {
+  if (temp == nullptr) {
+    *temp_bytes = 1000;
+    return cudaSuccess;
+  }
+  if (*temp_bytes < 1000) return cudaErrorInvalidValue;
+  ++state().kernel_launches;
+  return enqueue(s, [=] { *out = std::accumulate(in, in + n, std::uint32_t{0}); });
+}
+int random_permutation(std::uint32_t* idx, std::size_t n, std::uint64_t seed, Stream s) {
+  return enqueue(s, [=] {
+    std::iota(idx, idx + n, std::uint32_t{0});
+    std::shuffle(idx, idx + n, std::mt19937_64(seed));
+  });
+}
+
+}  // namespace gpubench::kernels

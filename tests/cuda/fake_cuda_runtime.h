@@ -1,0 +1,34 @@
+// The host stand-in for the CUDA runtime used by test_cuda_fake (see fake_cuda_runtime.cpp):
+// its counters and fault switches.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace fake_cuda {
+
+/// Counters and fault injection of the fake runtime.
+struct State {
+  std::size_t total_bytes = std::size_t{80} << 30;
+  std::size_t free_bytes = std::size_t{4} << 30;  ///< what cudaMalloc may still hand out
+  std::map<void*, std::size_t> sizes;            ///< live allocations
+  cudaError_t last_error = cudaSuccess;
+  cudaError_t sticky = cudaSuccess;  ///< returned by synchronizing calls once set
+  bool thrust_synchronizes = false;  ///< thrust_copy synchronizes its stream (not capturable)
+  bool break_write = false;          ///< the write launcher corrupts one element
+  int live_streams = 0;
+  int live_graphs = 0;
+  int captures = 0;
+  int graph_launches = 0;
+  int kernel_launches = 0;
+  int d2d_copies = 0;
+};
+
+/// The one fake device's state.
+State& state();
+
+}  // namespace fake_cuda
