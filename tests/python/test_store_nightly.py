@@ -107,7 +107,7 @@ flt = re.compile(args.get("--filter", ""))
 doc["benchmarks"] = [e for e in doc["benchmarks"] if flt.search(e["run_name"])]
 for e in doc["benchmarks"]:
     if e["run_name"].startswith(os.environ["FAKE_BENCH"] + "/") and e.get("aggregate_name") != "cv":
-        for k in ("GB/s", "sector_GB/s"):
+        for k in ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak"):
             if k in e:
                 e[k] *= factor
 if "--out" in args:
