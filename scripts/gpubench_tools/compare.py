@@ -254,7 +254,7 @@ def to_markdown(c: Comparison) -> str:
         f"- device key: `{c.device_key}`",
         f"- thresholds: min effect {t.min_effect:.1%}, {t.noise_k:g} x baseline noise, "
         f"Mann-Whitney U alpha {t.alpha:g}",
-        f"- verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.items()),
+        "- verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.items()),
         f"- result: **{'REGRESSION' if c.exit_code else 'no confirmed regression'}**",
         "",
         "| benchmark | metric | baseline | new | change | noise | p | verdict | why |",

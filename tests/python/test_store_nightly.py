@@ -12,6 +12,7 @@ import pytest
 
 from conftest import BIN, cli, scaled
 from fixtures import write_json
+from test_roofline_plots import assert_png
 from gpubench_tools.compare import Thresholds
 from gpubench_tools.errors import UsageError
 from gpubench_tools.results import load_result
@@ -160,7 +161,7 @@ def test_a_confirmed_regression_fails_the_night(tmp_path, fake_gpubench):
     assert len(list((tmp_path / "results").glob("*/*.json"))) == 2  # re-run not in the store
     failures = ET.parse(tmp_path / "report" / "junit.xml").getroot().findall("testcase/failure")
     assert len(failures) == 1
-    assert (tmp_path / "report" / "trends" / file_name(name)).exists()
+    assert_png(tmp_path / "report" / "trends" / file_name(name), (900, 450))
 
 
 def test_a_regression_the_rerun_does_not_confirm_is_noisy(tmp_path, fake_gpubench):
