@@ -12,6 +12,8 @@
 // thread of the block: a thread switches out only at __syncthreads(), __syncwarp(), a warp
 // collective (warp_exchange and everything built on it) or when it returns. Between those points
 // a thread runs alone, so atomics are trivial and plain shared-memory accesses do not race.
+// There is no preemption: a thread that spins on memory another thread of the launch must write
+// (a flag, a lock) never yields and hangs the emulation; wait at a barrier instead.
 //
 // Strict barrier rules (they catch code that is undefined behaviour on a GPU):
 //  - __syncthreads() completes only when ALL threads of the block reach it; a thread that has
