@@ -175,8 +175,9 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
     measured = [b for b in new.benchmarks.values() if b.ok]
     if measured and max(len(b.samples) for b in measured) < t.min_samples:
         raise UsageError(f"too little data: {new.path} has at most "
-                         f"{max(len(b.samples) for b in measured)} repetition(s) per benchmark; "
-                         f"need {t.min_samples} (run gpubench with --benchmark_repetitions=5)")
+                         f"{max(len(b.samples) for b in measured)} per-repetition sample(s) per "
+                         f"benchmark; need {t.min_samples} (run gpubench with "
+                         f"--benchmark_repetitions=5, without --benchmark_report_aggregates_only)")
     for b in new.benchmarks.values():
         if b.skipped:
             c.not_compared.append((b.name, b.error or "skipped"))
@@ -185,7 +186,7 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
             c.rows.append(Row(b.name, b.metric, "INVALID", b.error or "not verified"))
             continue
         if not b.samples:
-            c.not_compared.append((b.name, "no samples in the new result"))
+            c.not_compared.append((b.name, "no per-repetition samples in the new result"))
             continue
         if b.throttled:
             c.rows.append(Row(b.name, b.metric, "INVALID", "clocks throttled during the run",

@@ -18,6 +18,10 @@ def run_cli(tool: str, main, argv=None) -> int:
     except UsageError as e:
         print(f"{tool}: error: {e}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as e:  # run outside the virtual environment
+        print(f"{tool}: error: Python package '{e.name}' is missing; install the requirements: "
+              f"python3 -m pip install -r scripts/requirements.txt", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"{tool}: interrupted", file=sys.stderr)
         return 130

@@ -90,15 +90,22 @@ class Benchmark:
 
     @property
     def ok(self) -> bool:
-        """Ran, verified, produced at least one sample."""
-        return not self.errors and bool(self.samples)
+        """Ran without error and has numbers (per-repetition samples or a median aggregate)."""
+        return not self.errors and bool(self.samples or "median" in self.aggregates)
+
+    def _entries(self) -> list[dict]:
+        """Per-repetition samples; the median aggregate in files written with
+        --benchmark_report_aggregates_only."""
+        if self.samples:
+            return self.samples
+        return [self.aggregates["median"]] if "median" in self.aggregates else []
 
     @property
     def verification_failed(self) -> bool:
         """An entry failed verification, or a sample says it was not verified."""
         if any(not e.startswith("skipped") for e in self.errors):
             return True
-        return any("verified" in s and to_number(s["verified"]) != 1 for s in self.samples)
+        return any("verified" in s and to_number(s["verified"]) != 1 for s in self._entries())
 
     @property
     def skipped(self) -> bool:
@@ -108,7 +115,7 @@ class Benchmark:
     @property
     def throttled(self) -> bool:
         """Any repetition ran with throttled clocks."""
-        return any((to_number(s.get("throttled")) or 0) != 0 for s in self.samples)
+        return any((to_number(s.get("throttled")) or 0) != 0 for s in self._entries())
 
     @property
     def metric(self) -> str:
@@ -117,7 +124,7 @@ class Benchmark:
         (A benchmark reporting both, like the intensity sweep, derives them from the same time,
         so comparing one of them is enough.)
         """
-        if any((to_number(s.get("TFLOPS")) or 0) > 0 for s in self.samples):
+        if any((to_number(s.get("TFLOPS")) or 0) > 0 for s in self._entries()):
             return "TFLOPS"
         return "GB/s"
 

@@ -236,3 +236,17 @@ def test_plot_cli_bad_input(tmp_path):
     proc = run_script("plot.py", tmp_path / "missing.json")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "missing.json: no such file" in proc.stderr
+
+
+def test_aggregates_only_files_plot_their_median_aggregates(tmp_path, host_doc):
+    doc = json.loads(json.dumps(host_doc))
+    doc["benchmarks"] = [e for e in doc["benchmarks"] if e["run_type"] == "aggregate"]
+    r = load_result(write_json(doc, tmp_path / "agg.json"))
+    s = roofline_data([r], [], CARDS).series[0]
+    assert s.points
+    for p in s.points:
+        agg = next(e for e in doc["benchmarks"] if e["run_name"].startswith(p.name + "/")
+                   and e["aggregate_name"] == "median")
+        assert p.GBps == pytest.approx(agg["GB/s"])
+    code, _, err = cli("compare.py", r.path, r.path)
+    assert code == 2 and "too little data" in err and "aggregates_only" in err
