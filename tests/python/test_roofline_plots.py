@@ -104,6 +104,9 @@ def test_a_card_the_table_lacks_falls_back_to_the_context_peaks(tmp_path):
     assert s.ceiling("dram").value == 5000 and s.ceiling("fp32").value == 90
     assert s.ceiling("fp16_tensor") is None
     assert any("not in cards.csv" in n for n in s.notes)
+    code, out, err = cli("roofline.py", r.path, "--out", tmp_path / "future.png")
+    assert code == 0 and out.strip() == str(tmp_path / "future.png")
+    assert err.count("\n") == 1 and "using the peaks in the result's context" in err
 
 
 def test_cards_only_chart_has_each_cards_roofline():
