@@ -8,18 +8,19 @@
 // Two measurement modes, chosen by whether the L2 must be flushed:
 //  - hot (no flusher; working set meant to stay cache-resident): the `batch` enqueues are
 //    captured once into a CUDA graph, and the graph is launched between two events, so the
-//    CPU cost of ~2-3 us per launch is not what is timed (a graph node costs ~1 us less and is
-//    already on the device). The instantiated graph is cached for the next call with the same
-//    batch. The first capture is preceded by one plain execution (lazy module loading cannot
-//    happen inside a capture on drivers older than CUDA 12.3). If the operation cannot be captured (a library call that synchronizes), the timer
-//    falls back for good to plain stream launches between the same two events and says so in
-//    used_graph().
+//    CPU cost of ~2-3 us per launch is not what is timed (a graph node costs ~1 us less and
+//    is already on the device). The instantiated graph is cached for the next call with the
+//    same batch. The first capture is preceded by one plain execution (lazy module loading
+//    cannot happen inside a capture on drivers older than CUDA 12.3). If the operation cannot
+//    be captured (a library call that synchronizes), the timer falls back for good to plain
+//    stream launches between the same two events and says so in used_graph().
 //  - cold (flusher given; working sets >= L2/2): for each of the `batch` executions, the L2
 //    is flushed, then an event pair brackets that one execution; the result is the sum of the
-//    bracketed intervals. The flush itself is never inside a timed interval (nvbench measures
-//    its cold runs the same way). Each execution here is a DRAM-sized run (>= L2/2 of data),
-//    long compared with the CPU cost of queueing the next flush + launch, so the queue never
-//    drains inside a timed interval.
+//    bracketed intervals. The first call starts with one plain, untimed execution (lazy
+//    loading). The flush is never inside a timed interval (nvbench measures its cold runs the
+//    same way). Each execution here is a DRAM-sized run (>= L2/2 of data), long compared with
+//    the CPU cost of queueing the next flush + launch, so the queue never drains inside a
+//    timed interval.
 // Events are read only after cudaEventSynchronize on the last stop event.
 #pragma once
 
