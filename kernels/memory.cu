@@ -47,9 +47,7 @@ cudaError_t grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::si
   int resident = 0;
   const cudaError_t err = resident_blocks(kernel, cache, sm_count, &resident);
   if (err != cudaSuccess) return err;
-  const std::size_t per_block = per_thread * kMemoryBlockThreads;
-  const std::size_t needed = std::max<std::size_t>(1, (items + per_block - 1) / per_block);
-  *grid = static_cast<int>(std::min<std::size_t>(needed, static_cast<std::size_t>(resident)));
+  *grid = memory_grid_blocks(items, per_thread, resident);
   return cudaSuccess;
 }
 

@@ -37,6 +37,18 @@ constexpr int kMemoryUnroll = 4;
 /// Loads in flight per thread in the strided and gather kernels (4-byte elements).
 constexpr int kGatherUnroll = 8;
 
+/// Blocks of kMemoryBlockThreads for `items` work items when each thread takes `per_thread`
+/// of them per pass: enough for one pass, never more than `resident` (the blocks that fit on
+/// the GPU at once, so large sizes run one wave of grid-stride blocks), at least 1. Host code
+/// (the launchers), here so the emulation tests cover it.
+inline int memory_grid_blocks(std::size_t items, std::size_t per_thread, int resident) {
+  const std::size_t per_block = per_thread * static_cast<std::size_t>(kMemoryBlockThreads);
+  std::size_t blocks = (items + per_block - 1) / per_block;
+  const std::size_t cap = resident > 0 ? static_cast<std::size_t>(resident) : 1u;
+  if (blocks > cap) blocks = cap;
+  return blocks < 1 ? 1 : static_cast<int>(blocks);
+}
+
 namespace detail {
 
 /// Global index of the calling thread and number of threads in the (1-D) grid.
