@@ -18,44 +18,58 @@
 
 namespace gpubench::kernels {
 
-/// The contracts of every kernel in kernels/intensity.cu.
-inline contract::FileContract intensity_contract() {
-  constexpr int kBlock = 256;
-  constexpr int kMaxRegs = 32;  // 65536 registers / 2048 threads
-  contract::FileContract file;
-  auto base = [&](const std::string& regex) {
-    contract::KernelContract c;
-    c.kernel = regex;
-    c.block_threads = kBlock;
-    c.max_registers = kMaxRegs;
-    c.max_static_smem_bytes = 0;
-    c.min_occupancy = 1.0;
-    // Arithmetic other than the counted FMAs would be FLOP the work model does not count.
-    c.ptx_forbidden = {R"(\b(mul|add|sub)\.(rn\.)?f(16|32|64)(x2)?\b)", R"(\bfma\.rn\.f64\b)"};
-    return c;
-  };
-  auto sweep = [&](const std::string& regex, const char* fma, const char* other_fma, const char* vec_type, int count) {
-    contract::KernelContract c = base(regex);
-    c.ptx_counts = {{std::string(R"(\b)") + fma + R"(\b)", count}, {std::string(R"(\b)") + other_fma + R"(\b)", 0}};
-    c.ptx_required = {std::string(R"(ld\.global\.nc\.v4\.)") + vec_type, std::string(R"(st\.global\.v4\.)") + vec_type};
-    file.push_back(c);
-  };
-  for (int k : kSweepFmaCounts) {
-    sweep("intensity_fp32_kernel<" + std::to_string(k) + ", 1>\\(", R"(fma\.rn\.f32)", R"(fma\.rn\.f16x2)", "f32",
-          8 * k + 1);
-    sweep("intensity_fp16x2_kernel<" + std::to_string(k) + ">\\(", R"(fma\.rn\.f16x2)", R"(fma\.rn\.f32)", "u32",
-          8 * k + 1);
-  }
-  sweep(R"(intensity_fp32_kernel<1, 2>\()", R"(fma\.rn\.f32)", R"(fma\.rn\.f16x2)", "f32", 4 + 1);
+namespace intensity_detail {
 
+/// FP32 / FP16x2 FMA lines in PTX.
+inline constexpr const char* kPtxFmaF32 = R"(\bfma\.rn\.f32\b)";
+inline constexpr const char* kPtxFmaF16x2 = R"(\bfma\.rn\.f16x2\b)";
+/// Floating-point arithmetic other than the counted FMAs: FLOP the work model would not count.
+inline constexpr const char* kPtxOtherFlop = R"(\b(mul|add|sub|div)(\.rn|\.rz|\.rm|\.rp)?(\.ftz)?(\.sat)?\.f(16|32|64)(x2)?\b)";
+inline constexpr const char* kPtxFmaF64 = R"(\bfma\.rn\.f64\b)";
+/// 128-bit global load / store (any cache qualifier).
+inline constexpr const char* kPtxLoad128 = R"(\bld\.global(\.[a-zA-Z0-9_:]+)*\.v4\.(u32|b32|f32)\b)";
+inline constexpr const char* kPtxStore128 = R"(\bst\.global(\.[a-zA-Z0-9_:]+)*\.v4\.(u32|b32|f32)\b)";
+
+/// Budgets shared by every kernel of the file: 256 threads, at most 32 registers on sm_80/90
+/// (full occupancy: 8 blocks of 256 per SM); ptxas for sm_120 allocates up to 40, which still
+/// fills an sm_120 SM (1536 threads).
+inline contract::KernelContract base(const std::string& name_regex) {
+  return contract::kernel(name_regex)
+      .block(256)
+      .registers(32)
+      .static_smem(0)
+      .occupancy(1.0)
+      .no_ptx({kPtxOtherFlop, kPtxFmaF64})
+      .on_arch(100, 32, 1.0)
+      .on_arch(120, 40, 1.0);
+}
+
+/// A sweep kernel: exactly `count` FMAs of its kind, none of the other, 16-byte loads/stores.
+inline contract::KernelContract sweep(const std::string& name_regex, bool fp32, int count) {
+  return base(name_regex)
+      .ptx_count(fp32 ? kPtxFmaF32 : kPtxFmaF16x2, count)
+      .ptx_count(fp32 ? kPtxFmaF16x2 : kPtxFmaF32, 0)
+      .ptx({kPtxLoad128, kPtxStore128});
+}
+
+/// Every contract of kernels/intensity.cu, in instantiation order.
+inline contract::FileContract intensity_contract() {
+  contract::FileContract file;
+  for (int k : kSweepFmaCounts) {
+    const std::string kk = std::to_string(k);
+    file.push_back(sweep("::intensity_fp32_kernel<" + kk + ", 1>\\(", true, 8 * k + 1));
+    file.push_back(sweep("::intensity_fp16x2_kernel<" + kk + ">\\(", false, 8 * k + 1));
+  }
+  file.push_back(sweep(R"(::intensity_fp32_kernel<1, 2>\()", true, 4 + 1));  // even elements only
   const int peak = 4 * kPeakStepsPerRound;  // kPeakChains x kPeakUnroll
-  contract::KernelContract p32 = base(R"(peak_fp32_kernel<4, 64>\()");
-  p32.ptx_counts = {{R"(\bfma\.rn\.f32\b)", peak}, {R"(\bfma\.rn\.f16x2\b)", 0}};
-  file.push_back(p32);
-  contract::KernelContract p16 = base(R"(peak_fp16x2_kernel<4, 64>\()");
-  p16.ptx_counts = {{R"(\bfma\.rn\.f16x2\b)", peak}, {R"(\bfma\.rn\.f32\b)", 0}};
-  file.push_back(p16);
+  file.push_back(base(R"(::peak_fp32_kernel<4, 64>\()").ptx_count(kPtxFmaF32, peak).ptx_count(kPtxFmaF16x2, 0));
+  file.push_back(base(R"(::peak_fp16x2_kernel<4, 64>\()").ptx_count(kPtxFmaF16x2, peak).ptx_count(kPtxFmaF32, 0));
   return file;
 }
+
+}  // namespace intensity_detail
+
+/// Contracts of every kernel in kernels/intensity.cu (checked by tests/contract).
+inline const contract::FileContract kIntensityContract = intensity_detail::intensity_contract();
 
 }  // namespace gpubench::kernels

@@ -186,6 +186,7 @@ class CudaBackend final : public CudaBackendBase {
     add_cuda_memory_workloads(table_);
     add_cuda_pcie_workloads(table_);
     add_cuda_gemm_workloads(table_);
+    add_cuda_roofline_workloads(table_);
   }
 
   std::string kind() const override { return "cuda"; }

@@ -52,4 +52,8 @@ void add_cuda_memory_workloads(WorkloadTable& table);
 /// (harness/cuda/gemm_workloads.cpp).
 void add_cuda_gemm_workloads(WorkloadTable& table);
 
+/// roofline/intensity_{fp32,fp16x2}/kernel/... and compute/peak_{fp32_fma,fp16x2_hfma2}/kernel/...
+/// on a CUDA device (harness/cuda/roofline_workloads.cpp).
+void add_cuda_roofline_workloads(WorkloadTable& table);
+
 }  // namespace gpubench

@@ -1,0 +1,154 @@
+// The roofline intensity sweep and the peak-FMA benchmarks on a CUDA device. Names, arguments
+// and work models come from harness/families/roofline_cases.cpp; kernels from
+// kernels/intensity.h.
+//
+// Inputs are seeded random values of the verification grid (harness/intensity_verify.h), filled
+// on the host and copied; outputs are poisoned by poison(), copied back and every element is
+// checked against the bit-exact host recurrence by verify(). Sizes that do not fit in free
+// device memory are skipped with the reason. Timing is harness/cuda/timing.h's (one event pair
+// per L2-flushed run for the DRAM-sized sweep, a graph of the batch otherwise).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/cuda/cuda_backend.h"
+#include "harness/cuda/cuda_device.h"
+#include "harness/cuda/device_buffer.h"
+#include "harness/cuda/timing.h"
+#include "harness/intensity_verify.h"
+#include "kernels/intensity.h"
+#include "kernels/intensity_reference.h"
+
+namespace gpubench {
+
+namespace {
+
+using Coeff = kernels::intensity::Coefficients;
+
+enum class Kind { sweep_fp32, sweep_fp16x2, peak_fp32, peak_fp16x2 };
+
+constexpr bool is_fp32(Kind k) { return k == Kind::sweep_fp32 || k == Kind::peak_fp32; }
+
+// Seeds differ per benchmark name and are the same from run to run.
+std::uint64_t case_seed(const BenchCase& c) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (char ch : c.name()) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
+  return h;
+}
+
+template <Kind K>
+class RooflineWorkload final : public Workload {
+ public:
+  RooflineWorkload(const BenchCase& c, CudaDevice& dev)
+      : c_(c),
+        dev_(dev),
+        timer_(dev.stream()),
+        n_(static_cast<std::size_t>(c.arg("n"))),
+        steps_(static_cast<int>(c.arg("steps"))),
+        every_(static_cast<int>(c.arg("every"))) {}
+
+  void prepare() override {
+    dev_.activate();
+    if (c_.needs_flush) dev_.flusher().allocate(dev_.stream());
+    // Reject what the launchers would reject, before allocating.
+    if (K == Kind::sweep_fp32 && !kernels::intensity_fp32_supported(steps_, every_)) throw SkipCase(bad_args());
+    if (K == Kind::sweep_fp16x2 && !kernels::intensity_fp16x2_supported(steps_)) throw SkipCase(bad_args());
+    if ((K == Kind::peak_fp32 || K == Kind::peak_fp16x2) &&
+        (steps_ % kernels::kPeakStepsPerRound != 0 || n_ % kernels::kPeakTileElems != 0 || n_ == 0)) {
+      throw SkipCase(bad_args());
+    }
+    const std::size_t bytes = n_ * 4;
+    require_device_memory(2 * bytes, c_.name());
+    in_ = DeviceBuffer(bytes);
+    out_ = DeviceBuffer(bytes);
+    if (is_fp32(K)) {
+      host_f32_.assign(n_, 0.0f);
+      fill_intensity_f32(host_f32_.data(), n_, case_seed(c_));
+      copy_to_device(in_.get(), host_f32_.data(), bytes, dev_.stream());
+    } else {
+      host_f16x2_.assign(n_, 0);
+      fill_intensity_f16x2(host_f16x2_.data(), n_, case_seed(c_));
+      copy_to_device(in_.get(), host_f16x2_.data(), bytes, dev_.stream());
+    }
+  }
+
+  void poison() override { poison_device(out_.get(), n_ * 4, dev_.stream()); }
+
+  double run(int batch) override {
+    dev_.activate();
+    const void* in = in_.get();
+    void* out = out_.get();
+    const std::size_t n = n_;
+    const int steps = steps_, every = every_, sms = dev_.sm_count();
+    const std::uint32_t ha = kernels::intensity::splat_half2(Coeff::kA16);
+    const std::uint32_t hb = kernels::intensity::splat_half2(Coeff::kB16);
+    return timer_.time(batch, [=](CUstream_st* s, int) -> int {
+      switch (K) {
+        case Kind::sweep_fp32:
+          return kernels::launch_intensity_fp32(static_cast<const float*>(in), static_cast<float*>(out), n, steps,
+                                                every, Coeff::kA32, Coeff::kB32, sms, s);
+        case Kind::sweep_fp16x2:
+          return kernels::launch_intensity_fp16x2(static_cast<const std::uint32_t*>(in),
+                                                  static_cast<std::uint32_t*>(out), n, steps, ha, hb, sms, s);
+        case Kind::peak_fp32:
+          return kernels::launch_peak_fp32(static_cast<const float*>(in), static_cast<float*>(out), n,
+                                           steps / kernels::kPeakStepsPerRound, Coeff::kA32, Coeff::kB32, sms, s);
+        case Kind::peak_fp16x2:
+          return kernels::launch_peak_fp16x2(static_cast<const std::uint32_t*>(in),
+                                             static_cast<std::uint32_t*>(out), n,
+                                             steps / kernels::kPeakStepsPerRound, ha, hb, sms, s);
+      }
+      return 1;  // cudaErrorInvalidValue
+    }, c_.needs_flush ? &dev_.flusher() : nullptr);
+  }
+
+  Verification verify() override {
+    if (is_fp32(K)) {
+      const auto got = copy_to_host(out_.as<float>(), n_, dev_.stream());
+      return check_intensity_f32(host_f32_.data(), got.data(), n_, steps_, every_, Coeff::kA32, Coeff::kB32, 1e-6);
+    }
+    const auto got = copy_to_host(out_.as<std::uint32_t>(), n_, dev_.stream());
+    return check_intensity_f16x2(host_f16x2_.data(), got.data(), n_, steps_,
+                                 kernels::intensity::splat_half2(Coeff::kA16),
+                                 kernels::intensity::splat_half2(Coeff::kB16), 1);
+  }
+
+  std::map<std::string, double> extra_counters(double /*seconds_per_op*/) override {
+    if (c_.needs_flush) return {};
+    return {{"cuda_graph", timer_.used_graph() ? 1.0 : 0.0}};
+  }
+
+ private:
+  std::string bad_args() const {
+    return "no kernel instantiated for steps=" + std::to_string(steps_) + ", every=" + std::to_string(every_) +
+           ", n=" + std::to_string(n_);
+  }
+
+  const BenchCase c_;
+  CudaDevice& dev_;
+  BatchTimer timer_;
+  std::size_t n_;
+  int steps_;
+  int every_;
+  std::vector<float> host_f32_;           // the FP32 inputs (FP32 kinds)
+  std::vector<std::uint32_t> host_f16x2_;  // the half2 input words (FP16x2 kinds)
+  DeviceBuffer in_, out_;
+};
+
+template <Kind K>
+std::unique_ptr<Workload> make(const BenchCase& c, Backend& b) {
+  return std::make_unique<RooflineWorkload<K>>(c, cuda_device_of(b));
+}
+
+}  // namespace
+
+void add_cuda_roofline_workloads(WorkloadTable& t) {
+  t.add("roofline/intensity_fp32/kernel", &make<Kind::sweep_fp32>);
+  t.add("roofline/intensity_fp16x2/kernel", &make<Kind::sweep_fp16x2>);
+  t.add("compute/peak_fp32_fma/kernel", &make<Kind::peak_fp32>);
+  t.add("compute/peak_fp16x2_hfma2/kernel", &make<Kind::peak_fp16x2>);
+}
+
+}  // namespace gpubench
