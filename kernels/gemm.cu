@@ -28,7 +28,7 @@ int launch_sgemm(const float* a, const float* b, float* c, int m, int n, int k, 
 int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Stream stream) {
   if (hgemm_wmma_shape_error(m, n, k) != nullptr) return static_cast<int>(cudaErrorInvalidValue);
   const dim3 grid(n / hgemm::kBlockN, m / hgemm::kBlockM);
-  hgemm::hgemm_wmma_kernel<<<grid, hgemm::kThreads, 0, stream>>>(reinterpret_cast<const __half*>(a),
+  hgemm::hgemm_wmma_kernel<<<grid, hgemm::kWmmaThreads, 0, stream>>>(reinterpret_cast<const __half*>(a),
                                                                  reinterpret_cast<const __half*>(b), c, m, n, k);
   return static_cast<int>(cudaGetLastError());
 }

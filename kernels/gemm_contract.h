@@ -7,12 +7,15 @@
 //   16 warps per SM, occupancy 0.25 (A100/H100: 2048 threads per SM), the usual point for a
 //   register-tiled SGEMM, where ILP across the 64 independent accumulators hides latency.
 // sgemm_naive_kernel: the baseline; universal rules plus full occupancy.
-// hgemm_mma_kernel: per K tile of 32, 2 k16 steps x (4 ldmatrix.x4 + 2 ldmatrix.x4.trans +
-//   16 mma.sync m16n8k16), fully unrolled = 32 mma, 8 ldmatrix, 4 ldmatrix.trans; 2 + 2 cp.async
-//   of 16 bytes per thread per stage, unrolled in the 3-stage prologue and in the loop = 16;
-//   commit, wait_group 2 (kStages - 2) and a final wait_group 0. No wmma and no FP32 FMA. 64 KiB
-//   of dynamic shared memory and <= 128 registers: 2 blocks per SM on A100 (164 KiB) and H100
-//   (228 KiB), occupancy 0.25; sm_120 (100 KiB shared, 1536 threads) holds one block: 1/6.
+// hgemm_mma_kernel: 4 warps of 64x64. Per K tile of 32, 2 k16 steps x (4 ldmatrix.x4 +
+//   4 ldmatrix.x4.trans + 32 mma.sync m16n8k16), fully unrolled = 64 mma, 8 ldmatrix, 8
+//   ldmatrix.trans; 4 + 4 cp.async of 16 bytes per thread per stage, unrolled in the 3-stage
+//   prologue and in the loop = 32; commit, wait_group 2 (kStages - 2) and a final wait_group 0.
+//   No wmma and no FP32 FMA. 64 KiB of dynamic shared memory and <= 255 registers
+//   (__launch_bounds__(128, 2)): 2 blocks = 8 warps per SM on A100 (164 KiB shared) and H100
+//   (228 KiB), occupancy 0.125, the regime of CUTLASS's own Ampere kernels (latency is hidden by
+//   32 independent mma per k16 step and 3 tiles in flight, not by warps); sm_120 (100 KiB
+//   shared, 1536 threads) holds one block: 1/12.
 // hgemm_wmma_kernel: the baseline; wmma.mma.sync present, one padded static stage.
 #pragma once
 
@@ -35,16 +38,16 @@ inline const contract::FileContract kGemmContract = {
         .ptx({R"(\bfma\.rn\.f32\b)"})
         .on_arch(100, 40, 0.75).on_arch(120, 40, 0.75),
     contract::kernel(R"(hgemm_mma_kernel\()")
-        .block(256).registers(128).static_smem(0).dynamic_smem(4 * (128 * 32 + 32 * 128) * 2).occupancy(0.25)
-        .ptx_count(R"(\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32\b)", 32)
+        .block(128).registers(255).static_smem(0).dynamic_smem(4 * (128 * 32 + 32 * 128) * 2).occupancy(0.125)
+        .ptx_count(R"(\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32\b)", 64)
         .ptx_count(R"(\bldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16\b)", 8)
-        .ptx_count(R"(\bldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16\b)", 4)
-        .ptx_count(R"(\bcp\.async\.cg\.shared\.global \[[^\]]+\], \[[^\]]+\], 16\b)", 16)
+        .ptx_count(R"(\bldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16\b)", 8)
+        .ptx_count(R"(\bcp\.async\.cg\.shared\.global \[[^\]]+\], \[[^\]]+\], 16\b)", 32)
         .ptx({R"(\bcp\.async\.commit_group\b)", R"(\bcp\.async\.wait_group 2\b)", R"(\bcp\.async\.wait_group 0\b)"})
         .no_ptx({R"(\bwmma\.)", R"(\bfma\.rn\.f32\b)"})
         .sass({R"(\bHMMA\.16816\.F32\b)", R"(\bLDSM\.16\.M88\.4\b)", R"(\bLDSM\.16\.MT88\.4\b)",
                R"(\bLDGSTS\.E(\.[A-Z0-9_]+)*\.128\b)"})
-        .on_arch(120, 128, 1.0 / 6.0),
+        .on_arch(120, 255, 1.0 / 12.0),
     contract::kernel(R"(hgemm_wmma_kernel\()")
         .block(256).registers(128).static_smem((128 * 40 + 32 * 136) * 2).occupancy(0.25)
         .ptx({R"(\bwmma\.mma\.sync\.aligned\.row\.row\.m16n16k16\.f32\.f32\b)", R"(\bwmma\.load\.a\.sync\b)"})

@@ -2,18 +2,25 @@
 // A (M x K, fp16), B (K x N, fp16), C (M x N, fp32), C overwritten.
 // Work model: 2*M*N*K FLOP; minimal bytes MK*2 + KN*2 + MN*4 (harness/model gemm_work).
 // Variants:
-//   hgemm_mma_kernel   the fast kernel. 128x128 block tile, K step 32, 8 warps (2 x 4) each owning
-//                      a 64x32 warp tile = 4 x 4 mma.sync m16n8k16 per k16 step. Operands move
-//                      global -> shared with 16-byte cp.async through a kStages-deep ring (one
-//                      commit group per K step, wait_group kStages-2), shared -> registers with
-//                      ldmatrix.x4 (A) and ldmatrix.x4.trans (B, row-major K x N). Both shared
-//                      tiles are XOR-swizzled on 16-byte chunks so that cp.async stores and
-//                      every ldmatrix phase hit 8 distinct bank groups (no conflicts, no padding).
-//                      Blocks are rasterised in groups of kGroupM tile rows for L2 reuse. Any M;
-//                      N, K multiples of 8 (16-byte rows); partial tiles zero-filled by cp.async.
-//   hgemm_wmma_kernel  the simple baseline: nvcuda::wmma 16x16x16 fragments, same block and warp
-//                      tiles, one padded shared-memory stage loaded synchronously. nvcc only (the
-//                      wmma API has no documented fragment layout to emulate).
+//   hgemm_mma_kernel   the fast kernel. 128x128 block tile, K step 32, 4 warps (2 x 2) each owning
+//                      a 64x64 warp tile = 4 x 8 mma.sync m16n8k16 per k16 step, fed by 4
+//                      ldmatrix.x4 (A) + 4 ldmatrix.x4.trans (B, row-major K x N): 8 shared-memory
+//                      loads per 32 mma. Why 64x64: on A100 a k16 step of a 64x32 warp tile
+//                      needs about as many shared-memory cycles (6 ldmatrix + its share of the
+//                      cp.async stores, ~32 SM cycles at 128 B/cycle) as tensor cycles (16 mma,
+//                      32 SM cycles), so shared memory would cap it; 64x64 needs ~48 for 64.
+//                      The cost is ~240 registers per thread: 2 blocks of 128 threads per SM.
+//                      Operands move global -> shared with 16-byte cp.async through a
+//                      kStages-deep ring (one commit group per K step, wait_group kStages-2).
+//                      Both shared tiles are XOR-swizzled on 16-byte chunks so that cp.async
+//                      stores and every ldmatrix phase hit 8 distinct bank groups (no conflicts,
+//                      no padding). Blocks are rasterised in groups of kGroupM tile rows for L2
+//                      reuse. Any M; N, K multiples of 8 (16-byte rows); partial tiles zero-filled
+//                      by cp.async.
+//   hgemm_wmma_kernel  the simple baseline: nvcuda::wmma 16x16x16 fragments, the same 128x128
+//                      block tile over 8 warps of 64x32, one padded shared-memory stage loaded
+//                      synchronously. nvcc only (the wmma API has no documented fragment layout
+//                      to emulate).
 // The mma kernel compiles with nvcc and, under the host SIMT shim, with g++: warp_ops.cuh emulates
 // mma.sync, ldmatrix and cp.async there, so tests/emulation runs this whole kernel on the CPU.
 #pragma once
@@ -36,14 +43,14 @@ constexpr int kBlockN = 128;  ///< columns of C per block
 constexpr int kBlockK = 32;   ///< K extent of one pipeline stage
 constexpr int kStages = 4;    ///< cp.async ring depth (kStages-1 tiles in flight while computing)
 constexpr int kWarpsM = 2;    ///< warps along M
-constexpr int kWarpsN = 4;    ///< warps along N
+constexpr int kWarpsN = 2;    ///< warps along N
 constexpr int kThreads = 32 * kWarpsM * kWarpsN;
 constexpr int kWarpM = kBlockM / kWarpsM;  ///< 64 rows per warp
-constexpr int kWarpN = kBlockN / kWarpsN;  ///< 32 columns per warp
+constexpr int kWarpN = kBlockN / kWarpsN;  ///< 64 columns per warp
 constexpr int kMmaM = kWarpM / 16;         ///< m16 tiles per warp
 constexpr int kMmaN = kWarpN / 8;          ///< n8 tiles per warp
 constexpr int kGroupM = 8;                 ///< tile rows per rasterisation group
-constexpr int kMinBlocksPerSm = 2;         ///< __launch_bounds__ target: 2 x 256 threads, <= 128 registers
+constexpr int kMinBlocksPerSm = 2;         ///< __launch_bounds__ target: 2 x 128 threads, <= 255 registers
 constexpr int kStageHalvesA = kBlockM * kBlockK;
 constexpr int kStageHalvesB = kBlockK * kBlockN;
 constexpr int kStageHalves = kStageHalvesA + kStageHalvesB;
@@ -235,6 +242,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
 constexpr int kWmmaLdA = kBlockK + 8;
 constexpr int kWmmaLdB = kBlockN + 8;
 
+constexpr int kWmmaWarpsN = 4;  ///< WMMA baseline: 2 x 4 warps of 64 x 32
+constexpr int kWmmaThreads = 32 * 2 * kWmmaWarpsN;
+constexpr int kWmmaWarpM = kBlockM / 2;
+constexpr int kWmmaWarpN = kBlockN / kWmmaWarpsN;
+
 /// Shared memory of the WMMA kernel: one stage.
 struct alignas(128) WmmaSmem {
   __half a[kBlockM * kWmmaLdA];
@@ -242,31 +254,31 @@ struct alignas(128) WmmaSmem {
 };
 
 /// C = A * B with nvcuda::wmma (baseline). M, N multiples of 128, K a multiple of 32.
-/// Block kThreads, grid (n / 128, m / 128).
-__global__ void __launch_bounds__(kThreads) hgemm_wmma_kernel(const __half* __restrict__ a, const __half* __restrict__ b,
+/// Block kWmmaThreads, grid (n / 128, m / 128).
+__global__ void __launch_bounds__(kWmmaThreads) hgemm_wmma_kernel(const __half* __restrict__ a, const __half* __restrict__ b,
                                                               float* __restrict__ c, int m, int n, int k) {
   namespace wmma = nvcuda::wmma;
   __shared__ WmmaSmem sm;
   const int tid = static_cast<int>(threadIdx.x);
   const int warp_id = tid / 32;
-  const int warp_m = (warp_id / kWarpsN) * kWarpM;
-  const int warp_n = (warp_id % kWarpsN) * kWarpN;
+  const int warp_m = (warp_id / kWmmaWarpsN) * kWmmaWarpM;
+  const int warp_n = (warp_id % kWmmaWarpsN) * kWmmaWarpN;
   const int block_m = static_cast<int>(blockIdx.y) * kBlockM;
   const int block_n = static_cast<int>(blockIdx.x) * kBlockN;
   (void)m;
 
-  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kWarpM / 16][kWarpN / 16];
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kWmmaWarpM / 16][kWmmaWarpN / 16];
   GPUBENCH_UNROLL
-  for (int i = 0; i < kWarpM / 16; ++i) {
+  for (int i = 0; i < kWmmaWarpM / 16; ++i) {
     GPUBENCH_UNROLL
-    for (int j = 0; j < kWarpN / 16; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+    for (int j = 0; j < kWmmaWarpN / 16; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
   }
 
   for (int k0 = 0; k0 < k; k0 += kBlockK) {
     // 16-byte loads: A tile 128 x 32 and B tile 32 x 128 are 512 chunks each, 2 per thread.
     GPUBENCH_UNROLL
     for (int i = 0; i < 2; ++i) {
-      const int id = tid + i * kThreads;
+      const int id = tid + i * kWmmaThreads;
       const int ar = id / 4;
       const int ac = (id % 4) * 8;
       *reinterpret_cast<uint4*>(&sm.a[ar * kWmmaLdA + ac]) =
@@ -279,24 +291,24 @@ __global__ void __launch_bounds__(kThreads) hgemm_wmma_kernel(const __half* __re
     __syncthreads();
     GPUBENCH_UNROLL
     for (int kk = 0; kk < kBlockK; kk += 16) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[kWarpM / 16];
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[kWarpN / 16];
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[kWmmaWarpM / 16];
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[kWmmaWarpN / 16];
       GPUBENCH_UNROLL
-      for (int i = 0; i < kWarpM / 16; ++i) wmma::load_matrix_sync(fa[i], &sm.a[(warp_m + i * 16) * kWmmaLdA + kk], kWmmaLdA);
+      for (int i = 0; i < kWmmaWarpM / 16; ++i) wmma::load_matrix_sync(fa[i], &sm.a[(warp_m + i * 16) * kWmmaLdA + kk], kWmmaLdA);
       GPUBENCH_UNROLL
-      for (int j = 0; j < kWarpN / 16; ++j) wmma::load_matrix_sync(fb[j], &sm.b[kk * kWmmaLdB + warp_n + j * 16], kWmmaLdB);
+      for (int j = 0; j < kWmmaWarpN / 16; ++j) wmma::load_matrix_sync(fb[j], &sm.b[kk * kWmmaLdB + warp_n + j * 16], kWmmaLdB);
       GPUBENCH_UNROLL
-      for (int i = 0; i < kWarpM / 16; ++i) {
+      for (int i = 0; i < kWmmaWarpM / 16; ++i) {
         GPUBENCH_UNROLL
-        for (int j = 0; j < kWarpN / 16; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+        for (int j = 0; j < kWmmaWarpN / 16; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
       }
     }
     __syncthreads();
   }
   GPUBENCH_UNROLL
-  for (int i = 0; i < kWarpM / 16; ++i) {
+  for (int i = 0; i < kWmmaWarpM / 16; ++i) {
     GPUBENCH_UNROLL
-    for (int j = 0; j < kWarpN / 16; ++j) {
+    for (int j = 0; j < kWmmaWarpN / 16; ++j) {
       float* dst = c + static_cast<std::size_t>(block_m + warp_m + i * 16) * n + block_n + warp_n + j * 16;
       wmma::store_matrix_sync(dst, acc[i][j], static_cast<unsigned>(n), wmma::mem_row_major);
     }
