@@ -2,7 +2,7 @@
 // (cudaMemcpyAsync) and through the SMs (kernels/pcie.h: a kernel reading or writing mapped
 // pinned memory), one direction at a time or both at once.
 //
-// Timing (also written to the context as pcie_timing):
+// Timing (harness/pcie/transfer_plan.h; also written to the context as pcie_timing):
 //  - pinned / write-combined / mapped transfers below kSpinBelowBytes: each batch is queued in
 //    chunks behind the spin kernel, with the start event after it; the host then releases the
 //    spin kernel, so the transfers run back to back and the host's queueing cost is not timed.
@@ -14,8 +14,8 @@
 //    around the batch, after a stream synchronize on both ends (a pageable host-to-device copy
 //    may return before its last DMA completes).
 //  - bidirectional: the measured direction on stream A, the other direction on stream B with
-//    2 x batch + 1 transfers released at the same moment, so the measured transfers never run
-//    alone; only A is timed, and each direction is its own benchmark.
+//    counter_transfers(batch) = 2 x batch + 1 transfers released at the same moment, so the
+//    measured transfers never run alone; only A is timed; each direction is its own benchmark.
 // Verification, after the timed runs: what arrived on the other side is compared byte for
 // byte with a pageable reference copy of what was sent (seeded random data, never zeros).
 #include "harness/cuda/pcie_workloads.h"
@@ -36,6 +36,7 @@
 #include "harness/cuda/cuda_device.h"
 #include "harness/cuda/device_buffer.h"
 #include "harness/cuda/timing.h"
+#include "harness/pcie/transfer_plan.h"
 #include "harness/verify.h"
 #include "kernels/pcie.h"
 
@@ -43,11 +44,6 @@ namespace gpubench {
 
 namespace {
 
-/// Transfers below this are held behind the spin kernel; from here up, events around the batch.
-constexpr std::size_t kSpinBelowBytes = std::size_t{4} << 20;
-/// Operations queued behind one spin kernel: far below the depth at which enqueueing blocks
-/// the host (which would deadlock against the held stream until the timeout).
-constexpr int kMaxHeldOps = 128;
 /// The spin kernel gives up after this: a held chunk is queued in well under a millisecond.
 constexpr std::uint64_t kSpinTimeoutNs = 2'000'000'000ull;
 
@@ -184,7 +180,11 @@ struct Spec {
 class PcieTransferWorkload final : public Workload {
  public:
   PcieTransferWorkload(const BenchCase& c, CudaDevice& dev, Spec spec)
-      : name_(c.name()), bytes_(static_cast<std::size_t>(c.arg("bytes"))), dev_(dev), spec_(spec) {}
+      : name_(c.name()),
+        bytes_(static_cast<std::size_t>(c.arg("bytes"))),
+        dev_(dev),
+        spec_(spec),
+        timing_(pcie::transfer_timer(spec.memory == HostMemory::pageable, bytes_)) {}
 
   void prepare() override {
     dev_.activate();
@@ -212,8 +212,11 @@ class PcieTransferWorkload final : public Workload {
   }
 
   double run(int batch) override {
-    if (spec_.memory == HostMemory::pageable) return run_host_clock(batch);
-    if (bytes_ < kSpinBelowBytes) return run_spin_held(batch);
+    switch (timing_) {
+      case pcie::TransferTimer::host_clock: return run_host_clock(batch);
+      case pcie::TransferTimer::spin_held: return run_spin_held(batch);
+      case pcie::TransferTimer::batch_events: break;
+    }
     return run_events(batch);
   }
 
@@ -227,9 +230,11 @@ class PcieTransferWorkload final : public Workload {
   }
 
   std::map<std::string, double> extra_counters(double) override {
-    const bool host_clock = spec_.memory == HostMemory::pageable;
-    return {{"host_clock_timed", host_clock ? 1.0 : 0.0},
-            {"spin_held", !host_clock && bytes_ < kSpinBelowBytes ? 1.0 : 0.0}};
+    std::map<std::string, double> k = {
+        {"host_clock_timed", timing_ == pcie::TransferTimer::host_clock ? 1.0 : 0.0},
+        {"spin_held", timing_ == pcie::TransferTimer::spin_held ? 1.0 : 0.0}};
+    if (spec_.engine == Engine::sm) k["sm_copy_blocks"] = kernels::pcie_sm_copy_blocks(bytes_, dev_.sm_count());
+    return k;
   }
 
  private:
@@ -294,17 +299,17 @@ class PcieTransferWorkload final : public Workload {
     return cudaMemcpyAsync(d.host->get(), d.device.get(), bytes_, cudaMemcpyDeviceToHost, s);
   }
 
-  /// `n` measured transfers on A; with bidir, 2n + 1 opposite ones on B (interleaved, so B is
-  /// fed as fast as A).
+  /// `n` measured transfers on A; with bidir, counter_transfers(n) opposite ones on B,
+  /// interleaved in proportion so B is fed as fast as A.
   void enqueue_batch(int n) {
+    const long long counter = spec_.bidir ? pcie::counter_transfers(n) : 0;
+    long long queued = 0;
     for (int i = 0; i < n; ++i) {
       GPUBENCH_CUDA_CHECK(enqueue(measured_, a_->get()));
-      if (spec_.bidir) {
-        GPUBENCH_CUDA_CHECK(enqueue(counter_, b_->get()));
+      for (const long long due = counter * (i + 1) / n; queued < due; ++queued) {
         GPUBENCH_CUDA_CHECK(enqueue(counter_, b_->get()));
       }
     }
-    if (spec_.bidir) GPUBENCH_CUDA_CHECK(enqueue(counter_, b_->get()));
   }
 
   double run_host_clock(int batch) {
@@ -326,11 +331,9 @@ class PcieTransferWorkload final : public Workload {
   }
 
   double run_spin_held(int batch) {
-    // Bidirectional chunks queue three operations per measured one.
-    const int chunk = spec_.bidir ? kMaxHeldOps / 3 : kMaxHeldOps;
     double total = 0;
-    for (int done = 0; done < batch; done += chunk) {
-      const int n = std::min(chunk, batch - done);
+    // Bidirectional chunks queue three operations per measured transfer.
+    for (const int n : pcie::spin_chunks(batch, spec_.bidir ? 3 : 1)) {
       spin_->arm();
       GPUBENCH_CUDA_CHECK(kernels::launch_pcie_spin(spin_->device_flag(), spin_->device_status(), kSpinTimeoutNs,
                                                     a_->get()));
@@ -359,6 +362,7 @@ class PcieTransferWorkload final : public Workload {
   std::size_t bytes_;
   CudaDevice& dev_;
   Spec spec_;
+  pcie::TransferTimer timing_;
   std::unique_ptr<OwnedStream> a_, b_;
   std::unique_ptr<OrderEvent> go_;
   std::unique_ptr<SpinControl> spin_;
