@@ -79,6 +79,12 @@ class Series:
         """The ceiling of a kind, None when not drawn."""
         return next((c for c in self.ceilings if c.kind == kind), None)
 
+    def ridge(self, roof: str, bandwidth: str = "dram") -> float | None:
+        """Ridge point in FLOP/byte where a roof meets a bandwidth diagonal (as ridge_point()
+        in harness/model/roofline.cpp); None when either is not drawn."""
+        r, b = self.ceiling(roof), self.ceiling(bandwidth)
+        return r.value * 1000.0 / b.value if r and b and b.value > 0 else None
+
 
 @dataclass
 class RooflineData:
@@ -296,8 +302,6 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
         theo_roof = max([c.value for c in s.ceilings if not c.diagonal and not c.empirical],
                         default=None)
         emp_roof = next((c.value for c in s.ceilings if c.kind == "empirical_compute"), None)
-        theo_bw = next((c.value for c in s.ceilings if c.kind == "dram"), None)
-        emp_bw = next((c.value for c in s.ceilings if c.kind == "empirical_bandwidth"), None)
         prefix = f"{s.label}: " if len(data.series) > 1 else ""
         for c in s.ceilings:
             if c.diagonal:
@@ -306,10 +310,10 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
                 if roof:
                     y = np.minimum(y, roof)
             else:
-                bw = emp_bw if c.empirical else theo_bw
                 y = np.full_like(x, c.value)
-                if bw:  # a roof starts at its ridge with the bandwidth diagonal
-                    y = np.where(x >= c.value * 1000.0 / bw, y, np.nan)
+                ridge = s.ridge(c.kind, "empirical_bandwidth" if c.empirical else "dram")
+                if ridge:  # a roof starts at its ridge with the bandwidth diagonal
+                    y = np.where(x >= ridge, y, np.nan)
             ax.plot(x, y, linestyle=styles[c.kind], linewidth=widths[c.kind], color=color,
                     alpha=0.75 if c.empirical else 1.0, label=prefix + c.label)
             end = np.flatnonzero(np.isfinite(y))

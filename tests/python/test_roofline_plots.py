@@ -53,6 +53,9 @@ def test_theoretical_ceilings_come_from_the_card_table(h100):
     # PCIe from the negotiated link in the result's context.
     assert s.ceiling("pcie").value == float(doc["context"]["peak_pcie_h2d_GBps"])
     assert s.ceiling("dram").diagonal and not s.ceiling("fp32").diagonal
+    assert s.ridge("fp32") == pytest.approx(66.9e12 / 3350e9)  # 19.97 FLOP/byte
+    assert s.ridge("fp16_tensor") == pytest.approx(989e12 / 3350e9)
+    assert s.ridge("fp16_tensor", "pcie") == pytest.approx(989e12 / 63.0154e9, rel=1e-5)
     assert not s.notes
 
 
