@@ -81,12 +81,9 @@ BatchTimer::BatchTimer(CUstream_st* stream) : stream_(stream) {}
 BatchTimer::~BatchTimer() { invalidate(); }
 
 void BatchTimer::invalidate() {
-  if (exec_) {
-    // No throw from here: called by the destructor.
-    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
-  }
-  exec_ = nullptr;
-  exec_batch_ = 0;
+  // No throw from here: called by the destructor.
+  for (auto& [batch, exec] : graphs_) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec));
+  graphs_.clear();
 }
 
 double BatchTimer::time(int batch, const EnqueueFn& enqueue, L2Flusher* flusher) {
@@ -94,8 +91,10 @@ double BatchTimer::time(int batch, const EnqueueFn& enqueue, L2Flusher* flusher)
   return flusher ? time_cold(batch, enqueue, *flusher) : time_hot(batch, enqueue);
 }
 
-bool BatchTimer::capture(int batch, const EnqueueFn& enqueue) {
-  invalidate();
+CUgraphExec_st* BatchTimer::graph_for(int batch, const EnqueueFn& enqueue) {
+  for (const auto& [b, exec] : graphs_)
+    if (b == batch) return exec;
+  if (!graph_ok_) return nullptr;
   if (!warmed_) {
     // One plain execution first: with lazy module loading (the default since CUDA 12.2) the
     // first launch loads the kernel, which drivers older than CUDA 12.3 cannot do inside a
@@ -125,7 +124,7 @@ bool BatchTimer::capture(int batch, const EnqueueFn& enqueue) {
       abandon();
       (void)cudaGetLastError();
       graph_ok_ = false;
-      return false;
+      return nullptr;
     }
   }
   cudaGraph_t graph = nullptr;
@@ -138,29 +137,32 @@ bool BatchTimer::capture(int batch, const EnqueueFn& enqueue) {
     // way, plain launches from now on; a genuine error shows up again there and is thrown.
     (void)cudaGetLastError();
     graph_ok_ = false;
-    return false;
+    return nullptr;
   }
-  const cudaError_t inst = cudaGraphInstantiate(&exec_, graph, 0);
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
   GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph));
-  if (inst != cudaSuccess) exec_ = nullptr;
   GPUBENCH_CUDA_CHECK(inst);
-  exec_batch_ = batch;
+  if (graphs_.size() >= kMaxGraphs) {
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(graphs_.front().second));
+    graphs_.erase(graphs_.begin());
+  }
+  graphs_.emplace_back(batch, exec);
   // Upload now so the first timed launch does not pay for moving the graph to the device.
-  GPUBENCH_CUDA_CHECK(cudaGraphUpload(exec_, stream_));
-  return true;
+  GPUBENCH_CUDA_CHECK(cudaGraphUpload(exec, stream_));
+  return exec;
 }
 
 double BatchTimer::time_hot(int batch, const EnqueueFn& enqueue) {
-  if (graph_ok_ && (exec_ == nullptr || exec_batch_ != batch)) capture(batch, enqueue);
+  CUgraphExec_st* const exec = graph_for(batch, enqueue);
   whole_.record_start(stream_);
-  if (graph_ok_) {
-    GPUBENCH_CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
-    last_used_graph_ = true;
+  if (exec) {
+    GPUBENCH_CUDA_CHECK(cudaGraphLaunch(exec, stream_));
   } else {
     for (int k = 0; k < batch; ++k) GPUBENCH_CUDA_CHECK(enqueue(stream_, k));
-    last_used_graph_ = false;
   }
   whole_.record_stop(stream_);
+  last_used_graph_ = exec != nullptr;
   return whole_.seconds();
 }
 

@@ -9,11 +9,12 @@
 //  - hot (no flusher; working set meant to stay cache-resident): the `batch` enqueues are
 //    captured once into a CUDA graph, and the graph is launched between two events, so the
 //    CPU cost of ~2-3 us per launch is not what is timed (a graph node costs ~1 us less and
-//    is already on the device). The instantiated graph is cached for the next call with the
-//    same batch. The first capture is preceded by one plain execution (lazy module loading
-//    cannot happen inside a capture on drivers older than CUDA 12.3). If the operation cannot
-//    be captured (a library call that synchronizes), the timer falls back for good to plain
-//    stream launches between the same two events and says so in used_graph().
+//    is already on the device). The instantiated graphs of the last two batch sizes are
+//    cached (the runner alternates a warm-up run(1) with run(batch)). The first capture is
+//    preceded by one plain execution (lazy module loading cannot happen inside a capture on
+//    drivers older than CUDA 12.3). If the operation cannot be captured (a library call
+//    that synchronizes), the timer falls back for good to plain stream launches between the
+//    same two events and says so in used_graph().
 //  - cold (flusher given; working sets >= L2/2): for each of the `batch` executions, the L2
 //    is flushed, then an event pair brackets that one execution; the result is the sum of the
 //    bracketed intervals. The first call starts with one plain, untimed execution (lazy
@@ -27,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "harness/cuda/device_buffer.h"
@@ -92,7 +94,7 @@ class BatchTimer {
 
   /// Seconds the device spent on the `batch` executions. `flusher` non-null: cold mode.
   double time(int batch, const EnqueueFn& enqueue, L2Flusher* flusher);
-  /// Drops the cached graph: call when the enqueued arguments change (a reallocated buffer).
+  /// Drops the cached graphs: call when the enqueued arguments change (a reallocated buffer).
   void invalidate();
   /// False once capture failed and the timer fell back to plain stream launches.
   bool graph_capable() const { return graph_ok_; }
@@ -102,13 +104,16 @@ class BatchTimer {
  private:
   double time_hot(int batch, const EnqueueFn& enqueue);
   double time_cold(int batch, const EnqueueFn& enqueue, L2Flusher& flusher);
-  bool capture(int batch, const EnqueueFn& enqueue);
+  /// The cached graph for `batch`, capturing it if needed; nullptr when not capturable.
+  CUgraphExec_st* graph_for(int batch, const EnqueueFn& enqueue);
 
   CUstream_st* stream_;
   EventPair whole_;
   std::vector<EventPair> per_run_;
-  CUgraphExec_st* exec_ = nullptr;
-  int exec_batch_ = 0;
+  /// Instantiated graphs by batch size, oldest first: the runner alternates between a warm-up
+  /// run(1) and run(batch) on each repetition, so two entries avoid re-capturing every time.
+  std::vector<std::pair<int, CUgraphExec_st*>> graphs_;
+  static constexpr std::size_t kMaxGraphs = 2;
   bool graph_ok_ = true;
   bool warmed_ = false;
   bool last_used_graph_ = false;

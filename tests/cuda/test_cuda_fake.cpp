@@ -135,6 +135,12 @@ TEST_F(FakeCuda, HotRunsCaptureOnceAndReplayTheGraph) {
   EXPECT_EQ(s.kernel_launches, launches);
   (void)w->run(7);
   EXPECT_EQ(s.captures, captures + 1);  // a new batch size: captured again
+  (void)w->run(5);
+  EXPECT_EQ(s.captures, captures + 1);  // the last two batch sizes stay instantiated
+  (void)w->run(9);
+  (void)w->run(5);
+  EXPECT_EQ(s.captures, captures + 3);  // 9 evicted 5
+  EXPECT_EQ(s.live_graphs, 2);
   EXPECT_TRUE(w->verify().ok);
 }
 
