@@ -51,6 +51,12 @@ struct Nvml::Api {
   // nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older).
   nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
   nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;  // nvmlSystemGetDriverVersion
+  // PCIe link queries (optional): nvmlDeviceGetCurrPcieLinkGeneration / ...Width,
+  // nvmlDeviceGetGpuMaxPcieLinkGeneration (or ...GetMaxPcieLinkGeneration), ...MaxPcieLinkWidth.
+  nvmlReturn_t (*pcie_gen)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*pcie_width)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*pcie_max_gen)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*pcie_max_width)(nvmlDevice_t, unsigned int*) = nullptr;
 };
 
 namespace {
@@ -80,6 +86,11 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& pci_bus_id, std::string* why
   if (ok && !bind(handle, "nvmlDeviceGetCurrentClocksEventReasons", &api->reasons))
     bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", &api->reasons);
   bind(handle, "nvmlSystemGetDriverVersion", &api->driver_version);
+  bind(handle, "nvmlDeviceGetCurrPcieLinkGeneration", &api->pcie_gen);
+  bind(handle, "nvmlDeviceGetCurrPcieLinkWidth", &api->pcie_width);
+  if (!bind(handle, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &api->pcie_max_gen))
+    bind(handle, "nvmlDeviceGetMaxPcieLinkGeneration", &api->pcie_max_gen);
+  bind(handle, "nvmlDeviceGetMaxPcieLinkWidth", &api->pcie_max_width);
   if (!ok) {
     dlclose(handle);
     return fail(std::string("NVML not available (") + library + " lacks the expected functions)");
@@ -127,6 +138,17 @@ std::string Nvml::driver_version() const {
   char buf[96] = {};
   if (!api_->driver_version || api_->driver_version(buf, sizeof buf) != kNvmlSuccess) return {};
   return buf;
+}
+
+void Nvml::pcie_link(int* gen, int* width, int* max_gen, int* max_width) const {
+  const auto query = [this](nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int*)) {
+    unsigned int v = 0;
+    return fn && fn(device_, &v) == kNvmlSuccess && v < 1024 ? static_cast<int>(v) : 0;
+  };
+  *gen = query(api_->pcie_gen);
+  *width = query(api_->pcie_width);
+  *max_gen = query(api_->pcie_max_gen);
+  *max_width = query(api_->pcie_max_width);
 }
 
 }  // namespace gpubench

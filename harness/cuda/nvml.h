@@ -50,6 +50,10 @@ class Nvml {
   std::uint64_t throttle_reasons() const;
   /// The driver version string ("550.54.15"), empty if unknown.
   std::string driver_version() const;
+  /// PCIe link: current and maximum generation and width (nvmlDeviceGetCurrPcieLink*,
+  /// nvmlDeviceGetGpuMaxPcieLinkGeneration or else nvmlDeviceGetMaxPcieLinkGeneration,
+  /// nvmlDeviceGetMaxPcieLinkWidth); each is 0 where the query fails or the driver lacks it.
+  void pcie_link(int* gen, int* width, int* max_gen, int* max_width) const;
 
  private:
   struct Api;

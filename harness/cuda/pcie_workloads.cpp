@@ -35,6 +35,7 @@
 #include "harness/cuda/cuda_check.h"
 #include "harness/cuda/cuda_device.h"
 #include "harness/cuda/device_buffer.h"
+#include "harness/cuda/nvml.h"
 #include "harness/cuda/timing.h"
 #include "harness/pcie/transfer_plan.h"
 #include "harness/verify.h"
@@ -403,6 +404,18 @@ pcie::PcieLink probe_cuda_pcie_link(int device_index, const std::string& pci_bus
   std::unique_ptr<HostBuffer> host;
   DeviceBuffer device;
   std::unique_ptr<OwnedStream> stream;
+  // sysfs first; NVML, when the driver has it, completes what sysfs does not know.
+  std::string nvml_status;
+  const std::unique_ptr<Nvml> nvml = Nvml::open(pci_bus_id, &nvml_status);
+  const auto read = [&] {
+    pcie::PcieLink l = pcie::read_pcie_link(sysfs_root, pci_bus_id);
+    if (nvml && !(l.current.known() && l.max.known())) {
+      pcie::LinkState current, max;
+      nvml->pcie_link(&current.gen, &current.width, &max.gen, &max.width);
+      pcie::fill_unknown_link(l, current, max);
+    }
+    return l;
+  };
   try {
     GPUBENCH_CUDA_CHECK(cudaSetDevice(device_index));
     constexpr std::size_t kLoadBytes = std::size_t{64} << 20;
@@ -417,12 +430,12 @@ pcie::PcieLink probe_cuda_pcie_link(int device_index, const std::string& pci_bus
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     };
-    link = pcie::read_pcie_link_under_load(sysfs_root, pci_bus_id, load, read_under_load);
+    link = pcie::read_link_under_load(read, load, read_under_load);
     if (stream) GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream->get()));
   } catch (const std::exception&) {
     // No memory for the load, or a CUDA error: keep the idle read (it says what it says).
     if (stream) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamSynchronize(stream->get()));
-    link = pcie::read_pcie_link(sysfs_root, pci_bus_id);
+    link = read();
     if (read_under_load) *read_under_load = false;
   }
   return link;

@@ -16,7 +16,8 @@ namespace gpubench {
 void add_cuda_pcie_workloads(WorkloadTable& table);
 
 /// The PCIe link of CUDA device `device_index`, whose bus id (cudaDeviceGetPCIBusId) is
-/// `pci_bus_id`, read from sysfs under `sysfs_root`. An idle NVIDIA GPU lowers its link speed
+/// `pci_bus_id`, read from sysfs under `sysfs_root`, completed from NVML (when the driver has
+/// it) where sysfs does not know the link. An idle NVIDIA GPU lowers its link speed
 /// to save power, so when the first read looks downgraded the link is read again while 2 GiB
 /// of pinned host-to-device copies are in flight (on a stream of its own, synchronized before
 /// it returns); *read_under_load says whether that happened. Makes the device current. Never

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <sys/stat.h>
 
+#include <utility>
+
 #include "harness/model/device.h"
 
 namespace gpubench::pcie {
@@ -121,19 +123,41 @@ PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& addres
   char* end = nullptr;
   const long n = std::strtol(node.c_str(), &end, 10);
   if (!node.empty() && *end == '\0' && n >= 0 && n < 4096) link.numa_node = static_cast<int>(n);
+  if (link.current.known() || link.max.known()) link.source = "sysfs";
   return link;
 }
 
 PcieLink read_pcie_link_under_load(const std::string& sysfs_root, const std::string& address,
                                    const std::function<void()>& load, bool* reread) {
-  PcieLink link = read_pcie_link(sysfs_root, address);
+  return read_link_under_load([&] { return read_pcie_link(sysfs_root, address); }, load, reread);
+}
+
+PcieLink read_link_under_load(const std::function<PcieLink()>& read, const std::function<void()>& load,
+                              bool* reread) {
+  PcieLink link = read();
   if (reread) *reread = false;
   if (link.downgraded() && load) {
     load();
-    link = read_pcie_link(sysfs_root, address);
+    link = read();
     if (reread) *reread = true;
   }
   return link;
+}
+
+bool fill_unknown_link(PcieLink& link, const LinkState& nvml_current, const LinkState& nvml_max) {
+  // NVML reports generation and width only; keep sysfs's GT/s where it has one.
+  static const double kRates[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+  bool filled = false;
+  for (auto [mine, theirs] : {std::pair<LinkState*, const LinkState*>{&link.current, &nvml_current},
+                              std::pair<LinkState*, const LinkState*>{&link.max, &nvml_max}}) {
+    if (mine->known() || theirs->gen < 1 || theirs->gen > 6 || theirs->width < 1 || theirs->width > 32) continue;
+    mine->gen = theirs->gen;
+    mine->width = theirs->width;
+    mine->speed_GTps = kRates[theirs->gen];
+    filled = true;
+  }
+  if (filled) link.source = link.source.empty() ? "nvml" : link.source + "+nvml";
+  return filled;
 }
 
 std::string link_name(const LinkState& s) {

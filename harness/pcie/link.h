@@ -28,6 +28,7 @@ struct PcieLink {
   LinkState max;            ///< the device's maximum
   int numa_node = -1;       ///< -1 when unknown or the machine has one node
   bool found = false;       ///< the device directory exists under the sysfs root
+  std::string source;       ///< where the link came from: "sysfs", "nvml", "sysfs+nvml" or ""
   /// True when both ends are known and the negotiated link is slower or narrower than the maximum.
   bool downgraded() const;
 };
@@ -56,6 +57,16 @@ PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& addres
 /// `*reread` (if non-null) tells whether the load was needed.
 PcieLink read_pcie_link_under_load(const std::string& sysfs_root, const std::string& address,
                                    const std::function<void()>& load, bool* reread = nullptr);
+
+/// The same with any reader (sysfs plus NVML, say): `read` is called once, or twice around `load`.
+PcieLink read_link_under_load(const std::function<PcieLink()>& read, const std::function<void()>& load,
+                              bool* reread = nullptr);
+
+/// Completes the parts of `link` sysfs left unknown (a container without the device in its
+/// /sys, a virtual machine's emulated port) with what NVML reports (generation 1..6 and width;
+/// 0 = unknown), and records "nvml" in link.source. Parts sysfs knows are kept. Returns whether
+/// anything was filled.
+bool fill_unknown_link(PcieLink& link, const LinkState& nvml_current, const LinkState& nvml_max);
 
 /// "Gen5 x16"; "unknown" when generation or width is unknown.
 std::string link_name(const LinkState& s);

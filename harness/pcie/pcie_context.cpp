@@ -32,8 +32,10 @@ std::map<std::string, std::string> link_context(const PcieLink& link, bool read_
   const std::string warning = downgraded_link_warning(link.address, link);
   c["pcie_link_warning"] = warning.empty() ? "none" : warning;
   c["gpu_numa_node"] = link.numa_node >= 0 ? std::to_string(link.numa_node) : "unknown";
-  c["pcie_peak_source"] = link.current.known() ? "negotiated link " + link_name(link.current) + " (sysfs)"
-                                               : "card table (negotiated link unknown)";
+  c["pcie_link_source"] = link.source.empty() ? "none" : link.source;
+  c["pcie_peak_source"] = link.current.known()
+                              ? "negotiated link " + link_name(link.current) + " (" + c["pcie_link_source"] + ")"
+                              : "card table (negotiated link unknown)";
   c["pcie_timing"] = kPcieTiming;
   return c;
 }

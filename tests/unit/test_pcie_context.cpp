@@ -62,6 +62,16 @@ TEST(PcieContext, EntriesOfADowngradedLink) {
   EXPECT_NE(c.at("pcie_timing").find("spin kernel"), std::string::npos);
 }
 
+TEST(PcieContext, LinkFromNvmlIsSaidSo) {
+  PcieLink l = read_pcie_link(kRoot, "0000:99:00.0");  // not in this sysfs
+  fill_unknown_link(l, LinkState{5, 16, 0}, LinkState{5, 16, 0});
+  const auto c = link_context(l, false);
+  EXPECT_EQ(c.at("pcie_link_source"), "nvml");
+  EXPECT_EQ(c.at("pcie_link_read"), "not in sysfs");
+  EXPECT_EQ(c.at("pcie_peak_source"), "negotiated link Gen5 x16 (nvml)");
+  EXPECT_EQ(link_context(read_pcie_link(kRoot, "0000:01:00.0"), false).at("pcie_link_source"), "none");
+}
+
 TEST(PcieContext, HealthyLinkAndMissingDevice) {
   const auto ok = link_context(read_pcie_link(kRoot, "0000:5e:00.0"), false);
   EXPECT_EQ(ok.at("pcie_link_warning"), "none");

@@ -155,6 +155,38 @@ TEST(PcieLinkSysfs, FiveDigitDomain) {
   EXPECT_EQ(link_name(l.current), "Gen2 x4");
 }
 
+TEST(PcieLinkNvml, FillsOnlyWhatSysfsDoesNotKnow) {
+  PcieLink partial = read_pcie_link(kRoot, "0000:02:00.0");  // current_* files missing
+  EXPECT_EQ(partial.source, "sysfs");
+  EXPECT_TRUE(fill_unknown_link(partial, LinkState{4, 16, 0}, LinkState{3, 8, 0}));
+  EXPECT_EQ(link_name(partial.current), "Gen4 x16");
+  EXPECT_DOUBLE_EQ(partial.current.speed_GTps, 16.0);
+  EXPECT_EQ(link_name(partial.max), "Gen5 x16");  // sysfs knew it: NVML's value is ignored
+  EXPECT_EQ(partial.source, "sysfs+nvml");
+  EXPECT_TRUE(partial.downgraded());
+
+  PcieLink absent = read_pcie_link(kRoot, "0000:99:00.0");
+  EXPECT_EQ(absent.source, "");
+  EXPECT_TRUE(fill_unknown_link(absent, LinkState{5, 16, 0}, LinkState{5, 16, 0}));
+  EXPECT_EQ(absent.source, "nvml");
+  EXPECT_EQ(link_name(absent.current), "Gen5 x16");
+  EXPECT_FALSE(absent.downgraded());
+
+  PcieLink full = read_pcie_link(kRoot, "0000:3b:00.0");
+  EXPECT_FALSE(fill_unknown_link(full, LinkState{1, 1, 0}, LinkState{1, 1, 0}));
+  EXPECT_EQ(link_name(full.current), "Gen4 x16");
+  EXPECT_EQ(full.source, "sysfs");
+}
+
+TEST(PcieLinkNvml, FailedQueriesFillNothing) {
+  PcieLink l = read_pcie_link(kRoot, "0000:01:00.0");  // "Unknown" in sysfs
+  EXPECT_EQ(l.source, "");
+  EXPECT_FALSE(fill_unknown_link(l, LinkState{}, LinkState{7, 16, 0}));  // 0 = failed; Gen7 invalid
+  EXPECT_FALSE(fill_unknown_link(l, LinkState{4, 0, 0}, LinkState{4, 64, 0}));
+  EXPECT_EQ(link_name(l.current), "unknown");
+  EXPECT_EQ(l.source, "");
+}
+
 TEST(PcieLinkSysfs, NoLoadNeededWhenFullSpeed) {
   bool reread = true;
   int loads = 0;
