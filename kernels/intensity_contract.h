@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kernels/contract.h"
 #include "kernels/intensity.h"
@@ -26,6 +27,15 @@ inline constexpr const char* kPtxFmaF16x2 = R"(\bfma\.rn\.f16x2\b)";
 /// Floating-point arithmetic other than the counted FMAs: FLOP the work model would not count.
 inline constexpr const char* kPtxOtherFlop = R"(\b(mul|add|sub|div)(\.rn|\.rz|\.rm|\.rp)?(\.ftz)?(\.sat)?\.f(16|32|64)(x2)?\b)";
 inline constexpr const char* kPtxFmaF64 = R"(\bfma\.rn\.f64\b)";
+/// SASS: FP32 FMA; binary16x2 FMA on the FMA pipe (HFMA2) or the tensor pipe (HFMA2.MMA). ptxas
+/// splits f16x2 FMAs between the two pipes and also uses `HFMA2[.MMA] Rd, -RZ, RZ, imm` as a
+/// register move (in FP32 kernels too), so SASS counts are not FLOP counts: the exact count is
+/// the PTX's. FP16x2 kernels must not contain FFMA; no kernel may contain other FP arithmetic.
+inline constexpr const char* kSassFfma = R"(\bFFMA\b)";
+inline constexpr const char* kSassHfma2 = R"(\bHFMA2(\.MMA)?\b)";
+inline constexpr const char* kSassOtherFlop = R"(\b(FMUL|FADD|HMUL2|HADD2|DFMA|DMUL|DADD)\b)";
+inline constexpr const char* kSassLoad128 = R"(\bLDG\.E(\.[A-Z0-9_]+)*\.128\b)";
+inline constexpr const char* kSassStore128 = R"(\bSTG\.E(\.[A-Z0-9_]+)*\.128\b)";
 /// 128-bit global load / store (any cache qualifier).
 inline constexpr const char* kPtxLoad128 = R"(\bld\.global(\.[a-zA-Z0-9_:]+)*\.v4\.(u32|b32|f32)\b)";
 inline constexpr const char* kPtxStore128 = R"(\bst\.global(\.[a-zA-Z0-9_:]+)*\.v4\.(u32|b32|f32)\b)";
@@ -40,6 +50,7 @@ inline contract::KernelContract base(const std::string& name_regex) {
       .static_smem(0)
       .occupancy(1.0)
       .no_ptx({kPtxOtherFlop, kPtxFmaF64})
+      .no_sass({kSassOtherFlop})
       .on_arch(100, 32, 1.0)
       .on_arch(120, 40, 1.0);
 }
@@ -49,7 +60,9 @@ inline contract::KernelContract sweep(const std::string& name_regex, bool fp32, 
   return base(name_regex)
       .ptx_count(fp32 ? kPtxFmaF32 : kPtxFmaF16x2, count)
       .ptx_count(fp32 ? kPtxFmaF16x2 : kPtxFmaF32, 0)
-      .ptx({kPtxLoad128, kPtxStore128});
+      .ptx({kPtxLoad128, kPtxStore128})
+      .sass({fp32 ? kSassFfma : kSassHfma2, kSassLoad128, kSassStore128})
+      .no_sass(fp32 ? std::vector<std::string>{} : std::vector<std::string>{kSassFfma});
 }
 
 /// Every contract of kernels/intensity.cu, in instantiation order.
@@ -62,8 +75,15 @@ inline contract::FileContract intensity_contract() {
   }
   file.push_back(sweep(R"(::intensity_fp32_kernel<1, 2>\()", true, 4 + 1));  // even elements only
   const int peak = 4 * kPeakStepsPerRound;  // kPeakChains x kPeakUnroll
-  file.push_back(base(R"(::peak_fp32_kernel<4, 64>\()").ptx_count(kPtxFmaF32, peak).ptx_count(kPtxFmaF16x2, 0));
-  file.push_back(base(R"(::peak_fp16x2_kernel<4, 64>\()").ptx_count(kPtxFmaF16x2, peak).ptx_count(kPtxFmaF32, 0));
+  file.push_back(base(R"(::peak_fp32_kernel<4, 64>\()")
+                     .ptx_count(kPtxFmaF32, peak)
+                     .ptx_count(kPtxFmaF16x2, 0)
+                     .sass({kSassFfma}));
+  file.push_back(base(R"(::peak_fp16x2_kernel<4, 64>\()")
+                     .ptx_count(kPtxFmaF16x2, peak)
+                     .ptx_count(kPtxFmaF32, 0)
+                     .sass({kSassHfma2})
+                     .no_sass({kSassFfma}));
   return file;
 }
 
