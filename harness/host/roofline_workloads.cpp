@@ -8,6 +8,7 @@
 // a GPU. The loop is plain C++ that the compiler vectorises; it is compiled three times (AVX-512,
 // AVX2+FMA, baseline) and picked at run time. std::fma is one IEEE rounding on every path, so
 // outputs equal the reference bit for bit (the baseline path calls libm's fmaf: slow, correct).
+// The vector width used is reported with each result (counter vector_bits: 512, 256 or 32).
 // FP16x2 runs only where the CPU has native binary16 FMA (AVX512-FP16): anything else would be
 // a measurement of a conversion emulation, so the rows are not registered there.
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -88,12 +90,13 @@ using FmaF32 = void (*)(const float*, float*, std::size_t, std::size_t, long lon
 struct IsaChoice {
   FmaF32 fn;
   std::size_t block;
+  int vector_bits;  // reported with the result: what the host number was measured with
 };
 
 IsaChoice pick_f32() {
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return {fma_f32_avx512, kBlockAvx512};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {fma_f32_avx2, kBlockAvx2};
-  return {fma_f32_base, kBlockBase};
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return {fma_f32_avx512, kBlockAvx512, 512};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {fma_f32_avx2, kBlockAvx2, 256};
+  return {fma_f32_base, kBlockBase, 32};
 }
 
 #if GPUBENCH_HOST_FP16
@@ -184,6 +187,9 @@ class FmaF32Workload final : public Workload {
     return check_intensity_f32(in_->as<const float>(), out_->as<const float>(), n_, steps_, every_, Coeff::kA32,
                                Coeff::kB32, 1e-6);
   }
+  std::map<std::string, double> extra_counters(double /*seconds_per_op*/) override {
+    return {{"vector_bits", isa_.vector_bits}};
+  }
 
  private:
   std::size_t n_;
@@ -223,6 +229,7 @@ class FmaF16x2Workload final : public Workload {
                                  kernels::intensity::splat_half2(Coeff::kA16),
                                  kernels::intensity::splat_half2(Coeff::kB16), 1);
   }
+  std::map<std::string, double> extra_counters(double /*seconds_per_op*/) override { return {{"vector_bits", 512}}; }
 
  private:
   std::size_t n_;

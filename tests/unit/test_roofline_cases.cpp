@@ -160,6 +160,9 @@ TEST(RooflineHost, WorkloadsRunAndVerify) {
     EXPECT_GT(w->run(2), 0.0) << c.name();
     const Verification v = w->verify();
     EXPECT_TRUE(v.ok) << c.name() << ": " << v.message;
+    const auto extra = w->extra_counters(1.0);
+    ASSERT_EQ(1u, extra.count("vector_bits")) << c.name();
+    EXPECT_TRUE(extra.at("vector_bits") == 512 || extra.at("vector_bits") == 256 || extra.at("vector_bits") == 32);
   }
 }
 
