@@ -254,7 +254,8 @@ class PcieTransferWorkload final : public Workload {
       GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(a_->get()));  // before `scratch` is freed
     }
     GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(a_->get()));
-    if (spin_->status() != kernels::kSpinReleased) throw std::runtime_error("the preloaded spin kernel did not see its release flag");
+    if (spin_->status() != kernels::kSpinReleased)
+      throw std::runtime_error("the preloaded spin kernel did not see its release flag");
   }
 
   void setup(Direction& d, bool h2d, HostMemory memory, std::uint64_t seed) {

@@ -207,7 +207,8 @@ class IdleLinkCopy : public ::testing::Test {
     for (const std::string& d : {root_ + "/bus", root_ + "/bus/pci", root_ + "/bus/pci/devices", dir_}) {
       ASSERT_EQ(::mkdir(d.c_str(), 0700), 0) << d;
     }
-    for (const char* f : {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node"}) {
+    for (const char* f :
+         {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node"}) {
       std::ifstream in(kRoot + "/bus/pci/devices/0000:03:00.0/" + f);
       std::ofstream out(dir_ + "/" + f);
       out << in.rdbuf();
