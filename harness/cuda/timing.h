@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -108,7 +109,7 @@ class BatchTimer {
   CUgraphExec_st* graph_for(int batch, const EnqueueFn& enqueue);
 
   CUstream_st* stream_;
-  EventPair whole_;
+  std::optional<EventPair> whole_;  // created on first use: workloads allocate in prepare() only
   std::vector<EventPair> per_run_;
   /// Instantiated graphs by batch size, oldest first: the runner alternates between a warm-up
   /// run(1) and run(batch) on each repetition, so two entries avoid re-capturing every time.
