@@ -66,7 +66,8 @@ class EventPair {
 /// Evicts the L2 before a cold timed run by reading a buffer of 2 x L2 with the read kernel.
 /// Reading (rather than writing) leaves the L2 full of clean lines, so the timed kernel does
 /// not pay for writing back the flush's dirty lines; the reads also force the write-back of
-/// any dirty lines a previous run left, outside the timed region.
+/// any dirty lines a previous run left, outside the timed region. This relies on
+/// kernels::launch_read using plain (L2-allocating) loads, not evict-first/streaming hints.
 class L2Flusher {
  public:
   L2Flusher(std::uint64_t l2_bytes, int sm_count);
