@@ -14,7 +14,6 @@
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <utility>
 
 #include "kernels/intensity_kernels.cuh"
@@ -28,24 +27,24 @@ using intensity::kBlockThreads;
 static_assert(kPeakTileElems == static_cast<std::size_t>(intensity::kPeakChains) * kBlockThreads,
               "kernels/intensity.h and the peak kernels disagree on the tile");
 static_assert(kPeakStepsPerRound == intensity::kPeakUnroll, "kernels/intensity.h and the peak kernels disagree");
+static_assert(kSweepTileElems == static_cast<std::size_t>(kBlockThreads) * 4 * intensity::kVectorsPerThread,
+              "kernels/intensity.h and the sweep kernels disagree on the tile");
 
-// Grid: enough blocks to fill every SM at the kernel's occupancy, never more than there is work.
+// Grid: intensity_grid_blocks() at the kernel's occupancy on this device.
 template <class Kernel>
-int resident_blocks(Kernel kernel, int sm_count, std::size_t work_blocks, unsigned* grid) {
+int resident_blocks(Kernel kernel, int sm_count, std::size_t work_tiles, unsigned* grid) {
   int per_sm = 0;
   const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockThreads, 0);
   if (e != cudaSuccess) return static_cast<int>(e);
-  const std::size_t full_wave = static_cast<std::size_t>(std::max(per_sm, 1)) * std::max(sm_count, 1);
-  *grid = static_cast<unsigned>(std::clamp<std::size_t>(work_blocks, 1, full_wave));
+  *grid = static_cast<unsigned>(intensity_grid_blocks(work_tiles, per_sm, sm_count));
   return 0;
 }
 
 template <int K, int kEvery>
 int sweep_fp32(const float* in, float* out, std::size_t n, float a, float b, int sm_count, Stream stream) {
   auto kernel = intensity::intensity_fp32_kernel<K, kEvery>;
-  const std::size_t tile = static_cast<std::size_t>(kBlockThreads) * 4 * intensity::kVectorsPerThread;
   unsigned grid = 0;
-  if (int e = resident_blocks(kernel, sm_count, (n + tile - 1) / tile, &grid)) return e;
+  if (int e = resident_blocks(kernel, sm_count, intensity_sweep_tiles(n), &grid)) return e;
   kernel<<<grid, kBlockThreads, 0, stream>>>(in, out, n, a, b);
   return static_cast<int>(cudaGetLastError());
 }
@@ -54,9 +53,8 @@ template <int K>
 int sweep_fp16x2(const std::uint32_t* in, std::uint32_t* out, std::size_t n, std::uint32_t a, std::uint32_t b,
                  int sm_count, Stream stream) {
   auto kernel = intensity::intensity_fp16x2_kernel<K>;
-  const std::size_t tile = static_cast<std::size_t>(kBlockThreads) * 4 * intensity::kVectorsPerThread;
   unsigned grid = 0;
-  if (int e = resident_blocks(kernel, sm_count, (n + tile - 1) / tile, &grid)) return e;
+  if (int e = resident_blocks(kernel, sm_count, intensity_sweep_tiles(n), &grid)) return e;
   kernel<<<grid, kBlockThreads, 0, stream>>>(in, out, n, a, b);
   return static_cast<int>(cudaGetLastError());
 }
@@ -101,7 +99,7 @@ int launch_intensity_fp16x2(const std::uint32_t* in, std::uint32_t* out, std::si
 
 int launch_peak_fp32(const float* in, float* out, std::size_t n, int rounds, float a, float b, int sm_count,
                      Stream stream) {
-  if (n == 0 || n % kPeakTileElems != 0 || rounds < 1) return static_cast<int>(cudaErrorInvalidValue);
+  if (!peak_args_ok(n, rounds)) return static_cast<int>(cudaErrorInvalidValue);
   auto kernel = intensity::peak_fp32_kernel<intensity::kPeakChains, intensity::kPeakUnroll>;
   unsigned grid = 0;
   if (int e = resident_blocks(kernel, sm_count, n / kPeakTileElems, &grid)) return e;
@@ -111,7 +109,7 @@ int launch_peak_fp32(const float* in, float* out, std::size_t n, int rounds, flo
 
 int launch_peak_fp16x2(const std::uint32_t* in, std::uint32_t* out, std::size_t n, int rounds, std::uint32_t a,
                        std::uint32_t b, int sm_count, Stream stream) {
-  if (n == 0 || n % kPeakTileElems != 0 || rounds < 1) return static_cast<int>(cudaErrorInvalidValue);
+  if (!peak_args_ok(n, rounds)) return static_cast<int>(cudaErrorInvalidValue);
   auto kernel = intensity::peak_fp16x2_kernel<intensity::kPeakChains, intensity::kPeakUnroll>;
   unsigned grid = 0;
   if (int e = resident_blocks(kernel, sm_count, n / kPeakTileElems, &grid)) return e;

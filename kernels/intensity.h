@@ -51,6 +51,27 @@ constexpr int kPeakStepsPerRound = 64;
 /// peak kernels need n to be a multiple of this.
 constexpr std::size_t kPeakTileElems = 4 * 256;
 
+/// Elements one block covers per iteration of the sweep kernels (256 threads x 8 elements).
+constexpr std::size_t kSweepTileElems = 256 * 8;
+
+/// Grid of every launcher here: enough blocks to fill each SM at the kernel's occupancy
+/// (`blocks_per_sm`, from the occupancy calculator), never more than `work_tiles` (tiles of
+/// work; the kernels grid-stride over tiles), at least one. Pure, so it is unit tested.
+constexpr std::size_t intensity_grid_blocks(std::size_t work_tiles, int blocks_per_sm, int sm_count) {
+  const std::size_t wave = static_cast<std::size_t>(blocks_per_sm > 0 ? blocks_per_sm : 1) *
+                           static_cast<std::size_t>(sm_count > 0 ? sm_count : 1);
+  const std::size_t want = work_tiles > 0 ? work_tiles : 1;
+  return want < wave ? want : wave;
+}
+
+/// Sweep tiles of n elements (a partial last tile counts: the kernels' tail covers it).
+constexpr std::size_t intensity_sweep_tiles(std::size_t n) { return (n + kSweepTileElems - 1) / kSweepTileElems; }
+
+/// Whether the peak launchers accept n elements and `rounds` rounds (whole tiles, >= 1 round).
+constexpr bool peak_args_ok(std::size_t n, int rounds) {
+  return n > 0 && n % kPeakTileElems == 0 && rounds >= 1;
+}
+
 /// out[i] = fma_per_elem steps of x <- x * a + b from in[i] for i % every == 0, in[i] otherwise;
 /// i in [0, n). Any n. in and out 16-byte aligned, not overlapping.
 int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_per_elem, int every, float a,

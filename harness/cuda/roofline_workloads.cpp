@@ -56,7 +56,7 @@ class RooflineWorkload final : public Workload {
     if (K == Kind::sweep_fp32 && !kernels::intensity_fp32_supported(steps_, every_)) throw SkipCase(bad_args());
     if (K == Kind::sweep_fp16x2 && !kernels::intensity_fp16x2_supported(steps_)) throw SkipCase(bad_args());
     if ((K == Kind::peak_fp32 || K == Kind::peak_fp16x2) &&
-        (steps_ % kernels::kPeakStepsPerRound != 0 || n_ % kernels::kPeakTileElems != 0 || n_ == 0)) {
+        (steps_ % kernels::kPeakStepsPerRound != 0 || !kernels::peak_args_ok(n_, steps_ / kernels::kPeakStepsPerRound))) {
       throw SkipCase(bad_args());
     }
     const std::size_t bytes = n_ * 4;
