@@ -183,6 +183,11 @@ class CudaBackend final : public CudaBackendBase {
     context_["timing"] =
         "CUDA events; cache-resident sizes time a CUDA graph of the batch, flushed sizes one event pair per run";
     context_["telemetry"] = device_.nvml_status();
+    double max_sm = 0, max_mem = 0;
+    if (device_.nvml() && device_.nvml()->max_clocks(&max_sm, &max_mem)) {
+      context_["nvml_max_clocks_MHz"] = "sm " + std::to_string(static_cast<long>(max_sm)) + ", mem " +
+                                        std::to_string(static_cast<long>(max_mem));
+    }
     add_cuda_memory_workloads(table_);
     add_cuda_pcie_workloads(table_);
     add_cuda_gemm_workloads(table_);

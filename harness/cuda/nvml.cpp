@@ -48,6 +48,7 @@ struct Nvml::Api {
   nvmlReturn_t (*shutdown)() = nullptr;                                    // nvmlShutdown
   nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;     // ..._v2
   nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;  // nvmlDeviceGetClockInfo
+  nvmlReturn_t (*max_clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;  // ...GetMaxClockInfo
   // nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older).
   nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
   nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;  // nvmlSystemGetDriverVersion
@@ -86,6 +87,7 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& pci_bus_id, std::string* why
   if (ok && !bind(handle, "nvmlDeviceGetCurrentClocksEventReasons", &api->reasons))
     bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", &api->reasons);
   bind(handle, "nvmlSystemGetDriverVersion", &api->driver_version);
+  bind(handle, "nvmlDeviceGetMaxClockInfo", &api->max_clock_info);
   bind(handle, "nvmlDeviceGetCurrPcieLinkGeneration", &api->pcie_gen);
   bind(handle, "nvmlDeviceGetCurrPcieLinkWidth", &api->pcie_width);
   if (!bind(handle, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &api->pcie_max_gen))
@@ -132,6 +134,16 @@ std::uint64_t Nvml::throttle_reasons() const {
   unsigned long long r = 0;
   if (!api_->reasons || api_->reasons(device_, &r) != kNvmlSuccess) return 0;
   return r;
+}
+
+bool Nvml::max_clocks(double* sm_MHz, double* mem_MHz) const {
+  unsigned int sm = 0, mem = 0;
+  if (!api_->max_clock_info || api_->max_clock_info(device_, kNvmlClockSm, &sm) != kNvmlSuccess ||
+      api_->max_clock_info(device_, kNvmlClockMem, &mem) != kNvmlSuccess)
+    return false;
+  *sm_MHz = sm;
+  *mem_MHz = mem;
+  return true;
 }
 
 std::string Nvml::driver_version() const {

@@ -48,6 +48,8 @@ class Nvml {
   Telemetry sample() const;
   /// Raw throttle reasons now (0 when the query fails).
   std::uint64_t throttle_reasons() const;
+  /// The maximum SM and memory clocks in MHz (nvmlDeviceGetMaxClockInfo); false if unknown.
+  bool max_clocks(double* sm_MHz, double* mem_MHz) const;
   /// The driver version string ("550.54.15"), empty if unknown.
   std::string driver_version() const;
   /// PCIe link: current and maximum generation and width (nvmlDeviceGetCurrPcieLink*,
