@@ -190,6 +190,38 @@ TEST(Nvml, OnThisMachine) {
   }
 }
 
+#ifdef GPUBENCH_FAKE_NVML
+TEST(Nvml, LoadsAndReadsALibraryWithTheNvmlEntryPoints) {
+  std::string why;
+  {
+    auto nvml = Nvml::open("0000:3B:00.0", &why, GPUBENCH_FAKE_NVML);
+    ASSERT_NE(nvml, nullptr) << why;
+    const Telemetry t = nvml->sample();
+    EXPECT_TRUE(t.available);
+    EXPECT_EQ(t.sm_clock_MHz, 1755);
+    EXPECT_EQ(t.mem_clock_MHz, 2619);
+    EXPECT_TRUE(t.throttled);  // HW thermal slowdown is set beside idle
+    EXPECT_EQ(nvml->throttle_reasons(), 0x41u);
+    EXPECT_EQ(nvml->driver_version(), "550.54.15");
+    double sm = 0, mem = 0;
+    ASSERT_TRUE(nvml->max_clocks(&sm, &mem));
+    EXPECT_EQ(sm, 1980);
+    EXPECT_EQ(mem, 2619);
+  }
+  // Every init was shut down again (the library stays loaded while we ask).
+  void* h = dlopen(GPUBENCH_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr);
+  auto live = reinterpret_cast<int (*)()>(dlsym(h, "fake_nvml_live_inits"));
+  ASSERT_NE(live, nullptr);
+  EXPECT_EQ(live(), 0);
+  // A bus id NVML does not know: no telemetry, with the reason, and init undone.
+  EXPECT_EQ(Nvml::open("0000:01:00.0", &why, GPUBENCH_FAKE_NVML), nullptr);
+  EXPECT_TRUE(has_substr(why, "NVML has no device at 0000:01:00.0")) << why;
+  EXPECT_EQ(live(), 0);
+  dlclose(h);
+}
+#endif
+
 TEST(Nvml, ThrottleClassification) {
   using namespace nvml_reason;
   EXPECT_FALSE(is_throttled(0));

@@ -1,0 +1,51 @@
+// A stand-in for libnvidia-ml.so.1 with the few entry points gpubench loads, so the NVML
+// loader (harness/cuda/nvml.cpp) is tested end to end: symbol binding, init, lookup by PCI bus
+// id, clocks, throttle reasons, shutdown. Signatures as in nvml.h (enums passed as int).
+#include <cstring>
+
+namespace {
+int g_inits = 0;
+int g_device_tag = 0;  // the handle handed out
+}  // namespace
+
+extern "C" {
+
+int nvmlInit_v2() {
+  ++g_inits;
+  return 0;
+}
+int nvmlShutdown() {
+  --g_inits;
+  return 0;
+}
+int nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, void** device) {
+  if (g_inits <= 0) return 1;                      // NVML_ERROR_UNINITIALIZED
+  if (std::strcmp(bus_id, "0000:3B:00.0") != 0) return 6;  // NVML_ERROR_NOT_FOUND
+  *device = &g_device_tag;
+  return 0;
+}
+int nvmlDeviceGetClockInfo(void* device, int type, unsigned int* mhz) {
+  if (device != &g_device_tag) return 2;  // NVML_ERROR_INVALID_ARGUMENT
+  *mhz = type == 1 ? 1755u : type == 2 ? 2619u : 0u;
+  return type == 1 || type == 2 ? 0 : 2;
+}
+int nvmlDeviceGetMaxClockInfo(void* device, int type, unsigned int* mhz) {
+  if (device != &g_device_tag) return 2;
+  *mhz = type == 1 ? 1980u : 2619u;
+  return 0;
+}
+int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* reasons) {
+  if (device != &g_device_tag) return 2;
+  *reasons = 0x1ull | 0x40ull;  // idle + HW thermal slowdown
+  return 0;
+}
+int nvmlSystemGetDriverVersion(char* out, unsigned int length) {
+  const char* v = "550.54.15";
+  if (length < std::strlen(v) + 1) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  std::strcpy(out, v);
+  return 0;
+}
+/// Test hook: how many nvmlInit_v2 are not yet matched by nvmlShutdown.
+int fake_nvml_live_inits() { return g_inits; }
+
+}  // extern "C"
