@@ -109,7 +109,7 @@ CudaAvailability cuda_availability() {
   return a;
 }
 
-// ---- the device description ----
+// ---- the driver version ----
 
 namespace {
 
@@ -127,34 +127,6 @@ std::string proc_driver_version() {
     if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
   }
   return {};
-}
-
-int attribute(cudaDeviceAttr attr, int index) {
-  int v = 0;
-  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&v, attr, index));
-  return v;
-}
-
-// Everything from cudaDeviceGetAttribute except the name and memory size: cudaDeviceProp lost
-// clockRate and memoryClockRate in CUDA 13, the attributes work with 12 and 13 alike.
-DeviceDescription describe_device(int index, std::string* pci_bus_id) {
-  cudaDeviceProp prop{};
-  GPUBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
-  DeviceDescription d;
-  d.name = prop.name;
-  d.memory_bytes = prop.totalGlobalMem;
-  d.cc_major = attribute(cudaDevAttrComputeCapabilityMajor, index);
-  d.cc_minor = attribute(cudaDevAttrComputeCapabilityMinor, index);
-  d.sm_count = attribute(cudaDevAttrMultiProcessorCount, index);
-  d.sm_clock_kHz = attribute(cudaDevAttrClockRate, index);
-  d.mem_clock_kHz = attribute(cudaDevAttrMemoryClockRate, index);
-  d.bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, index);
-  d.l2_bytes = static_cast<std::uint64_t>(attribute(cudaDevAttrL2CacheSize, index));
-  d.geforce = d.name.find("GeForce") != std::string::npos;
-  char bus[64] = {};
-  GPUBENCH_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), index));
-  *pci_bus_id = bus;
-  return d;
 }
 
 }  // namespace
@@ -239,7 +211,7 @@ std::unique_ptr<Backend> make_cuda_backend(int index) {
                              std::to_string(a.device_count) + " device" + (a.device_count == 1 ? "" : "s") + ")");
   try {
     std::string bus;
-    DeviceDescription d = describe_device(index, &bus);
+    DeviceDescription d = describe_cuda_device(index, &bus);
     // The negotiated PCIe link (not the card's datasheet link) sets peak_pcie_*.
     bool link_read_under_load = false;
     const pcie::PcieLink link = probe_cuda_pcie_link(index, bus, &link_read_under_load);

@@ -9,6 +9,38 @@
 
 namespace gpubench {
 
+namespace {
+
+int attribute(cudaDeviceAttr attr, int index) {
+  int v = 0;
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&v, attr, index));
+  return v;
+}
+
+}  // namespace
+
+// Everything from cudaDeviceGetAttribute except the name and memory size: cudaDeviceProp lost
+// clockRate and memoryClockRate in CUDA 13, the attributes work with 12 and 13 alike.
+DeviceDescription describe_cuda_device(int index, std::string* pci_bus_id) {
+  cudaDeviceProp prop{};
+  GPUBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  DeviceDescription d;
+  d.name = prop.name;
+  d.memory_bytes = prop.totalGlobalMem;
+  d.cc_major = attribute(cudaDevAttrComputeCapabilityMajor, index);
+  d.cc_minor = attribute(cudaDevAttrComputeCapabilityMinor, index);
+  d.sm_count = attribute(cudaDevAttrMultiProcessorCount, index);
+  d.sm_clock_kHz = attribute(cudaDevAttrClockRate, index);
+  d.mem_clock_kHz = attribute(cudaDevAttrMemoryClockRate, index);
+  d.bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, index);
+  d.l2_bytes = static_cast<std::uint64_t>(attribute(cudaDevAttrL2CacheSize, index));
+  d.geforce = d.name.find("GeForce") != std::string::npos;
+  char bus[64] = {};
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), index));
+  *pci_bus_id = bus;
+  return d;
+}
+
 CudaDevice::CudaDevice(int index, const DeviceDescription& desc, const std::string& pci_bus_id)
     : index_(index), desc_(desc), pci_bus_id_(pci_bus_id), flusher_(desc.l2_bytes, desc.sm_count) {
   GPUBENCH_CUDA_CHECK(cudaSetDevice(index_));

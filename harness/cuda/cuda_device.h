@@ -21,6 +21,11 @@ namespace gpubench {
 
 class Nvml;
 
+/// The description of CUDA device `index` from the runtime (cudaDeviceGetAttribute for clocks,
+/// bus width, L2, SMs and compute capability; cudaGetDeviceProperties for the name and memory)
+/// and its PCI bus id. The PCIe link fields are left unknown here.
+DeviceDescription describe_cuda_device(int index, std::string* pci_bus_id);
+
 /// One CUDA device as the workloads see it; owned by the CUDA backend, outlives its workloads.
 class CudaDevice {
  public:

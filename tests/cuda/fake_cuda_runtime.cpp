@@ -115,6 +115,34 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   return state().sticky;
 }
 
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (device != 0) return fail(cudaErrorInvalidDevice);
+  *prop = cudaDeviceProp{};
+  std::strcpy(prop->name, "NVIDIA H100 80GB HBM3");
+  prop->totalGlobalMem = std::size_t{85045182464ull};
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (device != 0) return fail(cudaErrorInvalidDevice);
+  // What an H100 SXM 80GB reports.
+  switch (attr) {
+    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+    case cudaDevAttrMultiProcessorCount: *value = 132; break;
+    case cudaDevAttrClockRate: *value = 1980000; break;
+    case cudaDevAttrMemoryClockRate: *value = 2619000; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = 5120; break;
+    case cudaDevAttrL2CacheSize: *value = 52428800; break;
+    default: return fail(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetPCIBusId(char* out, int len, int device) {
+  if (device != 0 || len < 13) return fail(cudaErrorInvalidValue);
+  std::strcpy(out, "0000:3B:00.0");
+  return cudaSuccess;
+}
+
 // ---- memory ----
 cudaError_t cudaMalloc(void** p, size_t bytes) {
   if (bytes > state().free_bytes) return fail(cudaErrorMemoryAllocation);

@@ -13,6 +13,7 @@
 #include "harness/cuda/cuda_backend.h"
 #include "harness/cuda/cuda_device.h"
 #include "harness/families/families.h"
+#include "harness/model/device.h"
 #include "tests/cuda/fake_cuda_runtime.h"
 
 namespace gpubench {
@@ -92,6 +93,25 @@ Verification run_like_the_runner(Workload& w, int batch) {
   w.poison();
   for (int i = 0; i < 2; ++i) EXPECT_GE(w.run(batch), 0.0);
   return w.verify();
+}
+
+TEST_F(FakeCuda, DescriptionFromTheRuntimeAttributes) {
+  std::string bus;
+  const DeviceDescription d = describe_cuda_device(0, &bus);
+  EXPECT_EQ(d.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(d.cc_major, 9);
+  EXPECT_EQ(d.cc_minor, 0);
+  EXPECT_EQ(d.sm_count, 132);
+  EXPECT_EQ(d.sm_clock_kHz, 1980000);
+  EXPECT_EQ(d.mem_clock_kHz, 2619000);
+  EXPECT_EQ(d.bus_width_bits, 5120);
+  EXPECT_EQ(d.l2_bytes, 52428800u);
+  EXPECT_EQ(d.memory_bytes, 85045182464ull);
+  EXPECT_FALSE(d.geforce);
+  EXPECT_EQ(bus, "0000:3B:00.0");
+  // 2 x 2619 MHz x 5120 bit / 8 = 3352 GB/s, the formula REFERENCE.md quotes for the H100 SXM.
+  EXPECT_NEAR(dram_peak_GBps(d.mem_clock_kHz, d.bus_width_bits), 3352.3, 0.1);
+  EXPECT_THROW(describe_cuda_device(1, &bus), std::runtime_error);
 }
 
 TEST_F(FakeCuda, EveryCudaMemoryRowRunsAndVerifies) {
