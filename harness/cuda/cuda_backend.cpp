@@ -218,9 +218,9 @@ std::unique_ptr<Backend> make_cuda_backend(int index) {
     pcie::apply_link(link, d);
     auto backend = std::make_unique<CudaBackend>(index, d, bus);
     backend->add_context(pcie::link_context(link, link_read_under_load));
-    const std::string warning =
-        pcie::downgraded_link_warning("CUDA device " + std::to_string(index) + " (" + link.address + ")", link);
-    if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
+    for (const std::string& warning :
+         pcie::link_warnings("CUDA device " + std::to_string(index) + " (" + link.address + ")", link))
+      std::fprintf(stderr, "%s\n", warning.c_str());
     return backend;
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string("CUDA device ") + std::to_string(index) + ": " + e.what());

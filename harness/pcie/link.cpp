@@ -25,6 +25,40 @@ std::string read_attribute(const std::string& path) {
   return line;
 }
 
+/// True for a sysfs PCI device name: domain:bus:device.function in lower-case hex.
+bool is_pci_name(const std::string& name) {
+  try {
+    return sysfs_pci_address(name) == name;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+/// Negotiated link of the device directory `dir` (unknown when its files are missing).
+LinkState read_current(const std::string& dir) {
+  LinkState s;
+  s.gen = parse_link_speed_gen(read_attribute(dir + "/current_link_speed"), &s.speed_GTps);
+  s.width = parse_link_width(read_attribute(dir + "/current_link_width"));
+  return s;
+}
+
+/// The PCI devices above `device_dir` in its resolved sysfs path, root port first.
+std::vector<PathHop> read_upstream(const std::string& device_dir) {
+  std::vector<PathHop> hops;
+  char* resolved = ::realpath(device_dir.c_str(), nullptr);
+  if (!resolved) return hops;
+  std::string path = resolved;
+  std::free(resolved);
+  // Climb while the parent directory is itself a PCI device (it stops at "pci0000:80").
+  for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/')) {
+    path.erase(slash);
+    const std::string name = path.substr(path.rfind('/') + 1);
+    if (!is_pci_name(name)) break;
+    hops.insert(hops.begin(), PathHop{name, read_current(path)});
+  }
+  return hops;
+}
+
 bool is_directory(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -115,8 +149,7 @@ PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& addres
   const std::string dir = sysfs_root + "/bus/pci/devices/" + link.address + "/";
   link.found = is_directory(dir);
   if (!link.found) return link;
-  link.current.gen = parse_link_speed_gen(read_attribute(dir + "current_link_speed"), &link.current.speed_GTps);
-  link.current.width = parse_link_width(read_attribute(dir + "current_link_width"));
+  link.current = read_current(dir);
   link.max.gen = parse_link_speed_gen(read_attribute(dir + "max_link_speed"), &link.max.speed_GTps);
   link.max.width = parse_link_width(read_attribute(dir + "max_link_width"));
   const std::string node = read_attribute(dir + "numa_node");
@@ -124,6 +157,7 @@ PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& addres
   const long n = std::strtol(node.c_str(), &end, 10);
   if (!node.empty() && *end == '\0' && n >= 0 && n < 4096) link.numa_node = static_cast<int>(n);
   if (link.current.known() || link.max.known()) link.source = "sysfs";
+  link.upstream = read_upstream(dir);
   return link;
 }
 
@@ -158,6 +192,36 @@ bool fill_unknown_link(PcieLink& link, const LinkState& nvml_current, const Link
   }
   if (filled) link.source = link.source.empty() ? "nvml" : link.source + "+nvml";
   return filled;
+}
+
+const PathHop* upstream_bottleneck(const PcieLink& link) {
+  const double own = link_GBps_per_direction(link.current);
+  if (own <= 0) return nullptr;
+  const PathHop* slowest = nullptr;
+  for (const PathHop& hop : link.upstream) {
+    const double rate = link_GBps_per_direction(hop.current);
+    if (rate > 0 && rate < own * (1 - 1e-9) &&
+        (!slowest || rate < link_GBps_per_direction(slowest->current))) {
+      slowest = &hop;
+    }
+  }
+  return slowest;
+}
+
+std::string path_description(const PcieLink& link) {
+  std::string out;
+  for (const PathHop& hop : link.upstream) out += hop.address + " " + link_name(hop.current) + " > ";
+  return out + link.address + " " + link_name(link.current);
+}
+
+std::vector<std::string> link_warnings(const std::string& dev, const PcieLink& link) {
+  std::vector<std::string> w;
+  if (std::string d = downgraded_link_warning(dev, link); !d.empty()) w.push_back(std::move(d));
+  if (const PathHop* b = upstream_bottleneck(link)) {
+    w.push_back("warning: PCIe path of " + dev + " narrows to " + link_name(b->current) + " at " + b->address +
+                ", upstream of its own " + link_name(link.current) + " link");
+  }
+  return w;
 }
 
 std::string link_name(const LinkState& s) {

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace gpubench::pcie {
 
@@ -21,6 +22,13 @@ struct LinkState {
   bool known() const { return gen > 0 && width > 0; }
 };
 
+/// One link on the way from the root complex down to a device: the port or device at the lower
+/// end of it (a root port, a switch's upstream or downstream port) and its negotiated state.
+struct PathHop {
+  std::string address;  ///< sysfs form, e.g. "0000:80:01.0"
+  LinkState current;
+};
+
 /// What sysfs says about one PCI device.
 struct PcieLink {
   std::string address;      ///< sysfs form "0000:3b:00.0"
@@ -29,6 +37,10 @@ struct PcieLink {
   int numa_node = -1;       ///< -1 when unknown or the machine has one node
   bool found = false;       ///< the device directory exists under the sysfs root
   std::string source;       ///< where the link came from: "sysfs", "nvml", "sysfs+nvml" or ""
+  /// The PCI devices above this one, root port first (the device itself excluded), from its
+  /// real sysfs path (/sys/bus/pci/devices/<address> links into /sys/devices/pci<dd:bb>/...).
+  /// A transfer crosses every one of these links: the slowest bounds it.
+  std::vector<PathHop> upstream;
   /// True when both ends are known and the negotiated link is slower or narrower than the maximum.
   bool downgraded() const;
 };
@@ -67,6 +79,20 @@ PcieLink read_link_under_load(const std::function<PcieLink()>& read, const std::
 /// 0 = unknown), and records "nvml" in link.source. Parts sysfs knows are kept. Returns whether
 /// anything was filled.
 bool fill_unknown_link(PcieLink& link, const LinkState& nvml_current, const LinkState& nvml_max);
+
+/// The slowest link upstream of the device when it is slower per direction than the device's
+/// own negotiated link (a root port trained at x8 above an x16 card, a switch uplink shared by
+/// two GPUs at a lower speed); nullptr when there is none or either side is unknown.
+const PathHop* upstream_bottleneck(const PcieLink& link);
+
+/// "0000:80:01.0 Gen4 x8 > 0000:81:00.0 Gen5 x16": the path from the root port down; the device
+/// alone when nothing upstream is known.
+std::string path_description(const PcieLink& link);
+
+/// Every warning about the link, one line each: downgraded_link_warning, then
+/// "warning: PCIe path of <dev> narrows to Gen4 x8 at 0000:80:01.0, upstream of its own Gen5 x16
+/// link" when upstream_bottleneck finds one.
+std::vector<std::string> link_warnings(const std::string& dev, const PcieLink& link);
 
 /// "Gen5 x16"; "unknown" when generation or width is unknown.
 std::string link_name(const LinkState& s);

@@ -29,8 +29,10 @@ std::map<std::string, std::string> link_context(const PcieLink& link, bool read_
   c["pcie_link"] = link_name(link.current);
   c["pcie_link_max"] = link_name(link.max);
   c["pcie_link_read"] = !link.found ? "not in sysfs" : (read_under_load ? "under load" : "idle");
-  const std::string warning = downgraded_link_warning(link.address, link);
-  c["pcie_link_warning"] = warning.empty() ? "none" : warning;
+  std::string warnings;
+  for (const std::string& w : link_warnings(link.address, link)) warnings += (warnings.empty() ? "" : " | ") + w;
+  c["pcie_link_warning"] = warnings.empty() ? "none" : warnings;
+  c["pcie_path"] = path_description(link);
   c["gpu_numa_node"] = link.numa_node >= 0 ? std::to_string(link.numa_node) : "unknown";
   c["pcie_link_source"] = link.source.empty() ? "none" : link.source;
   c["pcie_peak_source"] = link.current.known()

@@ -23,7 +23,8 @@ extern const char* const kPcieTiming;
 
 /// Context entries of the link: pcie_address, pcie_link, pcie_link_max, pcie_link_source
 /// ("sysfs", "nvml", "sysfs+nvml", "none"), pcie_link_read ("idle", "under load", "not in
-/// sysfs"), pcie_link_warning ("none" or the warning line),
+/// sysfs"), pcie_link_warning ("none" or link_warnings joined by " | "), pcie_path
+/// (path_description),
 /// gpu_numa_node ("unknown" or N), pcie_peak_source, pcie_timing. `read_under_load`: whether
 /// the link had to be re-read under traffic (read_pcie_link_under_load's reread).
 std::map<std::string, std::string> link_context(const PcieLink& link, bool read_under_load);

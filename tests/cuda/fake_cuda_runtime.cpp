@@ -133,6 +133,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMemoryClockRate: *value = 2619000; break;
     case cudaDevAttrGlobalMemoryBusWidth: *value = 5120; break;
     case cudaDevAttrL2CacheSize: *value = 52428800; break;
+    case cudaDevAttrCanMapHostMemory: *value = state().can_map_host_memory ? 1 : 0; break;
     default: return fail(cudaErrorInvalidValue);
   }
   return cudaSuccess;

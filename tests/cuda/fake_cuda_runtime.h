@@ -20,6 +20,7 @@ struct State {
   cudaError_t sticky = cudaSuccess;  ///< returned by synchronizing calls once set
   bool thrust_synchronizes = false;  ///< thrust_copy synchronizes its stream (not capturable)
   bool break_write = false;          ///< the write launcher corrupts one element
+  bool can_map_host_memory = true;   ///< cudaDevAttrCanMapHostMemory (PCIe SM-driven transfers)
   int live_streams = 0;
   int live_graphs = 0;
   int captures = 0;

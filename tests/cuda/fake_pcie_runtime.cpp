@@ -74,13 +74,6 @@ cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned int fla
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
-  if (device != 0) return cudaErrorInvalidDevice;
-  if (attr != cudaDevAttrCanMapHostMemory) return cudaErrorInvalidValue;  // nothing else is asked here
-  *value = state().can_map_host_memory ? 1 : 0;
-  return cudaSuccess;
-}
-
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) {

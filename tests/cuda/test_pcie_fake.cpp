@@ -192,10 +192,10 @@ TEST_F(FakePcie, SpinKernelTimeoutIsAnErrorNotANumber) {
 }
 
 TEST_F(FakePcie, NoMappingOrNoPinnedMemoryIsASkip) {
-  fake_pcie::state().can_map_host_memory = false;
+  fake_cuda::state().can_map_host_memory = false;
   auto sm = backend().create(find_case(cases_, "bandwidth/pcie_h2d/pinned_sm/bytes:4KiB"));
   EXPECT_THROW(sm->prepare(), SkipCase);
-  fake_pcie::state().can_map_host_memory = true;
+  fake_cuda::state().can_map_host_memory = true;
   fake_pcie::state().host_alloc_limit = 1u << 20;  // pinned memory runs out above 1 MiB
   auto big = backend().create(find_case(cases_, "bandwidth/pcie_d2h/pinned_ce/bytes:16MiB"));
   EXPECT_THROW(big->prepare(), SkipCase);

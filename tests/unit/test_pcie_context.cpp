@@ -62,6 +62,14 @@ TEST(PcieContext, EntriesOfADowngradedLink) {
   EXPECT_NE(c.at("pcie_timing").find("spin kernel"), std::string::npos);
 }
 
+TEST(PcieContext, PathAndItsBottleneck) {
+  const auto c = link_context(read_pcie_link(kRoot, "0000:81:00.0"), false);
+  EXPECT_EQ(c.at("pcie_path"), "0000:80:01.0 Gen4 x8 > 0000:81:00.0 Gen5 x16");
+  EXPECT_EQ(c.at("pcie_link_warning"),
+            "warning: PCIe path of 0000:81:00.0 narrows to Gen4 x8 at 0000:80:01.0, upstream of its own Gen5 x16 link");
+  EXPECT_EQ(c.at("pcie_link"), "Gen5 x16");  // the peak stays the card's own negotiated link
+}
+
 TEST(PcieContext, LinkFromNvmlIsSaidSo) {
   PcieLink l = read_pcie_link(kRoot, "0000:99:00.0");  // not in this sysfs
   fill_unknown_link(l, LinkState{5, 16, 0}, LinkState{5, 16, 0});

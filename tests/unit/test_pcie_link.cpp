@@ -155,6 +155,51 @@ TEST(PcieLinkSysfs, FiveDigitDomain) {
   EXPECT_EQ(link_name(l.current), "Gen2 x4");
 }
 
+TEST(PciePath, NarrowRootPortAboveAFullSpeedCard) {
+  // bus/pci/devices/0000:81:00.0 links to devices/pci0000:80/0000:80:01.0/0000:81:00.0.
+  const PcieLink l = read_pcie_link(kRoot, "0000:81:00.0");
+  ASSERT_EQ(l.upstream.size(), 1u);
+  EXPECT_EQ(l.upstream[0].address, "0000:80:01.0");
+  EXPECT_EQ(link_name(l.upstream[0].current), "Gen4 x8");
+  EXPECT_FALSE(l.downgraded());  // the card's own link is at its maximum...
+  const PathHop* b = upstream_bottleneck(l);
+  ASSERT_NE(b, nullptr);  // ...but the root port above it is not
+  EXPECT_EQ(b->address, "0000:80:01.0");
+  EXPECT_EQ(path_description(l), "0000:80:01.0 Gen4 x8 > 0000:81:00.0 Gen5 x16");
+  EXPECT_EQ(link_warnings("GPU 0", l),
+            (std::vector<std::string>{
+                "warning: PCIe path of GPU 0 narrows to Gen4 x8 at 0000:80:01.0, upstream of its own Gen5 x16 link"}));
+}
+
+TEST(PciePath, HealthyPathThroughASwitch) {
+  const PcieLink l = read_pcie_link(kRoot, "0000:C3:00.0");
+  ASSERT_EQ(l.upstream.size(), 3u);  // root port, switch upstream port, switch downstream port
+  EXPECT_EQ(l.upstream[0].address, "0000:c0:01.0");
+  EXPECT_EQ(l.upstream[2].address, "0000:c2:08.0");
+  EXPECT_EQ(upstream_bottleneck(l), nullptr);
+  EXPECT_TRUE(link_warnings("GPU 1", l).empty());
+  EXPECT_EQ(path_description(l),
+            "0000:c0:01.0 Gen5 x16 > 0000:c1:00.0 Gen5 x16 > 0000:c2:08.0 Gen5 x16 > 0000:c3:00.0 Gen5 x16");
+  EXPECT_EQ(l.numa_node, 0);
+}
+
+TEST(PciePath, NoUpstreamKnownAndBothWarnings) {
+  const PcieLink flat = read_pcie_link(kRoot, "0000:3b:00.0");  // a plain directory: no path
+  EXPECT_TRUE(flat.upstream.empty());
+  EXPECT_EQ(path_description(flat), "0000:3b:00.0 Gen4 x16");
+  // A downgraded card below a narrower port: both lines, the card's own first.
+  PcieLink both = read_pcie_link(kRoot, "0000:86:00.0");
+  both.upstream.push_back(PathHop{"0000:85:00.0", LinkState{3, 16, 8.0}});
+  const auto w = link_warnings("GPU 2", both);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0], "warning: PCIe link of GPU 2 runs at Gen4 x16, below its maximum Gen5 x16");
+  EXPECT_EQ(w[1], "warning: PCIe path of GPU 2 narrows to Gen3 x16 at 0000:85:00.0, upstream of its own Gen4 x16 link");
+  // An upstream hop as fast as the card (or unknown) is no bottleneck.
+  PcieLink same = read_pcie_link(kRoot, "0000:3b:00.0");
+  same.upstream = {PathHop{"0000:3a:00.0", LinkState{4, 16, 16.0}}, PathHop{"0000:39:00.0", LinkState{}}};
+  EXPECT_EQ(upstream_bottleneck(same), nullptr);
+}
+
 TEST(PcieLinkNvml, FillsOnlyWhatSysfsDoesNotKnow) {
   PcieLink partial = read_pcie_link(kRoot, "0000:02:00.0");  // current_* files missing
   EXPECT_EQ(partial.source, "sysfs");
