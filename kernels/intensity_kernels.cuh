@@ -53,6 +53,7 @@ constexpr int kVectorsPerThread = 2;
 /// does not hinge on occupancy; 64 steps amortise the loop branch. Few chains keep the tile
 /// (256 x 4 elements) small, so tiles spread evenly over the SMs (see kernels/intensity.cu).
 constexpr int kPeakChains = 4;
+/// Steps per round of the peak kernels (the fully unrolled body of the rolled rounds loop).
 constexpr int kPeakUnroll = 64;
 
 /// fma.rn.f32: one rounding, so the host reference reproduces it bit for bit.
@@ -87,6 +88,7 @@ GPUBENCH_INTENSITY_UNROLLED
   }
 }
 
+/// K fma.rn.f16x2 steps on each of N interleaved half2 chains.
 template <int K, int N>
 __device__ __forceinline__ void fma_chains_f16x2(std::uint32_t (&v)[N], std::uint32_t a, std::uint32_t b) {
 GPUBENCH_INTENSITY_UNROLLED
