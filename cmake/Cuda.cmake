@@ -31,6 +31,11 @@ if(GPUBENCH_HAVE_CUDA)
     endif()
   endif()
   message(STATUS "CUDA architectures: ${CMAKE_CUDA_ARCHITECTURES}")
+  # One CUDA runtime in the process: the shared one that CUDA::cudart names too (nvcc's
+  # default would add the static runtime beside it).
+  if(NOT DEFINED CMAKE_CUDA_RUNTIME_LIBRARY)
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+  endif()
   enable_language(CUDA)
   set(CMAKE_CUDA_STANDARD 17)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)

@@ -2,7 +2,8 @@
 # The main job. Builds gpubench (Release) if needed, sets up the Python environment, runs
 # `gpubench --filter=bandwidth` on the default device (the GPU when one is usable, else the
 # host), stores the result JSON under results/<device key>/ and draws its roofline PNG under
-# plots/<device key>/. Extra arguments go to gpubench (e.g. --quick, --device=1).
+# plots/<device key>/ (plus the sweep plots: bandwidth against working set, strided, PCIe).
+# Extra arguments go to gpubench (e.g. --quick, --device=1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GPUBENCH_ROOT"
@@ -25,6 +26,8 @@ key="$(basename "$(dirname "$result")")"
 mkdir -p "plots/$key"
 png="plots/$key/$(basename "${result%.json}").png"
 "$GPUBENCH_VENV/bin/python" scripts/roofline.py "$result" --out "$png" >/dev/null
+sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "plots/$key")"
 echo "result JSON:  $result"
 echo "roofline PNG: $png"
+while IFS= read -r p; do [[ -n "$p" ]] && echo "sweep PNG:    $p"; done <<<"$sweeps"
 exit "$status"
