@@ -172,11 +172,14 @@ TEST_P(Contract, TheoreticalOccupancy) {
 }
 
 TEST_P(Contract, SassInstructions) {
-  std::string tool = find_disassembler("cuobjdump", GPUBENCH_CUDA_BIN_DIR, GPUBENCH_REPO_ROOT);
-  std::string command = tool + " -sass ";
+  // nvdisasm reads a cubin on its own; cuobjdump -sass runs nvdisasm itself, so it gets its own
+  // directory (where the pip wheels put both) at the front of PATH.
+  std::string tool = find_disassembler("nvdisasm", GPUBENCH_CUDA_BIN_DIR, GPUBENCH_REPO_ROOT);
+  std::string command = tool + " -c ";
   if (tool.empty()) {
-    tool = find_disassembler("nvdisasm", GPUBENCH_CUDA_BIN_DIR, GPUBENCH_REPO_ROOT);
-    command = tool + " -c ";
+    tool = find_disassembler("cuobjdump", GPUBENCH_CUDA_BIN_DIR, GPUBENCH_REPO_ROOT);
+    const std::string dir = tool.substr(0, tool.find_last_of('/'));
+    command = "PATH='" + dir + "':\"$PATH\" '" + tool + "' -sass ";
   }
   if (tool.empty()) {
     GTEST_SKIP() << "SASS checks skipped: no nvdisasm or cuobjdump (pip install "
