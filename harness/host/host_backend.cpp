@@ -1,6 +1,7 @@
 #include "harness/host/host_backend.h"
 
 #include "harness/host/host_info.h"
+#include "harness/host/parallel.h"
 #include "harness/model/card_table.h"
 
 namespace gpubench {
@@ -10,6 +11,7 @@ namespace {
 class HostBackend final : public Backend {
  public:
   HostBackend() : device_(describe_host()), peaks_(theoretical_peaks(device_)), key_(host_device_key(device_)) {
+    pin_host_threads();
     add_host_memory_workloads(table_);
     add_host_pcie_workloads(table_);
     add_host_roofline_workloads(table_);
@@ -28,7 +30,7 @@ class HostBackend final : public Backend {
     return {{"cache_policy",
              "host: no flush; working sets sweep from inside L1 to beyond the last-level cache "
              "(l2_bytes holds the last-level cache size)"},
-            {"host_threads", std::to_string(device_.sm_count)}};
+            {"host_threads", std::to_string(device_.sm_count) + " (one per CPU, pinned)"}};
   }
 
  private:
