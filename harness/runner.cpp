@@ -71,9 +71,15 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     }
     w->poison();
     // Warm-up: lazy module loading, first-touch page faults, clocks ramping; then size the batch.
-    const double first = w->run(1);
-    const int batch = choose_batch(first);
-    (void)w->run(batch);
+    // The first estimate includes the fixed cost of a sample (a graph launch, waking the host
+    // threads), so grow the batch until one sample really fills kMinSampleSeconds.
+    int batch = choose_batch(w->run(1));
+    for (int round = 0; round < 4; ++round) {
+      const double seconds = w->run(batch);
+      const int next = choose_batch(seconds / batch);
+      if (next <= batch) break;
+      batch = next;
+    }
     w->poison();  // the verified output must come from the timed runs alone
     for (auto _ : state) {
       const double s = w->run(batch);
