@@ -14,6 +14,7 @@
 #include "harness/cuda/nvml.h"
 #include "harness/cuda/pcie_workloads.h"
 #include "harness/pcie/pcie_context.h"
+#include "harness/slug.h"
 #include "harness/model/card_table.h"
 
 namespace gpubench {
@@ -65,16 +66,7 @@ std::string cuda_device_key(const DeviceDescription& d, int driver_major, int cu
                             int runtime_version) {
   // Slug: lowercase alphanumerics, every other run of characters one '_', the vendor prefix
   // dropped ("NVIDIA H100 80GB HBM3" -> "h100_80gb_hbm3").
-  std::string slug;
-  for (char ch : d.name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c)) {
-      slug += static_cast<char>(std::tolower(c));
-    } else if (!slug.empty() && slug.back() != '_') {
-      slug += '_';
-    }
-  }
-  while (!slug.empty() && slug.back() == '_') slug.pop_back();
+  std::string slug = slugify(d.name, '_');
   if (slug.rfind("nvidia_", 0) == 0) slug.erase(0, 7);
   if (slug.empty()) slug = "unknown_gpu";
   const double gib = static_cast<double>(d.memory_bytes) / (1024.0 * 1024.0 * 1024.0);

@@ -2,11 +2,11 @@
 
 #include <unistd.h>
 
-#include <cctype>
 #include <fstream>
 #include <string>
 
 #include "harness/host/parallel.h"
+#include "harness/slug.h"
 
 namespace gpubench {
 
@@ -59,16 +59,7 @@ DeviceDescription describe_host() {
 }
 
 std::string host_device_key(const DeviceDescription& d) {
-  std::string slug;
-  for (char ch : d.name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c)) {
-      slug += static_cast<char>(std::tolower(c));
-    } else if (!slug.empty() && slug.back() != '-') {
-      slug += '-';
-    }
-  }
-  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  const std::string slug = slugify(d.name, '-');
   const auto gib = (d.memory_bytes + (1ull << 29)) >> 30;  // rounded: the kernel reserves a little
   return "host_" + slug + "_" + std::to_string(d.sm_count) + "cpu_" + std::to_string(gib) + "GiB";
 }

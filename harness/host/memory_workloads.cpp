@@ -3,14 +3,12 @@
 // (every thread repeats its own chunk `batch` times), so thread dispatch is paid once per
 // sample, as a CUDA graph pays one launch per batch.
 #include <immintrin.h>
-#include <sys/mman.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include "harness/host/host_backend.h"
+#include "harness/host/host_buffer.h"
+#include "harness/host/host_timer.h"
 #include "harness/host/parallel.h"
 #include "harness/verify.h"
 
@@ -19,36 +17,6 @@ namespace gpubench {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x9e3779b97f4a7c15ull;
-
-// 2 MiB-aligned buffers (huge pages where the kernel gives them) that never throw bad_alloc:
-// a size that does not fit becomes SkipCase.
-struct HostBuffer {
-  void* p = nullptr;
-  std::size_t bytes = 0;
-  explicit HostBuffer(std::size_t n) : bytes(n) {
-    const std::size_t align = 2u << 20;
-    const std::size_t rounded = (std::max<std::size_t>(n, 1) + align - 1) / align * align;
-    p = std::aligned_alloc(align, rounded);
-    if (!p) throw SkipCase("cannot allocate " + std::to_string(n) + " bytes of host memory");
-    // Huge pages where the kernel allows them on request: a bandwidth sweep should measure
-    // the memory system, not 4 KiB page walks (GPUs map device memory with large pages too).
-    (void)madvise(p, rounded, MADV_HUGEPAGE);
-  }
-  ~HostBuffer() { std::free(p); }
-  HostBuffer(const HostBuffer&) = delete;
-  HostBuffer& operator=(const HostBuffer&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-};
-
-template <class F>
-double time_seconds(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Copy with 32-byte AVX2 loads; non-temporal stores when the working set is larger than the
 // last-level cache (the stores would only evict useful lines), regular stores otherwise.

@@ -4,12 +4,12 @@
 // pageable buffer and its pinned staging buffer on one thread), so it is a real ceiling of
 // pageable transfers on this machine, and it runs the whole PCIe pipeline (names, counters,
 // JSON, plots) where no GPU exists. Timed on the host clock, as pageable GPU copies are.
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
 #include "harness/host/host_backend.h"
+#include "harness/host/host_timer.h"
 #include "harness/verify.h"
 
 namespace gpubench {
@@ -44,9 +44,9 @@ class PageableMemcpyWorkload final : public Workload {
   double run(int batch) override {
     unsigned char* s = src();
     unsigned char* d = dst();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < batch; ++i) std::memcpy(d, s, bytes_);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return time_seconds([&] {
+      for (int i = 0; i < batch; ++i) std::memcpy(d, s, bytes_);
+    });
   }
   Verification verify() override { return check_copy(src(), dst(), bytes_); }
   std::map<std::string, double> extra_counters(double) override {

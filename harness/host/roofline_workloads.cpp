@@ -11,16 +11,16 @@
 // The vector width used is reported with each result (counter vector_bits: 512, 256 or 32).
 // FP16x2 runs only where the CPU has native binary16 FMA (AVX512-FP16): anything else would be
 // a measurement of a conversion emulation, so the rows are not registered there.
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "harness/host/host_backend.h"
+#include "harness/host/host_buffer.h"
+#include "harness/host/host_timer.h"
 #include "harness/host/parallel.h"
 #include "harness/intensity_verify.h"
 #include "harness/verify.h"
@@ -134,29 +134,6 @@ bool have_native_fp16() {
 }
 #endif
 
-// 64-byte aligned host buffer; a size that does not fit becomes SkipCase.
-struct Buffer {
-  void* p = nullptr;
-  explicit Buffer(std::size_t bytes) {
-    p = std::aligned_alloc(64, (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64);
-    if (!p) throw SkipCase("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
-  }
-  ~Buffer() { std::free(p); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-};
-
-template <class F>
-double time_seconds(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // Steps per element and "every" from the case (the half-FMA point has steps 1, every 2).
 long long case_steps(const BenchCase& c) { return static_cast<long long>(c.arg("steps")); }
 int case_every(const BenchCase& c) { return static_cast<int>(c.arg("every")); }
@@ -166,8 +143,8 @@ class FmaF32Workload final : public Workload {
   explicit FmaF32Workload(const BenchCase& c)
       : n_(static_cast<std::size_t>(c.arg("n"))), steps_(case_steps(c)), every_(case_every(c)), isa_(pick_f32()) {}
   void prepare() override {
-    in_ = std::make_unique<Buffer>(n_ * 4);
-    out_ = std::make_unique<Buffer>(n_ * 4);
+    in_ = std::make_unique<HostBuffer>(n_ * 4);
+    out_ = std::make_unique<HostBuffer>(n_ * 4);
     fill_intensity_f32(in_->as<float>(), n_, kSeed);
   }
   void poison() override { poison_fill(out_->p, n_ * 4); }
@@ -196,7 +173,7 @@ class FmaF32Workload final : public Workload {
   long long steps_;
   int every_;
   IsaChoice isa_;
-  std::unique_ptr<Buffer> in_, out_;
+  std::unique_ptr<HostBuffer> in_, out_;
 };
 
 #if GPUBENCH_HOST_FP16
@@ -205,8 +182,8 @@ class FmaF16x2Workload final : public Workload {
   explicit FmaF16x2Workload(const BenchCase& c) : n_(static_cast<std::size_t>(c.arg("n"))), steps_(case_steps(c)) {}
   void prepare() override {
     if (!have_native_fp16()) throw SkipCase("this CPU has no native binary16 FMA (AVX512-FP16)");
-    in_ = std::make_unique<Buffer>(n_ * 4);
-    out_ = std::make_unique<Buffer>(n_ * 4);
+    in_ = std::make_unique<HostBuffer>(n_ * 4);
+    out_ = std::make_unique<HostBuffer>(n_ * 4);
     fill_intensity_f16x2(in_->as<std::uint32_t>(), n_, kSeed);
   }
   void poison() override { poison_fill(out_->p, n_ * 4); }
@@ -234,7 +211,7 @@ class FmaF16x2Workload final : public Workload {
  private:
   std::size_t n_;
   long long steps_;
-  std::unique_ptr<Buffer> in_, out_;
+  std::unique_ptr<HostBuffer> in_, out_;
 };
 #endif
 

@@ -14,42 +14,15 @@
 #include "harness/cuda/cuda_device.h"
 #include "harness/families/families.h"
 #include "harness/model/device.h"
+#include "tests/cuda/fake_backend.h"
 #include "tests/cuda/fake_cuda_runtime.h"
 
 namespace gpubench {
 namespace {
 
-constexpr std::uint64_t kL2Bytes = 1u << 20;  // small, so --quick sizes cover both timing modes
-
-DeviceDescription fake_device() {
-  DeviceDescription d;
-  d.name = "NVIDIA Fake GPU";
-  d.cc_major = 9;
-  d.sm_count = 4;
-  d.sm_clock_kHz = 1500000;
-  d.l2_bytes = kL2Bytes;
-  d.memory_bytes = std::uint64_t{80} << 30;
-  return d;
-}
-
-// The CUDA backend's workload table on a CudaDevice over the fake runtime.
-class FakeCudaBackend final : public CudaBackendBase {
- public:
-  FakeCudaBackend() : device_(0, fake_device(), "0000:00:00.0") { add_cuda_memory_workloads(table_); }
-  std::string kind() const override { return "cuda"; }
-  const DeviceDescription& device() const override { return device_.description(); }
-  const Peaks& peaks() const override { return peaks_; }
-  std::string device_key() const override { return "fake"; }
-  bool supports(const BenchCase& c) const override { return table_.find(c, 90) != nullptr; }
-  std::unique_ptr<Workload> create(const BenchCase& c) override { return table_.find(c, 90)(c, *this); }
-  std::map<std::string, std::string> context() const override { return {}; }
-  CudaDevice& cuda_device() override { return device_; }
-
- private:
-  CudaDevice device_;
-  Peaks peaks_;
-  WorkloadTable table_;
-};
+using fake_backend::find_case;
+using fake_backend::kL2Bytes;
+using fake_backend::run_like_the_runner;
 
 std::vector<BenchCase> quick_cases() {
   SweepOptions o;
@@ -58,12 +31,6 @@ std::vector<BenchCase> quick_cases() {
   o.l2_bytes = kL2Bytes;
   o.memory_bytes = std::uint64_t{80} << 30;
   return memory_cases(o);
-}
-
-const BenchCase& find_case(const std::vector<BenchCase>& cases, const std::string& name) {
-  for (const auto& c : cases)
-    if (c.name() == name) return c;
-  throw std::logic_error("no case " + name);
 }
 
 class FakeCuda : public ::testing::Test {
@@ -76,24 +43,13 @@ class FakeCuda : public ::testing::Test {
     EXPECT_EQ(fake_cuda::state().live_streams, 0);
     EXPECT_EQ(fake_cuda::state().live_graphs, 0);
   }
-  FakeCudaBackend& backend() {
-    if (!backend_) backend_ = std::make_unique<FakeCudaBackend>();
+  fake_backend::FakeBackend& backend() {
+    if (!backend_) backend_ = std::make_unique<fake_backend::FakeBackend>(add_cuda_memory_workloads);
     return *backend_;
   }
-  std::unique_ptr<FakeCudaBackend> backend_;
+  std::unique_ptr<fake_backend::FakeBackend> backend_;
   std::vector<BenchCase> cases_ = quick_cases();
 };
-
-// The runner's sequence: prepare, poison, warm-up run(1), run(batch), poison, timed runs, verify.
-Verification run_like_the_runner(Workload& w, int batch) {
-  w.prepare();
-  w.poison();
-  EXPECT_GE(w.run(1), 0.0);
-  EXPECT_GE(w.run(batch), 0.0);
-  w.poison();
-  for (int i = 0; i < 2; ++i) EXPECT_GE(w.run(batch), 0.0);
-  return w.verify();
-}
 
 TEST_F(FakeCuda, DescriptionFromTheRuntimeAttributes) {
   std::string bus;

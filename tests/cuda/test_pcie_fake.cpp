@@ -17,56 +17,22 @@
 #include "harness/cuda/pcie_workloads.h"
 #include "harness/families/families.h"
 #include "harness/pcie/transfer_plan.h"
+#include "tests/cuda/fake_backend.h"
 #include "tests/cuda/fake_cuda_runtime.h"
 #include "tests/cuda/fake_pcie_runtime.h"
-
-#ifndef GPUBENCH_SYSFS_FIXTURES
-#error "GPUBENCH_SYSFS_FIXTURES must name tests/fixtures/sysfs"
-#endif
+#include "tests/sysfs_fixtures.h"
 
 namespace gpubench {
 namespace {
 
-DeviceDescription fake_device() {
-  DeviceDescription d;
-  d.name = "NVIDIA Fake GPU";
-  d.cc_major = 9;
-  d.sm_count = 4;
-  d.sm_clock_kHz = 1500000;
-  d.l2_bytes = 1u << 20;
-  d.memory_bytes = std::uint64_t{80} << 30;
-  return d;
-}
-
-class FakePcieBackend final : public CudaBackendBase {
- public:
-  FakePcieBackend() : device_(0, fake_device(), "0000:00:00.0") { add_cuda_pcie_workloads(table_); }
-  std::string kind() const override { return "cuda"; }
-  const DeviceDescription& device() const override { return device_.description(); }
-  const Peaks& peaks() const override { return peaks_; }
-  std::string device_key() const override { return "fake"; }
-  bool supports(const BenchCase& c) const override { return table_.find(c, 90) != nullptr; }
-  std::unique_ptr<Workload> create(const BenchCase& c) override { return table_.find(c, 90)(c, *this); }
-  std::map<std::string, std::string> context() const override { return {}; }
-  CudaDevice& cuda_device() override { return device_; }
-
- private:
-  CudaDevice device_;
-  Peaks peaks_;
-  WorkloadTable table_;
-};
+using fake_backend::find_case;
+using fake_backend::run_like_the_runner;
 
 std::vector<BenchCase> quick_pcie_cases() {
   SweepOptions o;
   o.quick = true;
   o.backend_kind = "cuda";
   return pcie_cases(o);
-}
-
-const BenchCase& find_case(const std::vector<BenchCase>& cases, const std::string& name) {
-  for (const auto& c : cases)
-    if (c.name() == name) return c;
-  throw std::logic_error("no case " + name);
 }
 
 class FakePcie : public ::testing::Test {
@@ -81,24 +47,13 @@ class FakePcie : public ::testing::Test {
     EXPECT_TRUE(fake_pcie::state().host_allocs.empty()) << "pinned host memory leaked";
     EXPECT_EQ(fake_cuda::state().live_streams, 0);
   }
-  FakePcieBackend& backend() {
-    if (!backend_) backend_ = std::make_unique<FakePcieBackend>();
+  fake_backend::FakeBackend& backend() {
+    if (!backend_) backend_ = std::make_unique<fake_backend::FakeBackend>(add_cuda_pcie_workloads);
     return *backend_;
   }
-  std::unique_ptr<FakePcieBackend> backend_;
+  std::unique_ptr<fake_backend::FakeBackend> backend_;
   std::vector<BenchCase> cases_ = quick_pcie_cases();
 };
-
-// The runner's sequence: prepare, poison, warm-up run(1), run(batch), poison, timed runs, verify.
-Verification run_like_the_runner(Workload& w, int batch) {
-  w.prepare();
-  w.poison();
-  EXPECT_GE(w.run(1), 0.0);
-  EXPECT_GE(w.run(batch), 0.0);
-  w.poison();
-  for (int i = 0; i < 2; ++i) EXPECT_GE(w.run(batch), 0.0);
-  return w.verify();
-}
 
 TEST_F(FakePcie, EveryCudaPcieRowRunsAndVerifies) {
   std::set<std::string> keys;
@@ -202,7 +157,7 @@ TEST_F(FakePcie, NoMappingOrNoPinnedMemoryIsASkip) {
 }
 
 TEST_F(FakePcie, ProbeReadsTheLinkAndLoadsItOnlyWhenItLooksDowngraded) {
-  const std::string root = GPUBENCH_SYSFS_FIXTURES;
+  const std::string& root = pcie::kSysfsFixtures;
   bool reread = true;
   const pcie::PcieLink full = probe_cuda_pcie_link(0, "0000:5E:00.0", &reread, root);
   EXPECT_FALSE(reread);

@@ -14,40 +14,12 @@
 #include "harness/cuda/cuda_device.h"
 #include "harness/families/families.h"
 #include "kernels/intensity.h"
+#include "tests/cuda/fake_backend.h"
 #include "tests/cuda/fake_cuda_runtime.h"
 #include "tests/cuda/fake_intensity_launchers.h"
 
 namespace gpubench {
 namespace {
-
-DeviceDescription fake_device() {
-  DeviceDescription d;
-  d.name = "NVIDIA Fake GPU";
-  d.cc_major = 9;
-  d.sm_count = 3;
-  d.sm_clock_kHz = 1500000;
-  d.l2_bytes = 1u << 20;
-  d.memory_bytes = std::uint64_t{80} << 30;
-  return d;
-}
-
-class FakeCudaBackend final : public CudaBackendBase {
- public:
-  FakeCudaBackend() : device_(0, fake_device(), "0000:00:00.0") { add_cuda_roofline_workloads(table_); }
-  std::string kind() const override { return "cuda"; }
-  const DeviceDescription& device() const override { return device_.description(); }
-  const Peaks& peaks() const override { return peaks_; }
-  std::string device_key() const override { return "fake"; }
-  bool supports(const BenchCase& c) const override { return table_.find(c, 90) != nullptr; }
-  std::unique_ptr<Workload> create(const BenchCase& c) override { return table_.find(c, 90)(c, *this); }
-  std::map<std::string, std::string> context() const override { return {}; }
-  CudaDevice& cuda_device() override { return device_; }
-
- private:
-  CudaDevice device_;
-  Peaks peaks_;
-  WorkloadTable table_;
-};
 
 // A row of the real table, shrunk to `n` elements (and for the peak rows to `fma` steps: the
 // SIMT emulation runs every thread on the host) and run in the flushed mode (one plain launch
@@ -56,7 +28,7 @@ BenchCase row(const std::string& kernel, double fma, std::size_t n) {
   SweepOptions o;
   o.quick = true;
   o.backend_kind = "cuda";
-  o.l2_bytes = 1u << 20;
+  o.l2_bytes = fake_backend::kL2Bytes;
   for (BenchCase c : roofline_cases(o)) {
     const bool peak = c.family == "compute";
     if (c.kernel != kernel || (!peak && c.arg("fma") != fma)) continue;
@@ -80,11 +52,12 @@ class FakeRoofline : public ::testing::Test {
     EXPECT_TRUE(fake_cuda::state().sizes.empty()) << "device memory leaked";
     EXPECT_EQ(0, fake_intensity::counters().unsupported_in_fake);
   }
-  FakeCudaBackend& backend() {
-    if (!backend_) backend_ = std::make_unique<FakeCudaBackend>();
+  fake_backend::FakeBackend& backend() {
+    // 3 SMs: the peak rows below need more tiles than one wave (grid-stride).
+    if (!backend_) backend_ = std::make_unique<fake_backend::FakeBackend>(add_cuda_roofline_workloads, 3);
     return *backend_;
   }
-  std::unique_ptr<FakeCudaBackend> backend_;
+  std::unique_ptr<fake_backend::FakeBackend> backend_;
 };
 
 TEST_F(FakeRoofline, EveryKindRunsAndVerifiesLikeTheRunner) {

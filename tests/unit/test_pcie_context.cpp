@@ -7,15 +7,10 @@
 
 #include "harness/model/card_table.h"
 #include "harness/pcie/pcie_context.h"
-
-#ifndef GPUBENCH_SYSFS_FIXTURES
-#error "GPUBENCH_SYSFS_FIXTURES must name tests/fixtures/sysfs"
-#endif
+#include "tests/sysfs_fixtures.h"
 
 namespace gpubench::pcie {
 namespace {
-
-const std::string kRoot = GPUBENCH_SYSFS_FIXTURES;
 
 DeviceDescription h100_pcie() {
   DeviceDescription d;
@@ -27,7 +22,7 @@ DeviceDescription h100_pcie() {
 
 TEST(PcieContext, NegotiatedLinkSetsThePeakNotTheDatasheet) {
   DeviceDescription d = h100_pcie();
-  apply_link(read_pcie_link(kRoot, "0000:86:00.0"), d);  // a Gen5 card trained at Gen4
+  apply_link(read_pcie_link(kSysfsFixtures, "0000:86:00.0"), d);  // a Gen5 card trained at Gen4
   EXPECT_EQ(d.pcie_gen, 4);
   EXPECT_EQ(d.pcie_width, 16);
   EXPECT_EQ(d.pcie_gen_max, 5);
@@ -39,18 +34,18 @@ TEST(PcieContext, NegotiatedLinkSetsThePeakNotTheDatasheet) {
 
 TEST(PcieContext, UnknownLinkFallsBackToTheCardTable) {
   DeviceDescription d = h100_pcie();
-  apply_link(read_pcie_link(kRoot, "0000:01:00.0"), d);  // "Unknown" speed, width 0
+  apply_link(read_pcie_link(kSysfsFixtures, "0000:01:00.0"), d);  // "Unknown" speed, width 0
   EXPECT_EQ(d.pcie_gen, 0);
   EXPECT_EQ(d.pcie_width, 0);
   EXPECT_NEAR(theoretical_peaks(d).pcie_GBps, 63.0154, 1e-4);  // the card's Gen5 x16
-  const auto c = link_context(read_pcie_link(kRoot, "0000:01:00.0"), false);
+  const auto c = link_context(read_pcie_link(kSysfsFixtures, "0000:01:00.0"), false);
   EXPECT_EQ(c.at("pcie_link"), "unknown");
   EXPECT_EQ(c.at("pcie_peak_source"), "card table (negotiated link unknown)");
   EXPECT_EQ(c.at("gpu_numa_node"), "unknown");
 }
 
 TEST(PcieContext, EntriesOfADowngradedLink) {
-  const auto c = link_context(read_pcie_link(kRoot, "0000:86:00.0"), true);
+  const auto c = link_context(read_pcie_link(kSysfsFixtures, "0000:86:00.0"), true);
   EXPECT_EQ(c.at("pcie_address"), "0000:86:00.0");
   EXPECT_EQ(c.at("pcie_link"), "Gen4 x16");
   EXPECT_EQ(c.at("pcie_link_max"), "Gen5 x16");
@@ -63,7 +58,7 @@ TEST(PcieContext, EntriesOfADowngradedLink) {
 }
 
 TEST(PcieContext, PathAndItsBottleneck) {
-  const auto c = link_context(read_pcie_link(kRoot, "0000:81:00.0"), false);
+  const auto c = link_context(read_pcie_link(kSysfsFixtures, "0000:81:00.0"), false);
   EXPECT_EQ(c.at("pcie_path"), "0000:80:01.0 Gen4 x8 > 0000:81:00.0 Gen5 x16");
   EXPECT_EQ(c.at("pcie_link_warning"),
             "warning: PCIe path of 0000:81:00.0 narrows to Gen4 x8 at 0000:80:01.0, upstream of its own Gen5 x16 link");
@@ -71,27 +66,27 @@ TEST(PcieContext, PathAndItsBottleneck) {
 }
 
 TEST(PcieContext, LinkFromNvmlIsSaidSo) {
-  PcieLink l = read_pcie_link(kRoot, "0000:99:00.0");  // not in this sysfs
+  PcieLink l = read_pcie_link(kSysfsFixtures, "0000:99:00.0");  // not in this sysfs
   fill_unknown_link(l, LinkState{5, 16, 0}, LinkState{5, 16, 0});
   const auto c = link_context(l, false);
   EXPECT_EQ(c.at("pcie_link_source"), "nvml");
   EXPECT_EQ(c.at("pcie_link_read"), "not in sysfs");
   EXPECT_EQ(c.at("pcie_peak_source"), "negotiated link Gen5 x16 (nvml)");
-  EXPECT_EQ(link_context(read_pcie_link(kRoot, "0000:01:00.0"), false).at("pcie_link_source"), "none");
+  EXPECT_EQ(link_context(read_pcie_link(kSysfsFixtures, "0000:01:00.0"), false).at("pcie_link_source"), "none");
 }
 
 TEST(PcieContext, HealthyLinkAndMissingDevice) {
-  const auto ok = link_context(read_pcie_link(kRoot, "0000:5e:00.0"), false);
+  const auto ok = link_context(read_pcie_link(kSysfsFixtures, "0000:5e:00.0"), false);
   EXPECT_EQ(ok.at("pcie_link_warning"), "none");
   EXPECT_EQ(ok.at("pcie_link_read"), "idle");
-  const auto missing = link_context(read_pcie_link(kRoot, "0000:99:00.0"), false);
+  const auto missing = link_context(read_pcie_link(kSysfsFixtures, "0000:99:00.0"), false);
   EXPECT_EQ(missing.at("pcie_link_read"), "not in sysfs");
   EXPECT_EQ(missing.at("pcie_link"), "unknown");
   EXPECT_EQ(missing.at("pcie_link_warning"), "none");
 }
 
 TEST(PcieContext, BenchCpuIsWhereThisThreadRuns) {
-  const auto c = bench_cpu_context(kSysfsRoot);
+  const auto c = bench_cpu_context(kSysfsFixtures);
   const std::string cpu = c.at("bench_cpu");
   ASSERT_NE(cpu, "unknown");
   EXPECT_GE(std::atoi(cpu.c_str()), 0);
@@ -99,13 +94,13 @@ TEST(PcieContext, BenchCpuIsWhereThisThreadRuns) {
 }
 
 TEST(PcieNumaBind, RefusesWithoutAKnownGpuNode) {
-  const BindResult host = bind_to_gpu_node({{"backend", "host"}}, kRoot);
+  const BindResult host = bind_to_gpu_node({{"backend", "host"}}, kSysfsFixtures);
   EXPECT_FALSE(host.ok);
   EXPECT_EQ(host.message, "--numa-bind: this backend has no GPU, nothing to bind");
-  const BindResult unknown = bind_to_gpu_node({{"gpu_numa_node", "unknown"}}, kRoot);
+  const BindResult unknown = bind_to_gpu_node({{"gpu_numa_node", "unknown"}}, kSysfsFixtures);
   EXPECT_FALSE(unknown.ok);
   EXPECT_NE(unknown.message.find("unknown"), std::string::npos);
-  const BindResult memory_only = bind_to_gpu_node({{"gpu_numa_node", "2"}}, kRoot);  // empty cpulist
+  const BindResult memory_only = bind_to_gpu_node({{"gpu_numa_node", "2"}}, kSysfsFixtures);  // empty cpulist
   EXPECT_FALSE(memory_only.ok);
   EXPECT_EQ(memory_only.message, "--numa-bind: cannot bind: NUMA node 2 lists no CPUs");
 }

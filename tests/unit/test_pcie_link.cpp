@@ -11,15 +11,10 @@
 
 #include "harness/model/device.h"
 #include "harness/pcie/link.h"
-
-#ifndef GPUBENCH_SYSFS_FIXTURES
-#error "GPUBENCH_SYSFS_FIXTURES must name tests/fixtures/sysfs"
-#endif
+#include "tests/sysfs_fixtures.h"
 
 namespace gpubench::pcie {
 namespace {
-
-const std::string kRoot = GPUBENCH_SYSFS_FIXTURES;
 
 TEST(PcieBusId, CudaFormatMapsToLowerCaseSysfsName) {
   EXPECT_EQ(sysfs_pci_address("0000:3B:00.0"), "0000:3b:00.0");
@@ -84,7 +79,7 @@ TEST(PcieLinkSysfs, Gen3Gen4Gen5Gen6FromFixtures) {
   };
   for (const Case& c : {Case{"0000:17:00.0", 3, 16, 0}, Case{"0000:3B:00.0", 4, 16, 0},
                         Case{"0000:5E:00.0", 5, 16, 1}, Case{"0000:D8:00.0", 6, 16, 0}}) {
-    const PcieLink l = read_pcie_link(kRoot, c.bus_id);
+    const PcieLink l = read_pcie_link(kSysfsFixtures, c.bus_id);
     EXPECT_TRUE(l.found) << c.bus_id;
     EXPECT_EQ(l.current.gen, c.gen) << c.bus_id;
     EXPECT_EQ(l.current.width, c.width) << c.bus_id;
@@ -97,7 +92,7 @@ TEST(PcieLinkSysfs, Gen3Gen4Gen5Gen6FromFixtures) {
 }
 
 TEST(PcieLinkSysfs, OldKernelFormatNarrowLink) {
-  const PcieLink l = read_pcie_link(kRoot, "0000:af:00.0");
+  const PcieLink l = read_pcie_link(kSysfsFixtures, "0000:af:00.0");
   EXPECT_EQ(link_name(l.current), "Gen4 x8");
   EXPECT_EQ(link_name(l.max), "Gen4 x16");
   EXPECT_TRUE(l.downgraded());
@@ -106,7 +101,7 @@ TEST(PcieLinkSysfs, OldKernelFormatNarrowLink) {
 }
 
 TEST(PcieLinkSysfs, DowngradedGenerationWarning) {
-  const PcieLink l = read_pcie_link(kRoot, "0000:86:00.0");
+  const PcieLink l = read_pcie_link(kSysfsFixtures, "0000:86:00.0");
   EXPECT_EQ(l.address, "0000:86:00.0");
   EXPECT_EQ(link_name(l.current), "Gen4 x16");
   EXPECT_EQ(link_name(l.max), "Gen5 x16");
@@ -118,7 +113,7 @@ TEST(PcieLinkSysfs, DowngradedGenerationWarning) {
 }
 
 TEST(PcieLinkSysfs, UnknownSpeedAndZeroWidth) {
-  const PcieLink l = read_pcie_link(kRoot, "0000:01:00.0");
+  const PcieLink l = read_pcie_link(kSysfsFixtures, "0000:01:00.0");
   EXPECT_TRUE(l.found);
   EXPECT_FALSE(l.current.known());
   EXPECT_FALSE(l.max.known());
@@ -129,7 +124,7 @@ TEST(PcieLinkSysfs, UnknownSpeedAndZeroWidth) {
 }
 
 TEST(PcieLinkSysfs, MissingFilesLeaveFieldsUnknown) {
-  const PcieLink l = read_pcie_link(kRoot, "0000:02:00.0");
+  const PcieLink l = read_pcie_link(kSysfsFixtures, "0000:02:00.0");
   EXPECT_TRUE(l.found);
   EXPECT_EQ(l.current.gen, 0);
   EXPECT_EQ(l.current.width, 0);
@@ -140,24 +135,24 @@ TEST(PcieLinkSysfs, MissingFilesLeaveFieldsUnknown) {
 }
 
 TEST(PcieLinkSysfs, MissingDeviceAndMissingRoot) {
-  const PcieLink a = read_pcie_link(kRoot, "0000:99:00.0");
+  const PcieLink a = read_pcie_link(kSysfsFixtures, "0000:99:00.0");
   EXPECT_FALSE(a.found);
   EXPECT_EQ(a.address, "0000:99:00.0");
   EXPECT_FALSE(a.current.known());
-  const PcieLink b = read_pcie_link(kRoot + "/does-not-exist", "0000:3b:00.0");
+  const PcieLink b = read_pcie_link(kSysfsFixtures + "/does-not-exist", "0000:3b:00.0");
   EXPECT_FALSE(b.found);
   EXPECT_EQ(link_name(b.current), "unknown");
 }
 
 TEST(PcieLinkSysfs, FiveDigitDomain) {
-  const PcieLink l = read_pcie_link(kRoot, "00010000:E1:00.0");
+  const PcieLink l = read_pcie_link(kSysfsFixtures, "00010000:E1:00.0");
   EXPECT_TRUE(l.found);
   EXPECT_EQ(link_name(l.current), "Gen2 x4");
 }
 
 TEST(PciePath, NarrowRootPortAboveAFullSpeedCard) {
   // bus/pci/devices/0000:81:00.0 links to devices/pci0000:80/0000:80:01.0/0000:81:00.0.
-  const PcieLink l = read_pcie_link(kRoot, "0000:81:00.0");
+  const PcieLink l = read_pcie_link(kSysfsFixtures, "0000:81:00.0");
   ASSERT_EQ(l.upstream.size(), 1u);
   EXPECT_EQ(l.upstream[0].address, "0000:80:01.0");
   EXPECT_EQ(link_name(l.upstream[0].current), "Gen4 x8");
@@ -172,7 +167,7 @@ TEST(PciePath, NarrowRootPortAboveAFullSpeedCard) {
 }
 
 TEST(PciePath, HealthyPathThroughASwitch) {
-  const PcieLink l = read_pcie_link(kRoot, "0000:C3:00.0");
+  const PcieLink l = read_pcie_link(kSysfsFixtures, "0000:C3:00.0");
   ASSERT_EQ(l.upstream.size(), 3u);  // root port, switch upstream port, switch downstream port
   EXPECT_EQ(l.upstream[0].address, "0000:c0:01.0");
   EXPECT_EQ(l.upstream[2].address, "0000:c2:08.0");
@@ -184,24 +179,24 @@ TEST(PciePath, HealthyPathThroughASwitch) {
 }
 
 TEST(PciePath, NoUpstreamKnownAndBothWarnings) {
-  const PcieLink flat = read_pcie_link(kRoot, "0000:3b:00.0");  // a plain directory: no path
+  const PcieLink flat = read_pcie_link(kSysfsFixtures, "0000:3b:00.0");  // a plain directory: no path
   EXPECT_TRUE(flat.upstream.empty());
   EXPECT_EQ(path_description(flat), "0000:3b:00.0 Gen4 x16");
   // A downgraded card below a narrower port: both lines, the card's own first.
-  PcieLink both = read_pcie_link(kRoot, "0000:86:00.0");
+  PcieLink both = read_pcie_link(kSysfsFixtures, "0000:86:00.0");
   both.upstream.push_back(PathHop{"0000:85:00.0", LinkState{3, 16, 8.0}});
   const auto w = link_warnings("GPU 2", both);
   ASSERT_EQ(w.size(), 2u);
   EXPECT_EQ(w[0], "warning: PCIe link of GPU 2 runs at Gen4 x16, below its maximum Gen5 x16");
   EXPECT_EQ(w[1], "warning: PCIe path of GPU 2 narrows to Gen3 x16 at 0000:85:00.0, upstream of its own Gen4 x16 link");
   // An upstream hop as fast as the card (or unknown) is no bottleneck.
-  PcieLink same = read_pcie_link(kRoot, "0000:3b:00.0");
+  PcieLink same = read_pcie_link(kSysfsFixtures, "0000:3b:00.0");
   same.upstream = {PathHop{"0000:3a:00.0", LinkState{4, 16, 16.0}}, PathHop{"0000:39:00.0", LinkState{}}};
   EXPECT_EQ(upstream_bottleneck(same), nullptr);
 }
 
 TEST(PcieLinkNvml, FillsOnlyWhatSysfsDoesNotKnow) {
-  PcieLink partial = read_pcie_link(kRoot, "0000:02:00.0");  // current_* files missing
+  PcieLink partial = read_pcie_link(kSysfsFixtures, "0000:02:00.0");  // current_* files missing
   EXPECT_EQ(partial.source, "sysfs");
   EXPECT_TRUE(fill_unknown_link(partial, LinkState{4, 16, 0}, LinkState{3, 8, 0}));
   EXPECT_EQ(link_name(partial.current), "Gen4 x16");
@@ -210,21 +205,21 @@ TEST(PcieLinkNvml, FillsOnlyWhatSysfsDoesNotKnow) {
   EXPECT_EQ(partial.source, "sysfs+nvml");
   EXPECT_TRUE(partial.downgraded());
 
-  PcieLink absent = read_pcie_link(kRoot, "0000:99:00.0");
+  PcieLink absent = read_pcie_link(kSysfsFixtures, "0000:99:00.0");
   EXPECT_EQ(absent.source, "");
   EXPECT_TRUE(fill_unknown_link(absent, LinkState{5, 16, 0}, LinkState{5, 16, 0}));
   EXPECT_EQ(absent.source, "nvml");
   EXPECT_EQ(link_name(absent.current), "Gen5 x16");
   EXPECT_FALSE(absent.downgraded());
 
-  PcieLink full = read_pcie_link(kRoot, "0000:3b:00.0");
+  PcieLink full = read_pcie_link(kSysfsFixtures, "0000:3b:00.0");
   EXPECT_FALSE(fill_unknown_link(full, LinkState{1, 1, 0}, LinkState{1, 1, 0}));
   EXPECT_EQ(link_name(full.current), "Gen4 x16");
   EXPECT_EQ(full.source, "sysfs");
 }
 
 TEST(PcieLinkNvml, FailedQueriesFillNothing) {
-  PcieLink l = read_pcie_link(kRoot, "0000:01:00.0");  // "Unknown" in sysfs
+  PcieLink l = read_pcie_link(kSysfsFixtures, "0000:01:00.0");  // "Unknown" in sysfs
   EXPECT_EQ(l.source, "");
   EXPECT_FALSE(fill_unknown_link(l, LinkState{}, LinkState{7, 16, 0}));  // 0 = failed; Gen7 invalid
   EXPECT_FALSE(fill_unknown_link(l, LinkState{4, 0, 0}, LinkState{4, 64, 0}));
@@ -235,7 +230,7 @@ TEST(PcieLinkNvml, FailedQueriesFillNothing) {
 TEST(PcieLinkSysfs, NoLoadNeededWhenFullSpeed) {
   bool reread = true;
   int loads = 0;
-  const PcieLink l = read_pcie_link_under_load(kRoot, "0000:5e:00.0", [&] { ++loads; }, &reread);
+  const PcieLink l = read_pcie_link_under_load(kSysfsFixtures, "0000:5e:00.0", [&] { ++loads; }, &reread);
   EXPECT_EQ(loads, 0);
   EXPECT_FALSE(reread);
   EXPECT_EQ(link_name(l.current), "Gen5 x16");
@@ -254,7 +249,7 @@ class IdleLinkCopy : public ::testing::Test {
     }
     for (const char* f :
          {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width", "numa_node"}) {
-      std::ifstream in(kRoot + "/bus/pci/devices/0000:03:00.0/" + f);
+      std::ifstream in(kSysfsFixtures + "/bus/pci/devices/0000:03:00.0/" + f);
       std::ofstream out(dir_ + "/" + f);
       out << in.rdbuf();
       files_.push_back(dir_ + "/" + f);
@@ -304,10 +299,10 @@ TEST(PciePerDirection, ArithmeticMatchesReference) {
   EXPECT_DOUBLE_EQ(pcie_GBps_per_direction(0, 16), 0.0);
   EXPECT_DOUBLE_EQ(pcie_GBps_per_direction(5, 0), 0.0);
   // From the fixtures: the same figures come out of the sysfs reader.
-  EXPECT_NEAR(link_GBps_per_direction(read_pcie_link(kRoot, "0000:17:00.0").current), 15.7538, 1e-4);
-  EXPECT_NEAR(link_GBps_per_direction(read_pcie_link(kRoot, "0000:3b:00.0").current), 31.5077, 1e-4);
-  EXPECT_NEAR(link_GBps_per_direction(read_pcie_link(kRoot, "0000:5e:00.0").current), 63.0154, 1e-4);
-  EXPECT_NEAR(link_GBps_per_direction(read_pcie_link(kRoot, "0000:af:00.0").current), 15.7538, 1e-4);
+  EXPECT_NEAR(link_GBps_per_direction(read_pcie_link(kSysfsFixtures, "0000:17:00.0").current), 15.7538, 1e-4);
+  EXPECT_NEAR(link_GBps_per_direction(read_pcie_link(kSysfsFixtures, "0000:3b:00.0").current), 31.5077, 1e-4);
+  EXPECT_NEAR(link_GBps_per_direction(read_pcie_link(kSysfsFixtures, "0000:5e:00.0").current), 63.0154, 1e-4);
+  EXPECT_NEAR(link_GBps_per_direction(read_pcie_link(kSysfsFixtures, "0000:af:00.0").current), 15.7538, 1e-4);
 }
 
 }  // namespace

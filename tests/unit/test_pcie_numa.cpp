@@ -9,15 +9,10 @@
 
 #include "harness/pcie/link.h"
 #include "harness/pcie/numa.h"
-
-#ifndef GPUBENCH_SYSFS_FIXTURES
-#error "GPUBENCH_SYSFS_FIXTURES must name tests/fixtures/sysfs"
-#endif
+#include "tests/sysfs_fixtures.h"
 
 namespace gpubench::pcie {
 namespace {
-
-const std::string kRoot = GPUBENCH_SYSFS_FIXTURES;
 
 TEST(PcieCpulist, RangesAndSingles) {
   EXPECT_EQ(parse_cpulist("0-3,8-11"), (std::vector<int>{0, 1, 2, 3, 8, 9, 10, 11}));
@@ -35,24 +30,24 @@ TEST(PcieCpulist, MalformedThrows) {
 }
 
 TEST(PcieNuma, NodeCpusFromFixtures) {
-  EXPECT_EQ(node_cpus(kRoot, 0), (std::vector<int>{0, 1, 2, 3, 8, 9, 10, 11}));
-  EXPECT_EQ(node_cpus(kRoot, 1), (std::vector<int>{4, 5, 6, 7, 12, 13, 14, 15}));
-  EXPECT_TRUE(node_cpus(kRoot, 2).empty());  // memory-only node
-  EXPECT_TRUE(node_cpus(kRoot, 7).empty());  // no such node
-  EXPECT_TRUE(node_cpus(kRoot, -1).empty());
+  EXPECT_EQ(node_cpus(kSysfsFixtures, 0), (std::vector<int>{0, 1, 2, 3, 8, 9, 10, 11}));
+  EXPECT_EQ(node_cpus(kSysfsFixtures, 1), (std::vector<int>{4, 5, 6, 7, 12, 13, 14, 15}));
+  EXPECT_TRUE(node_cpus(kSysfsFixtures, 2).empty());  // memory-only node
+  EXPECT_TRUE(node_cpus(kSysfsFixtures, 7).empty());  // no such node
+  EXPECT_TRUE(node_cpus(kSysfsFixtures, -1).empty());
 }
 
 TEST(PcieNuma, NodeOfCpu) {
-  EXPECT_EQ(node_of_cpu(kRoot, 9), 0);
-  EXPECT_EQ(node_of_cpu(kRoot, 12), 1);
-  EXPECT_EQ(node_of_cpu(kRoot, 16), -1);
-  EXPECT_EQ(node_of_cpu(kRoot, -1), -1);
+  EXPECT_EQ(node_of_cpu(kSysfsFixtures, 9), 0);
+  EXPECT_EQ(node_of_cpu(kSysfsFixtures, 12), 1);
+  EXPECT_EQ(node_of_cpu(kSysfsFixtures, 16), -1);
+  EXPECT_EQ(node_of_cpu(kSysfsFixtures, -1), -1);
 }
 
 TEST(PcieNuma, GpuNodeFromLinkThenItsCpus) {
-  const PcieLink l = read_pcie_link(kRoot, "0000:5E:00.0");
+  const PcieLink l = read_pcie_link(kSysfsFixtures, "0000:5E:00.0");
   ASSERT_EQ(l.numa_node, 1);
-  EXPECT_EQ(node_cpus(kRoot, l.numa_node).front(), 4);
+  EXPECT_EQ(node_cpus(kSysfsFixtures, l.numa_node).front(), 4);
 }
 
 TEST(PcieNuma, CurrentCpuIsInTheAffinityMask) {
@@ -68,10 +63,10 @@ TEST(PcieNuma, BindFailsCleanlyWithoutChangingAnything) {
   cpu_set_t before;
   CPU_ZERO(&before);
   ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
-  const BindResult unknown = bind_to_numa_node(kRoot, -1);
+  const BindResult unknown = bind_to_numa_node(kSysfsFixtures, -1);
   EXPECT_FALSE(unknown.ok);
   EXPECT_NE(unknown.message.find("unknown"), std::string::npos);
-  const BindResult empty = bind_to_numa_node(kRoot, 2);
+  const BindResult empty = bind_to_numa_node(kSysfsFixtures, 2);
   EXPECT_FALSE(empty.ok);
   EXPECT_NE(empty.message.find("lists no CPUs"), std::string::npos);
   cpu_set_t after;
@@ -86,16 +81,16 @@ TEST(PcieNuma, BindToTheNodeOfTheCurrentCpuRestrictsTheMask) {
   cpu_set_t before;
   CPU_ZERO(&before);
   ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
-  const int node = node_of_cpu(kSysfsRoot, current_cpu());
+  const int node = node_of_cpu(kSysfsFixtures, current_cpu());
   if (node < 0) GTEST_SKIP() << "this machine's sysfs lists no NUMA nodes";
-  const BindResult r = bind_to_numa_node(kSysfsRoot, node);
+  const BindResult r = bind_to_numa_node(kSysfsFixtures, node);
   ASSERT_TRUE(r.ok) << r.message;
   cpu_set_t now;
   CPU_ZERO(&now);
   ASSERT_EQ(sched_getaffinity(0, sizeof now, &now), 0);
   EXPECT_EQ(CPU_COUNT(&now), static_cast<int>(r.cpus.size()));
   for (int c : r.cpus) EXPECT_TRUE(CPU_ISSET(c, &now));
-  const std::vector<int> listed = node_cpus(kSysfsRoot, node);
+  const std::vector<int> listed = node_cpus(kSysfsFixtures, node);
   for (int c : r.cpus) EXPECT_TRUE(std::find(listed.begin(), listed.end(), c) != listed.end());
   ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
 }

@@ -1,0 +1,50 @@
+// The fake CUDA backend and helpers shared by the fake-runtime workload tests.
+#include "tests/cuda/fake_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace gpubench::fake_backend {
+
+DeviceDescription fake_device(int sm_count) {
+  DeviceDescription d;
+  d.name = "NVIDIA Fake GPU";
+  d.cc_major = 9;
+  d.sm_count = sm_count;
+  d.sm_clock_kHz = 1500000;
+  d.l2_bytes = kL2Bytes;
+  d.memory_bytes = std::uint64_t{80} << 30;
+  return d;
+}
+
+FakeBackend::FakeBackend(void (*add)(WorkloadTable&), int sm_count)
+    : device_(0, fake_device(sm_count), "0000:00:00.0") {
+  add(table_);
+}
+std::string FakeBackend::kind() const { return "cuda"; }
+const DeviceDescription& FakeBackend::device() const { return device_.description(); }
+const Peaks& FakeBackend::peaks() const { return peaks_; }
+std::string FakeBackend::device_key() const { return "fake"; }
+bool FakeBackend::supports(const BenchCase& c) const { return table_.find(c, 90) != nullptr; }
+std::unique_ptr<Workload> FakeBackend::create(const BenchCase& c) { return table_.find(c, 90)(c, *this); }
+std::map<std::string, std::string> FakeBackend::context() const { return {}; }
+CudaDevice& FakeBackend::cuda_device() { return device_; }
+
+const BenchCase& find_case(const std::vector<BenchCase>& cases, const std::string& name) {
+  for (const auto& c : cases)
+    if (c.name() == name) return c;
+  throw std::logic_error("no case " + name);
+}
+
+Verification run_like_the_runner(Workload& w, int batch) {
+  w.prepare();
+  w.poison();
+  EXPECT_GE(w.run(1), 0.0);
+  EXPECT_GE(w.run(batch), 0.0);
+  w.poison();
+  for (int i = 0; i < 2; ++i) EXPECT_GE(w.run(batch), 0.0);
+  return w.verify();
+}
+
+}  // namespace gpubench::fake_backend
