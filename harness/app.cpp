@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <regex>
 #include <iostream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -132,8 +132,7 @@ int run_app(int argc, char** argv) {
   if (!filter.empty() && filter[0] != '-') {  // "-REGEX" is Google Benchmark's negative filter
     const std::regex re(filter, std::regex::extended);
     bool any = false;
-    for (const auto& c : cases)
-      any = any || (backend->supports(c) && std::regex_search(c.name() + "/manual_time", re));
+    for (const auto& c : cases) any = any || (backend->supports(c) && std::regex_search(c.name() + "/manual_time", re));
     if (!any)
       return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
                          " backend (see --list)");

@@ -18,14 +18,14 @@ namespace gpubench {
 /// One benchmark instance from a family table: its name parts, parameters and work model.
 /// The full name is family/kernel/variant/params and is stable across releases.
 struct BenchCase {
-  std::string family;   ///< "bandwidth", "compute" or "roofline"
-  std::string kernel;   ///< e.g. "copy", "strided", "sgemm", "pcie_h2d"
-  std::string variant;  ///< "kernel" for the hand-written one, the library name for references
-  std::string params;   ///< e.g. "bytes:64MiB" or "bytes:256MiB,stride:8"
+  std::string family;                  ///< "bandwidth", "compute" or "roofline"
+  std::string kernel;                  ///< e.g. "copy", "strided", "sgemm", "pcie_h2d"
+  std::string variant;                 ///< "kernel" for the hand-written one, the library name for references
+  std::string params;                  ///< e.g. "bytes:64MiB" or "bytes:256MiB,stride:8"
   std::map<std::string, double> args;  ///< numeric parameters: "bytes", "stride", "m", ...
-  WorkModel work;       ///< per execution
-  int min_cc = 0;       ///< minimum compute capability x10 (80 = sm_80); 0 for any
-  bool needs_flush = false;  ///< working set large enough that the L2 must be flushed first
+  WorkModel work;                      ///< per execution
+  int min_cc = 0;                      ///< minimum compute capability x10 (80 = sm_80); 0 for any
+  bool needs_flush = false;            ///< working set large enough that the L2 must be flushed first
 
   std::string name() const { return family + "/" + kernel + "/" + variant + "/" + params; }
   /// family/kernel/variant: the key backends use to find the workload factory.

@@ -81,8 +81,7 @@ Options parse_cli(const std::vector<std::string>& args) {
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value_of(a, "--results-dir");
     } else if (starts_with(a, "--benchmark_out_format=")) {
-      if (a != "--benchmark_out_format=json")
-        throw UsageError("--benchmark_out_format: result files are always JSON");
+      if (a != "--benchmark_out_format=json") throw UsageError("--benchmark_out_format: result files are always JSON");
     } else if (starts_with(a, "--benchmark_") && a.find('=') != std::string::npos) {
       o.passthrough.push_back(a);
     } else if (starts_with(a, "--benchmark_")) {

@@ -22,13 +22,13 @@ struct DeviceChoice {
 
 /// Parsed command line.
 struct Options {
-  std::string filter;        ///< --filter / --benchmark_filter (empty: everything)
-  bool list = false;         ///< --list: print the names that would run, then exit
-  DeviceChoice device;       ///< --device=auto|host|N|all
-  std::string out;           ///< --out=FILE / --benchmark_out=FILE: Google Benchmark JSON
-  std::string results_dir;   ///< --results-dir=DIR: DIR/<device key>/<UTC time>_<rev>.json
-  bool quick = false;        ///< --quick: small sizes
-  bool numa_bind = false;    ///< --numa-bind: run on the CPUs of the GPU's NUMA node
+  std::string filter;       ///< --filter / --benchmark_filter (empty: everything)
+  bool list = false;        ///< --list: print the names that would run, then exit
+  DeviceChoice device;      ///< --device=auto|host|N|all
+  std::string out;          ///< --out=FILE / --benchmark_out=FILE: Google Benchmark JSON
+  std::string results_dir;  ///< --results-dir=DIR: DIR/<device key>/<UTC time>_<rev>.json
+  bool quick = false;       ///< --quick: small sizes
+  bool numa_bind = false;   ///< --numa-bind: run on the CPUs of the GPU's NUMA node
   bool help = false;
   bool version = false;
   std::vector<std::string> passthrough;  ///< --benchmark_* flags for Google Benchmark

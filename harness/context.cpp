@@ -27,12 +27,31 @@ std::string utc_now() {
   return buf;
 }
 
-const char* const kRequired[] = {
-    "gpubench_version", "git_revision", "backend", "device_name", "device_key", "cc", "sm_count",
-    "sm_clock_MHz", "mem_clock_MHz", "bus_width_bits", "l2_bytes", "memory_bytes", "peak_dram_GBps",
-    "peak_fp32_TFLOPS", "peak_fp16_tensor_TFLOPS", "peak_pcie_h2d_GBps", "peak_pcie_d2h_GBps",
-    "peaks_source", "driver_version", "runtime_version", "cache_policy", "byte_convention", "quick",
-    "run_started_utc", nullptr};
+const char* const kRequired[] = {"gpubench_version",
+                                 "git_revision",
+                                 "backend",
+                                 "device_name",
+                                 "device_key",
+                                 "cc",
+                                 "sm_count",
+                                 "sm_clock_MHz",
+                                 "mem_clock_MHz",
+                                 "bus_width_bits",
+                                 "l2_bytes",
+                                 "memory_bytes",
+                                 "peak_dram_GBps",
+                                 "peak_fp32_TFLOPS",
+                                 "peak_fp16_tensor_TFLOPS",
+                                 "peak_pcie_h2d_GBps",
+                                 "peak_pcie_d2h_GBps",
+                                 "peaks_source",
+                                 "driver_version",
+                                 "runtime_version",
+                                 "cache_policy",
+                                 "byte_convention",
+                                 "quick",
+                                 "run_started_utc",
+                                 nullptr};
 
 }  // namespace
 

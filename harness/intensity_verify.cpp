@@ -86,14 +86,20 @@ void fill_intensity_f16x2(std::uint32_t* in, std::size_t n, std::uint64_t seed) 
   });
 }
 
-Verification check_intensity_f32(const float* in, const float* out, std::size_t n, long long steps, int every,
-                                 float a, float b, double rel_tol) {
+Verification check_intensity_f32(const float* in, const float* out, std::size_t n, long long steps, int every, float a,
+                                 float b, double rel_tol) {
   if (every < 1) return Verification::fail("every must be >= 1");
   std::vector<float> table(kIntensityGridF32);
-  parallel_for(table.size(), [&](std::size_t lo, std::size_t hi, unsigned) {
-    for (std::size_t j = lo; j < hi; ++j) table[j] = ik::fma_chain_f32(grid_f32(static_cast<std::uint32_t>(j)), a, b, steps);
-  }, 1);
-  auto expected = [&](std::size_t i, int j) { return i % static_cast<std::size_t>(every) == 0 ? table[static_cast<std::size_t>(j)] : in[i]; };
+  parallel_for(
+      table.size(),
+      [&](std::size_t lo, std::size_t hi, unsigned) {
+        for (std::size_t j = lo; j < hi; ++j)
+          table[j] = ik::fma_chain_f32(grid_f32(static_cast<std::uint32_t>(j)), a, b, steps);
+      },
+      1);
+  auto expected = [&](std::size_t i, int j) {
+    return i % static_cast<std::size_t>(every) == 0 ? table[static_cast<std::size_t>(j)] : in[i];
+  };
   const std::size_t bad = first_bad(n, [&](std::size_t i) {
     const int j = grid_index_f32(in[i]);
     if (j < 0) return true;
@@ -121,14 +127,17 @@ Verification check_intensity_f16x2(const std::uint32_t* in, const std::uint32_t*
   for (int j = 0; j < kIntensityGridF16; ++j) on_grid[grid_f16(static_cast<std::uint32_t>(j))] = true;
   for (int lane = 0; lane < 2; ++lane) {
     const auto la = static_cast<std::uint16_t>(a >> (16 * lane)), lb = static_cast<std::uint16_t>(b >> (16 * lane));
-    parallel_for(kIntensityGridF16, [&](std::size_t lo, std::size_t hi, unsigned) {
-      for (std::size_t j = lo; j < hi; ++j) {
-        std::uint16_t x = grid_f16(static_cast<std::uint32_t>(j));
-        const std::uint16_t x0 = x;
-        for (long long s = 0; s < steps; ++s) x = ik::fma_step_f16(x, la, lb);
-        table[lane][x0] = x;
-      }
-    }, 1);
+    parallel_for(
+        kIntensityGridF16,
+        [&](std::size_t lo, std::size_t hi, unsigned) {
+          for (std::size_t j = lo; j < hi; ++j) {
+            std::uint16_t x = grid_f16(static_cast<std::uint32_t>(j));
+            const std::uint16_t x0 = x;
+            for (long long s = 0; s < steps; ++s) x = ik::fma_step_f16(x, la, lb);
+            table[lane][x0] = x;
+          }
+        },
+        1);
   }
   // Within `ulps` of the expected half (same sign; the chains stay positive and finite).
   auto close = [&](std::uint16_t want, std::uint16_t got) {
@@ -139,14 +148,16 @@ Verification check_intensity_f16x2(const std::uint32_t* in, const std::uint32_t*
   int bad_lane = 0;
   const std::size_t bad = first_bad(n, [&](std::size_t i) {
     for (int lane = 0; lane < 2; ++lane) {
-      const auto x = static_cast<std::uint16_t>(in[i] >> (16 * lane)), y = static_cast<std::uint16_t>(out[i] >> (16 * lane));
+      const auto x = static_cast<std::uint16_t>(in[i] >> (16 * lane)),
+                 y = static_cast<std::uint16_t>(out[i] >> (16 * lane));
       if (!on_grid[x] || !close(table[lane][x], y)) return true;
     }
     return false;
   });
   if (bad == n) return Verification::pass();
   for (int lane = 0; lane < 2; ++lane) {
-    const auto x = static_cast<std::uint16_t>(in[bad] >> (16 * lane)), y = static_cast<std::uint16_t>(out[bad] >> (16 * lane));
+    const auto x = static_cast<std::uint16_t>(in[bad] >> (16 * lane)),
+               y = static_cast<std::uint16_t>(out[bad] >> (16 * lane));
     if (!on_grid[x] || !close(table[lane][x], y)) {
       bad_lane = lane;
       break;

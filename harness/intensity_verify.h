@@ -30,8 +30,8 @@ void fill_intensity_f16x2(std::uint32_t* in, std::size_t n, std::uint64_t seed);
 /// otherwise, within `rel_tol` (the kernels reproduce the reference exactly; the tolerance only
 /// keeps a last-ulp difference from hiding a number). Also fails when in[] is no longer on the
 /// grid (the kernel overwrote its input). Reports the first wrong index.
-Verification check_intensity_f32(const float* in, const float* out, std::size_t n, long long steps, int every,
-                                 float a, float b, double rel_tol);
+Verification check_intensity_f32(const float* in, const float* out, std::size_t n, long long steps, int every, float a,
+                                 float b, double rel_tol);
 /// Each lane of out[i] == `steps` fma.rn.f16x2 steps from the same lane of in[i], within
 /// `ulps` units in the last place of binary16.
 Verification check_intensity_f16x2(const std::uint32_t* in, const std::uint32_t* out, std::size_t n, long long steps,

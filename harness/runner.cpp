@@ -21,11 +21,23 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
   if (w.flop > 0) d.TFLOPS = w.flop / seconds_per_op / 1e12;
   double peak = 0, achieved = 0;
   switch (w.peak) {
-    case PeakKind::dram: peak = peaks.dram_GBps; achieved = d.GBps; break;
+    case PeakKind::dram:
+      peak = peaks.dram_GBps;
+      achieved = d.GBps;
+      break;
     case PeakKind::pcie_h2d:
-    case PeakKind::pcie_d2h: peak = peaks.pcie_GBps; achieved = d.GBps; break;
-    case PeakKind::fp32: peak = peaks.fp32_TFLOPS; achieved = d.TFLOPS; break;
-    case PeakKind::fp16_tensor: peak = peaks.fp16_tensor_TFLOPS; achieved = d.TFLOPS; break;
+    case PeakKind::pcie_d2h:
+      peak = peaks.pcie_GBps;
+      achieved = d.GBps;
+      break;
+    case PeakKind::fp32:
+      peak = peaks.fp32_TFLOPS;
+      achieved = d.TFLOPS;
+      break;
+    case PeakKind::fp16_tensor:
+      peak = peaks.fp16_tensor_TFLOPS;
+      achieved = d.TFLOPS;
+      break;
     case PeakKind::none: break;
   }
   if (peak > 0) d.pct_of_peak = 100.0 * achieved / peak;

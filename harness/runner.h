@@ -12,8 +12,8 @@ namespace gpubench {
 
 /// Failures seen while running, for the exit status (verification failures, a lost device).
 struct RunOutcome {
-  int failed = 0;         ///< benchmarks that failed verification or lost the device
-  int skipped = 0;        ///< benchmarks skipped with a reason (too big, unsupported arch)
+  int failed = 0;           ///< benchmarks that failed verification or lost the device
+  int skipped = 0;          ///< benchmarks skipped with a reason (too big, unsupported arch)
   std::string device_lost;  ///< the sticky error, when there was one
 };
 
@@ -37,10 +37,10 @@ constexpr int kMaxBatch = 4096;
 /// The counters of one benchmark, derived only from its work model, the measured time per
 /// operation and the backend's peaks. Unknown peaks leave pct_of_peak out.
 struct DerivedCounters {
-  double GBps = 0;           ///< useful bytes per second / 1e9
-  double sector_GBps = 0;    ///< traffic bytes per second / 1e9 (0 when same as useful)
-  double TFLOPS = 0;         ///< 0 when the work model has no FLOP
-  double pct_of_peak = -1;   ///< < 0: unknown peak
+  double GBps = 0;          ///< useful bytes per second / 1e9
+  double sector_GBps = 0;   ///< traffic bytes per second / 1e9 (0 when same as useful)
+  double TFLOPS = 0;        ///< 0 when the work model has no FLOP
+  double pct_of_peak = -1;  ///< < 0: unknown peak
 };
 DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const Peaks& peaks);
 

@@ -60,8 +60,7 @@ void fill_random_u32(void* p, std::size_t bytes, std::uint64_t seed) {
     }
   });
   auto* tail = static_cast<unsigned char*>(p) + n * 4;
-  for (std::size_t i = 0; i < bytes % 4; ++i)
-    tail[i] = static_cast<unsigned char>(splitmix64(seed + n + i) | 1u);
+  for (std::size_t i = 0; i < bytes % 4; ++i) tail[i] = static_cast<unsigned char>(splitmix64(seed + n + i) | 1u);
 }
 
 void fill_random_float(float* p, std::size_t n, std::uint64_t seed, float lo, float hi) {
@@ -88,16 +87,15 @@ Verification check_copy(const void* in, const void* out, std::size_t bytes) {
   const auto* b = static_cast<const unsigned char*>(out);
   const std::size_t i = first_bad(bytes, [&](std::size_t k) { return a[k] != b[k]; });
   if (i == bytes) return Verification::pass();
-  return Verification::fail("byte " + std::to_string(i) + " of " + std::to_string(bytes) + ": expected " +
-                            hex(a[i]) + ", got " + hex(b[i]));
+  return Verification::fail("byte " + std::to_string(i) + " of " + std::to_string(bytes) + ": expected " + hex(a[i]) +
+                            ", got " + hex(b[i]));
 }
 
 Verification check_write_pattern(const std::uint32_t* out, std::size_t n, std::uint32_t seed) {
-  const std::size_t i =
-      first_bad(n, [&](std::size_t k) { return out[k] != static_cast<std::uint32_t>(seed + k); });
+  const std::size_t i = first_bad(n, [&](std::size_t k) { return out[k] != static_cast<std::uint32_t>(seed + k); });
   if (i == n) return Verification::pass();
-  return Verification::fail("element " + std::to_string(i) + ": expected " +
-                            hex(static_cast<std::uint32_t>(seed + i)) + ", got " + hex(out[i]));
+  return Verification::fail("element " + std::to_string(i) + ": expected " + hex(static_cast<std::uint32_t>(seed + i)) +
+                            ", got " + hex(out[i]));
 }
 
 Verification check_strided(const float* in, const float* out, std::size_t n, int stride) {
@@ -133,8 +131,8 @@ Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t
   return Verification::fail("sum of " + std::to_string(n) + " words: expected " + hex(want) + ", got " + hex(got));
 }
 
-Verification check_close(const double* expected, const float* actual, std::size_t n, double abs_tol,
-                         double rel_tol, const std::string& what) {
+Verification check_close(const double* expected, const float* actual, std::size_t n, double abs_tol, double rel_tol,
+                         const std::string& what) {
   const std::size_t i = first_bad(n, [&](std::size_t k) {
     const double a = actual[k];
     return !(std::fabs(a - expected[k]) <= abs_tol + rel_tol * std::fabs(expected[k]));  // NaN fails
@@ -142,8 +140,8 @@ Verification check_close(const double* expected, const float* actual, std::size_
   if (i == n) return Verification::pass();
   std::ostringstream s;
   s.precision(9);
-  s << what << "[" << i << "]: expected " << expected[i] << ", got " << actual[i] << " (tolerance " << abs_tol
-    << " + " << rel_tol << " x |expected|)";
+  s << what << "[" << i << "]: expected " << expected[i] << ", got " << actual[i] << " (tolerance " << abs_tol << " + "
+    << rel_tol << " x |expected|)";
   return Verification::fail(s.str());
 }
 

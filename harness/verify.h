@@ -32,8 +32,8 @@ Verification check_gather(const float* in, const std::uint32_t* idx, const float
 /// got == the wrapping uint32 sum of in[0..n).
 Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t got);
 /// |actual - expected| <= abs_tol + rel_tol * |expected| for every element; `what` names the array.
-Verification check_close(const double* expected, const float* actual, std::size_t n, double abs_tol,
-                         double rel_tol, const std::string& what);
+Verification check_close(const double* expected, const float* actual, std::size_t n, double abs_tol, double rel_tol,
+                         const std::string& what);
 /// next[] is one cycle through all n entries, and sink == the index reached after
 /// `steps` steps from `start`.
 Verification check_chase(const std::uint32_t* next, std::size_t n, std::uint32_t start, std::size_t steps,

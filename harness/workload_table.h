@@ -13,9 +13,7 @@ namespace gpubench {
 class WorkloadTable {
  public:
   /// Registers `factory` for `key` ("bandwidth/copy/kernel"); min_cc like 80 for sm_80.
-  void add(const std::string& key, WorkloadFactory factory, int min_cc = 0) {
-    entries_[key] = Entry{factory, min_cc};
-  }
+  void add(const std::string& key, WorkloadFactory factory, int min_cc = 0) { entries_[key] = Entry{factory, min_cc}; }
   /// The factory for the case's key, or nullptr when the backend lacks it or the device's
   /// compute capability (x10) is below what it or the case needs.
   WorkloadFactory find(const BenchCase& c, int device_cc) const {

@@ -74,15 +74,30 @@ struct KernelContract {
   //       .ptx({...}).sass({...}).on_arch(100, 40, 0.75)
 
   /// Sets block_threads.
-  KernelContract& block(int threads) { block_threads = threads; return *this; }
+  KernelContract& block(int threads) {
+    block_threads = threads;
+    return *this;
+  }
   /// Sets max_registers.
-  KernelContract& registers(int n) { max_registers = n; return *this; }
+  KernelContract& registers(int n) {
+    max_registers = n;
+    return *this;
+  }
   /// Sets max_static_smem_bytes.
-  KernelContract& static_smem(int bytes) { max_static_smem_bytes = bytes; return *this; }
+  KernelContract& static_smem(int bytes) {
+    max_static_smem_bytes = bytes;
+    return *this;
+  }
   /// Sets dynamic_smem_bytes.
-  KernelContract& dynamic_smem(int bytes) { dynamic_smem_bytes = bytes; return *this; }
+  KernelContract& dynamic_smem(int bytes) {
+    dynamic_smem_bytes = bytes;
+    return *this;
+  }
   /// Sets min_occupancy.
-  KernelContract& occupancy(double fraction) { min_occupancy = fraction; return *this; }
+  KernelContract& occupancy(double fraction) {
+    min_occupancy = fraction;
+    return *this;
+  }
   /// Appends to ptx_required.
   KernelContract& ptx(const std::vector<std::string>& regexes) {
     ptx_required.insert(ptx_required.end(), regexes.begin(), regexes.end());
@@ -109,7 +124,10 @@ struct KernelContract {
     return *this;
   }
   /// Sets min_arch.
-  KernelContract& from_arch(int arch) { min_arch = arch; return *this; }
+  KernelContract& from_arch(int arch) {
+    min_arch = arch;
+    return *this;
+  }
   /// Adds a per-architecture budget.
   KernelContract& on_arch(int arch, int registers_budget, double occupancy_target) {
     arch_budgets.push_back(ArchBudget{arch, registers_budget, occupancy_target});

@@ -29,7 +29,7 @@ int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, 
   if (hgemm_wmma_shape_error(m, n, k) != nullptr) return static_cast<int>(cudaErrorInvalidValue);
   const dim3 grid(n / hgemm::kBlockN, m / hgemm::kBlockM);
   hgemm::hgemm_wmma_kernel<<<grid, hgemm::kWmmaThreads, 0, stream>>>(reinterpret_cast<const __half*>(a),
-                                                                 reinterpret_cast<const __half*>(b), c, m, n, k);
+                                                                     reinterpret_cast<const __half*>(b), c, m, n, k);
   return static_cast<int>(cudaGetLastError());
 }
 
@@ -58,7 +58,7 @@ int launch_hgemm(const std::uint16_t* a, const std::uint16_t* b, float* c, int m
     if (err != 0) return err;
   }
   hgemm::hgemm_mma_kernel<<<hgemm::mma_grid_blocks(m, n), hgemm::kThreads, hgemm::kSmemBytes, stream>>>(a, b, c, m, n,
-                                                                                                       k);
+                                                                                                        k);
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -58,8 +58,7 @@ int launch_sgemm(const float* a, const float* b, float* c, int m, int n, int k, 
 
 /// FP16-in, FP32-accumulate GEMM on tensor cores through nvcuda::wmma (the simple baseline).
 /// Shapes: see hgemm_wmma_shape_error.
-int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
-                      Stream stream);
+int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Stream stream);
 
 /// FP16-in, FP32-accumulate GEMM: mma.sync m16n8k16, ldmatrix, a multi-stage cp.async pipeline
 /// and XOR-swizzled shared memory. Shapes: see hgemm_shape_error.

@@ -24,21 +24,33 @@
 namespace gpubench::kernels {
 
 /// Contracts of every kernel in gemm.cu.
+// clang-format off: one kernel per row, each line one group of properties
 inline const contract::FileContract kGemmContract = {
     contract::kernel(R"(sgemm_tiled_kernel\()")
-        .block(256).registers(128).static_smem(2 * 2 * 8 * 128 * 4).occupancy(0.25)
+        .block(256)
+        .registers(128)
+        .static_smem(2 * 2 * 8 * 128 * 4)
+        .occupancy(0.25)
         .ptx_count(R"(\bfma\.rn\.f32\b)", 512)
-        .ptx({R"(\bld\.shared\.v4\.f32\b)", R"(\bst\.shared\.v4\.f32\b)",
-              R"(\bld\.global(\.[a-z0-9_]+)*\.v4\.f32\b)", R"(\bst\.global\.v4\.f32\b)"})
+        .ptx({R"(\bld\.shared\.v4\.f32\b)", R"(\bst\.shared\.v4\.f32\b)", R"(\bld\.global(\.[a-z0-9_]+)*\.v4\.f32\b)",
+              R"(\bst\.global\.v4\.f32\b)"})
         .no_ptx({R"(\b(mul|add|sub)\.(rn\.)?f32\b)"})
         .sass({R"(\bFFMA\b)", R"(\bLDS\.128\b)", R"(\bLDG\.E(\.[A-Z0-9_]+)*\.128\b)"})
         .on_arch(120, 200, 1.0 / 6.0),  // one block per SM there (see kMinBlocksPerSm)
     contract::kernel(R"(sgemm_naive_kernel\()")
-        .block(256).registers(32).static_smem(0).occupancy(1.0)
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
         .ptx({R"(\bfma\.rn\.f32\b)"})
-        .on_arch(100, 40, 0.75).on_arch(120, 40, 0.75),
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 40, 0.75),
     contract::kernel(R"(hgemm_mma_kernel\()")
-        .block(128).registers(255).static_smem(0).dynamic_smem(4 * (128 * 32 + 32 * 128) * 2).occupancy(0.125)
+        .block(128)
+        .registers(255)
+        .static_smem(0)
+        .dynamic_smem(4 * (128 * 32 + 32 * 128) * 2)
+        .occupancy(0.125)
         .ptx_count(R"(\bmma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32\b)", 64)
         .ptx_count(R"(\bldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16\b)", 8)
         .ptx_count(R"(\bldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16\b)", 8)
@@ -49,9 +61,13 @@ inline const contract::FileContract kGemmContract = {
                R"(\bLDGSTS\.E(\.[A-Z0-9_]+)*\.128\b)"})
         .on_arch(120, 255, 1.0 / 12.0),
     contract::kernel(R"(hgemm_wmma_kernel\()")
-        .block(256).registers(128).static_smem((128 * 40 + 32 * 136) * 2).occupancy(0.25)
+        .block(256)
+        .registers(128)
+        .static_smem((128 * 40 + 32 * 136) * 2)
+        .occupancy(0.25)
         .ptx({R"(\bwmma\.mma\.sync\.aligned\.row\.row\.m16n16k16\.f32\.f32\b)", R"(\bwmma\.load\.a\.sync\b)"})
         .sass({R"(\bHMMA\.16816\.F32\b)"}),
 };
+// clang-format on
 
 }  // namespace gpubench::kernels

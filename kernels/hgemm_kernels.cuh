@@ -159,8 +159,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
   // the group count, and so the wait below, uniform).
   GPUBENCH_UNROLL
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < ktiles) load_stage(smem + s * kStageHalves, smem + s * kStageHalves + kStageHalvesA, a, b, m, n, k,
-                               block_m, block_n, s);
+    if (s < ktiles)
+      load_stage(smem + s * kStageHalves, smem + s * kStageHalves + kStageHalvesA, a, b, m, n, k, block_m, block_n, s);
     warp::cp_async_commit();
   }
 
@@ -179,8 +179,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     const int next = kt + kStages - 1;
     if (next < ktiles) {
       const int ns = next % kStages;
-      load_stage(smem + ns * kStageHalves, smem + ns * kStageHalves + kStageHalvesA, a, b, m, n, k, block_m,
-                 block_n, next);
+      load_stage(smem + ns * kStageHalves, smem + ns * kStageHalves + kStageHalvesA, a, b, m, n, k, block_m, block_n,
+                 next);
     }
     warp::cp_async_commit();
 
@@ -255,8 +255,9 @@ struct alignas(128) WmmaSmem {
 
 /// C = A * B with nvcuda::wmma (baseline). M, N multiples of 128, K a multiple of 32.
 /// Block kWmmaThreads, grid (n / 128, m / 128).
-__global__ void __launch_bounds__(kWmmaThreads) hgemm_wmma_kernel(const __half* __restrict__ a, const __half* __restrict__ b,
-                                                              float* __restrict__ c, int m, int n, int k) {
+__global__ void __launch_bounds__(kWmmaThreads)
+    hgemm_wmma_kernel(const __half* __restrict__ a, const __half* __restrict__ b, float* __restrict__ c, int m, int n,
+                      int k) {
   namespace wmma = nvcuda::wmma;
   __shared__ WmmaSmem sm;
   const int tid = static_cast<int>(threadIdx.x);
@@ -294,9 +295,11 @@ __global__ void __launch_bounds__(kWmmaThreads) hgemm_wmma_kernel(const __half* 
       wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[kWmmaWarpM / 16];
       wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[kWmmaWarpN / 16];
       GPUBENCH_UNROLL
-      for (int i = 0; i < kWmmaWarpM / 16; ++i) wmma::load_matrix_sync(fa[i], &sm.a[(warp_m + i * 16) * kWmmaLdA + kk], kWmmaLdA);
+      for (int i = 0; i < kWmmaWarpM / 16; ++i)
+        wmma::load_matrix_sync(fa[i], &sm.a[(warp_m + i * 16) * kWmmaLdA + kk], kWmmaLdA);
       GPUBENCH_UNROLL
-      for (int j = 0; j < kWmmaWarpN / 16; ++j) wmma::load_matrix_sync(fb[j], &sm.b[kk * kWmmaLdB + warp_n + j * 16], kWmmaLdB);
+      for (int j = 0; j < kWmmaWarpN / 16; ++j)
+        wmma::load_matrix_sync(fb[j], &sm.b[kk * kWmmaLdB + warp_n + j * 16], kWmmaLdB);
       GPUBENCH_UNROLL
       for (int i = 0; i < kWmmaWarpM / 16; ++i) {
         GPUBENCH_UNROLL

@@ -84,17 +84,19 @@ static_assert(kSweepFmaCounts.size() == 12 && kSweepFmaCounts.back() == 2048,
 
 }  // namespace
 
-int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_per_elem, int every, float a,
-                          float b, int sm_count, Stream stream) {
+int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_per_elem, int every, float a, float b,
+                          int sm_count, Stream stream) {
   if (!intensity_fp32_supported(fma_per_elem, every) || n == 0) return static_cast<int>(cudaErrorInvalidValue);
   if (every == 2) return sweep_fp32<1, 2>(in, out, n, a, b, sm_count, stream);
-  return dispatch_k(fma_per_elem, [&](auto k) { return sweep_fp32<decltype(k)::value, 1>(in, out, n, a, b, sm_count, stream); });
+  return dispatch_k(fma_per_elem,
+                    [&](auto k) { return sweep_fp32<decltype(k)::value, 1>(in, out, n, a, b, sm_count, stream); });
 }
 
 int launch_intensity_fp16x2(const std::uint32_t* in, std::uint32_t* out, std::size_t n, int fma_per_elem,
                             std::uint32_t a, std::uint32_t b, int sm_count, Stream stream) {
   if (!intensity_fp16x2_supported(fma_per_elem) || n == 0) return static_cast<int>(cudaErrorInvalidValue);
-  return dispatch_k(fma_per_elem, [&](auto k) { return sweep_fp16x2<decltype(k)::value>(in, out, n, a, b, sm_count, stream); });
+  return dispatch_k(fma_per_elem,
+                    [&](auto k) { return sweep_fp16x2<decltype(k)::value>(in, out, n, a, b, sm_count, stream); });
 }
 
 int launch_peak_fp32(const float* in, float* out, std::size_t n, int rounds, float a, float b, int sm_count,

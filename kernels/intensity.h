@@ -68,14 +68,12 @@ constexpr std::size_t intensity_grid_blocks(std::size_t work_tiles, int blocks_p
 constexpr std::size_t intensity_sweep_tiles(std::size_t n) { return (n + kSweepTileElems - 1) / kSweepTileElems; }
 
 /// Whether the peak launchers accept n elements and `rounds` rounds (whole tiles, >= 1 round).
-constexpr bool peak_args_ok(std::size_t n, int rounds) {
-  return n > 0 && n % kPeakTileElems == 0 && rounds >= 1;
-}
+constexpr bool peak_args_ok(std::size_t n, int rounds) { return n > 0 && n % kPeakTileElems == 0 && rounds >= 1; }
 
 /// out[i] = fma_per_elem steps of x <- x * a + b from in[i] for i % every == 0, in[i] otherwise;
 /// i in [0, n). Any n. in and out 16-byte aligned, not overlapping.
-int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_per_elem, int every, float a,
-                          float b, int sm_count, Stream stream);
+int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_per_elem, int every, float a, float b,
+                          int sm_count, Stream stream);
 
 /// out[i] = fma_per_elem fma.rn.f16x2 steps from the half2 word in[i], coefficients a and b
 /// given as half2 words; i in [0, n) words. Any n; 16-byte aligned buffers.

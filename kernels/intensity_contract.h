@@ -25,7 +25,8 @@ namespace intensity_detail {
 inline constexpr const char* kPtxFmaF32 = R"(\bfma\.rn\.f32\b)";
 inline constexpr const char* kPtxFmaF16x2 = R"(\bfma\.rn\.f16x2\b)";
 /// Floating-point arithmetic other than the counted FMAs: FLOP the work model would not count.
-inline constexpr const char* kPtxOtherFlop = R"(\b(mul|add|sub|div)(\.rn|\.rz|\.rm|\.rp)?(\.ftz)?(\.sat)?\.f(16|32|64)(x2)?\b)";
+inline constexpr const char* kPtxOtherFlop =
+    R"(\b(mul|add|sub|div)(\.rn|\.rz|\.rm|\.rp)?(\.ftz)?(\.sat)?\.f(16|32|64)(x2)?\b)";
 inline constexpr const char* kPtxFmaF64 = R"(\bfma\.rn\.f64\b)";
 /// SASS: FP32 FMA; binary16x2 FMA on the FMA pipe (HFMA2) or the tensor pipe (HFMA2.MMA). ptxas
 /// splits f16x2 FMAs between the two pipes and also uses `HFMA2[.MMA] Rd, -RZ, RZ, imm` as a
@@ -74,11 +75,9 @@ inline contract::FileContract intensity_contract() {
     file.push_back(sweep("::intensity_fp16x2_kernel<" + kk + ">\\(", false, 8 * k + 1));
   }
   file.push_back(sweep(R"(::intensity_fp32_kernel<1, 2>\()", true, 4 + 1));  // even elements only
-  const int peak = 4 * kPeakStepsPerRound;  // kPeakChains x kPeakUnroll
-  file.push_back(base(R"(::peak_fp32_kernel<4, 64>\()")
-                     .ptx_count(kPtxFmaF32, peak)
-                     .ptx_count(kPtxFmaF16x2, 0)
-                     .sass({kSassFfma}));
+  const int peak = 4 * kPeakStepsPerRound;                                   // kPeakChains x kPeakUnroll
+  file.push_back(
+      base(R"(::peak_fp32_kernel<4, 64>\()").ptx_count(kPtxFmaF32, peak).ptx_count(kPtxFmaF16x2, 0).sass({kSassFfma}));
   file.push_back(base(R"(::peak_fp16x2_kernel<4, 64>\()")
                      .ptx_count(kPtxFmaF16x2, peak)
                      .ptx_count(kPtxFmaF32, 0)

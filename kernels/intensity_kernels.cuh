@@ -81,9 +81,9 @@ __device__ __forceinline__ std::uint32_t fma_f16x2(std::uint32_t x, std::uint32_
 /// the step loop is outside so consecutive FMAs are independent.
 template <int K, int kEvery, int N>
 __device__ __forceinline__ void fma_chains_f32(float (&v)[N], float a, float b) {
-GPUBENCH_INTENSITY_UNROLLED
+  GPUBENCH_INTENSITY_UNROLLED
   for (int s = 0; s < K; ++s) {
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int e = 0; e < N; e += kEvery) v[e] = fma_f32(v[e], a, b);
   }
 }
@@ -91,9 +91,9 @@ GPUBENCH_INTENSITY_UNROLLED
 /// K fma.rn.f16x2 steps on each of N interleaved half2 chains.
 template <int K, int N>
 __device__ __forceinline__ void fma_chains_f16x2(std::uint32_t (&v)[N], std::uint32_t a, std::uint32_t b) {
-GPUBENCH_INTENSITY_UNROLLED
+  GPUBENCH_INTENSITY_UNROLLED
   for (int s = 0; s < K; ++s) {
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int e = 0; e < N; ++e) v[e] = fma_f16x2(v[e], a, b);
   }
 }
@@ -110,13 +110,13 @@ __global__ void __launch_bounds__(kBlockThreads)
   const std::size_t tiles = n / tile;
   const float4* in4 = reinterpret_cast<const float4*>(in);
   float4* out4 = reinterpret_cast<float4*>(out);
-GPUBENCH_INTENSITY_ROLLED
+  GPUBENCH_INTENSITY_ROLLED
   for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     // Vector j of a thread is at tile-relative float4 index j * blockDim.x + threadIdx.x, so each
     // load instruction of a warp covers 512 contiguous bytes.
     const std::size_t base = t * (tile / 4) + threadIdx.x;
     float v[kElems];
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int j = 0; j < kVectorsPerThread; ++j) {
       const float4 q = in4[base + static_cast<std::size_t>(j) * blockDim.x];
       v[4 * j] = q.x;
@@ -127,18 +127,19 @@ GPUBENCH_INTENSITY_UNROLLED
     // Element 4j+c sits at an index congruent to c mod 4, so "index % kEvery == 0" is
     // "position in v % kEvery == 0" for kEvery in {1, 2}.
     fma_chains_f32<K, kEvery>(v, a, b);
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int j = 0; j < kVectorsPerThread; ++j) {
-      out4[base + static_cast<std::size_t>(j) * blockDim.x] = make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]);
+      out4[base + static_cast<std::size_t>(j) * blockDim.x] =
+          make_float4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]);
     }
   }
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-GPUBENCH_INTENSITY_ROLLED
+  GPUBENCH_INTENSITY_ROLLED
   for (std::size_t i = tiles * tile + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
     float x = in[i];
     if (i % kEvery == 0) {
-GPUBENCH_INTENSITY_ROLLED
+      GPUBENCH_INTENSITY_ROLLED
       for (int s = 0; s < K; ++s) x = fma_f32(x, a, b);
     }
     out[i] = x;
@@ -157,11 +158,11 @@ __global__ void __launch_bounds__(kBlockThreads)
   const std::size_t tiles = n / tile;
   const uint4* in4 = reinterpret_cast<const uint4*>(in);
   uint4* out4 = reinterpret_cast<uint4*>(out);
-GPUBENCH_INTENSITY_ROLLED
+  GPUBENCH_INTENSITY_ROLLED
   for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const std::size_t base = t * (tile / 4) + threadIdx.x;
     std::uint32_t v[kElems];
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int j = 0; j < kVectorsPerThread; ++j) {
       const uint4 q = in4[base + static_cast<std::size_t>(j) * blockDim.x];
       v[4 * j] = q.x;
@@ -170,17 +171,18 @@ GPUBENCH_INTENSITY_UNROLLED
       v[4 * j + 3] = q.w;
     }
     fma_chains_f16x2<K>(v, a, b);
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int j = 0; j < kVectorsPerThread; ++j) {
-      out4[base + static_cast<std::size_t>(j) * blockDim.x] = make_uint4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]);
+      out4[base + static_cast<std::size_t>(j) * blockDim.x] =
+          make_uint4(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]);
     }
   }
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-GPUBENCH_INTENSITY_ROLLED
+  GPUBENCH_INTENSITY_ROLLED
   for (std::size_t i = tiles * tile + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
     std::uint32_t x = in[i];
-GPUBENCH_INTENSITY_ROLLED
+    GPUBENCH_INTENSITY_ROLLED
     for (int s = 0; s < K; ++s) x = fma_f16x2(x, a, b);
     out[i] = x;
   }
@@ -190,20 +192,19 @@ GPUBENCH_INTENSITY_ROLLED
 /// [0, n - n mod tile), tile = blockDim.x * kChains. Grid-stride over tiles; in a tile, thread t
 /// owns the kChains elements c * blockDim.x + t (coalesced), held in registers for all rounds.
 template <int kChains, int kUnroll>
-__global__ void __launch_bounds__(kBlockThreads)
-    peak_fp32_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int rounds, float a,
-                     float b) {
+__global__ void __launch_bounds__(kBlockThreads) peak_fp32_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                                                  std::size_t n, int rounds, float a, float b) {
   const std::size_t tile = static_cast<std::size_t>(blockDim.x) * kChains;
   const std::size_t tiles = n / tile;
-GPUBENCH_INTENSITY_ROLLED
+  GPUBENCH_INTENSITY_ROLLED
   for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const std::size_t base = t * tile + threadIdx.x;
     float v[kChains];
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int c = 0; c < kChains; ++c) v[c] = in[base + static_cast<std::size_t>(c) * blockDim.x];
-GPUBENCH_INTENSITY_ROLLED
+    GPUBENCH_INTENSITY_ROLLED
     for (int r = 0; r < rounds; ++r) fma_chains_f32<kUnroll, 1>(v, a, b);
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int c = 0; c < kChains; ++c) out[base + static_cast<std::size_t>(c) * blockDim.x] = v[c];
   }
 }
@@ -211,19 +212,19 @@ GPUBENCH_INTENSITY_UNROLLED
 /// Peak FP16x2 FMA rate: as peak_fp32_kernel on half2 words with fma.rn.f16x2.
 template <int kChains, int kUnroll>
 __global__ void __launch_bounds__(kBlockThreads)
-    peak_fp16x2_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::size_t n,
-                       int rounds, std::uint32_t a, std::uint32_t b) {
+    peak_fp16x2_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::size_t n, int rounds,
+                       std::uint32_t a, std::uint32_t b) {
   const std::size_t tile = static_cast<std::size_t>(blockDim.x) * kChains;
   const std::size_t tiles = n / tile;
-GPUBENCH_INTENSITY_ROLLED
+  GPUBENCH_INTENSITY_ROLLED
   for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const std::size_t base = t * tile + threadIdx.x;
     std::uint32_t v[kChains];
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int c = 0; c < kChains; ++c) v[c] = in[base + static_cast<std::size_t>(c) * blockDim.x];
-GPUBENCH_INTENSITY_ROLLED
+    GPUBENCH_INTENSITY_ROLLED
     for (int r = 0; r < rounds; ++r) fma_chains_f16x2<kUnroll>(v, a, b);
-GPUBENCH_INTENSITY_UNROLLED
+    GPUBENCH_INTENSITY_UNROLLED
     for (int c = 0; c < kChains; ++c) out[base + static_cast<std::size_t>(c) * blockDim.x] = v[c];
   }
 }

@@ -69,8 +69,8 @@ inline std::uint16_t fma_step_f16(std::uint16_t x, std::uint16_t a, std::uint16_
 
 /// fma.rn.f16x2 on packed half2 words (low half in bits 0..15): both lanes independently.
 inline std::uint32_t fma_step_f16x2(std::uint32_t x, std::uint32_t a, std::uint32_t b) {
-  const auto lo = fma_step_f16(static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(a),
-                               static_cast<std::uint16_t>(b));
+  const auto lo =
+      fma_step_f16(static_cast<std::uint16_t>(x), static_cast<std::uint16_t>(a), static_cast<std::uint16_t>(b));
   const auto hi = fma_step_f16(static_cast<std::uint16_t>(x >> 16), static_cast<std::uint16_t>(a >> 16),
                                static_cast<std::uint16_t>(b >> 16));
   return static_cast<std::uint32_t>(lo) | (static_cast<std::uint32_t>(hi) << 16);
@@ -94,9 +94,9 @@ inline std::uint32_t splat_half2(float v) {
 /// with a wrong number of steps fails verification.
 struct Coefficients {
   static constexpr float kA32 = 1.0f - 1.0f / 1024.0f;  ///< exact in binary32
-  static constexpr float kB32 = 3.0f / 1024.0f;        ///< fixed point 3
-  static constexpr float kA16 = 0.75f;                 ///< exact in binary16; fixed point 2
-  static constexpr float kB16 = 0.5f;                  ///< exact in binary16
+  static constexpr float kB32 = 3.0f / 1024.0f;         ///< fixed point 3
+  static constexpr float kA16 = 0.75f;                  ///< exact in binary16; fixed point 2
+  static constexpr float kB16 = 0.5f;                   ///< exact in binary16
   /// Inputs are drawn uniformly from [kLo, kHi): away from the fixed points and from zero.
   static constexpr float kLo = 0.5f;
   static constexpr float kHi = 1.5f;

@@ -42,8 +42,8 @@ cudaError_t resident_blocks(Kernel kernel, OccupancyCache& cache, int sm_count, 
 /// Blocks for `items` work items of which each thread takes `per_thread` per pass: one wave of
 /// resident blocks at most, at least one block.
 template <class Kernel>
-cudaError_t grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::size_t items,
-                     std::size_t per_thread, int* grid) {
+cudaError_t grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::size_t items, std::size_t per_thread,
+                     int* grid) {
   int resident = 0;
   const cudaError_t err = resident_blocks(kernel, cache, sm_count, &resident);
   if (err != cudaSuccess) return err;
@@ -68,8 +68,8 @@ int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Str
   return launched();
 }
 
-int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks,
-                int* blocks, int sm_count, Stream stream) {
+int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks,
+                int sm_count, Stream stream) {
   if (sm_count < 1 || max_blocks < 1 || blocks == nullptr || in == nullptr || partial == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -98,8 +98,7 @@ int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_c
   return launched();
 }
 
-int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, int sm_count,
-                        Stream stream) {
+int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, int sm_count, Stream stream) {
   if (sm_count < 1 || stride < 1 || in == nullptr || out == nullptr) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   static OccupancyCache cache;
@@ -112,8 +111,7 @@ int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, 
   return launched();
 }
 
-int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, int sm_count,
-                  Stream stream) {
+int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, int sm_count, Stream stream) {
   if (sm_count < 1 || in == nullptr || idx == nullptr || out == nullptr) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   static OccupancyCache cache;
@@ -125,8 +123,8 @@ int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::si
   return launched();
 }
 
-int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start,
-                         std::uint32_t* sink, long long* cycles, Stream stream) {
+int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
+                         long long* cycles, Stream stream) {
   if (next == nullptr || sink == nullptr || cycles == nullptr) return cudaErrorInvalidValue;
   pointer_chase_kernel<kMemoryUnroll><<<1, 1, 0, stream>>>(next, steps, start, sink, cycles);
   return launched();

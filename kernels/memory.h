@@ -25,8 +25,8 @@ int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Str
 /// Reads in[0..n) once (16-byte loads) and writes one wrapping uint32 sum per block into
 /// partial[0..blocks). Returns the block count used in *blocks (<= max_blocks; partial must
 /// hold max_blocks values). The sum of the partials (mod 2^32) equals the sum of in[].
-int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks,
-                int* blocks, int sm_count, Stream stream);
+int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks,
+                int sm_count, Stream stream);
 
 /// Write-only fill: out[i] = seed + i (mod 2^32) for i in [0, n), 16-byte stores.
 int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream);
@@ -36,13 +36,12 @@ int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_c
 int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, int sm_count, Stream stream);
 
 /// Gather: out[i] = in[idx[i]] for i in [0, n).
-int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, int sm_count,
-                  Stream stream);
+int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, int sm_count, Stream stream);
 
 /// Dependent pointer chase by one thread: p = next[p], `steps` times from `start`; writes the
 /// final index to *sink and the SM clock cycles the loop took to *cycles.
-int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start,
-                         std::uint32_t* sink, long long* cycles, Stream stream);
+int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
+                         long long* cycles, Stream stream);
 
 // ---- library references (kernels/memory_library.cu) ----
 
@@ -52,8 +51,8 @@ int thrust_copy(const float* in, float* out, std::size_t n, Stream stream);
 int thrust_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, Stream stream);
 /// cub::DeviceReduce::Sum of n uint32 (wrapping) into *out. temp/temp_bytes as CUB expects:
 /// call with temp == nullptr to get the size.
-int cub_reduce_sum(const std::uint32_t* in, std::size_t n, std::uint32_t* out, void* temp,
-                   std::size_t* temp_bytes, Stream stream);
+int cub_reduce_sum(const std::uint32_t* in, std::size_t n, std::uint32_t* out, void* temp, std::size_t* temp_bytes,
+                   Stream stream);
 /// idx[0..n) = a random permutation of 0..n-1 from `seed` (thrust::shuffle, generated on the
 /// device so large index arrays cost no host time).
 int random_permutation(std::uint32_t* idx, std::size_t n, std::uint64_t seed, Stream stream);

@@ -21,34 +21,62 @@ inline constexpr const char* kSassLoad128 = R"(\bLDG\.E(\.[A-Z0-9_]+)*\.128\b)";
 inline constexpr const char* kSassStore128 = R"(\bSTG\.E(\.[A-Z0-9_]+)*\.128\b)";
 
 /// Contracts of every kernel in memory.cu.
+// clang-format off: one kernel per row, each line one group of properties
 inline const contract::FileContract kMemoryContract = {
     contract::kernel(R"(::copy_kernel<4>\()")
-        .block(256).registers(32).static_smem(0).occupancy(1.0)
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
         .ptx({kPtxLoad128, kPtxStore128})
         .sass({kSassLoad128, kSassStore128})
-        .on_arch(100, 40, 0.75).on_arch(120, 48, 0.75),
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 48, 0.75),
     contract::kernel(R"(::read_kernel<4>\()")
-        .block(256).registers(32).static_smem(128).occupancy(1.0)  // smem: one sum per warp
-        .ptx({kPtxLoad128}).no_ptx({R"(\bst\.global\.v4)"})
+        .block(256)
+        .registers(32)
+        .static_smem(128)
+        .occupancy(1.0)  // smem: one sum per warp
+        .ptx({kPtxLoad128})
+        .no_ptx({R"(\bst\.global\.v4)"})
         .sass({kSassLoad128})
-        .on_arch(100, 40, 0.75).on_arch(120, 40, 0.75),
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 40, 0.75),
     contract::kernel(R"(::write_kernel<4>\()")
-        .block(256).registers(32).static_smem(0).occupancy(1.0)
-        .ptx({kPtxStore128}).no_ptx({R"(\bld\.global)"})  // write-only: no global load at all
-        .sass({kSassStore128}).no_sass({R"(\bLDG\b)"})
-        .on_arch(100, 40, 0.75).on_arch(120, 40, 0.75),
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
+        .ptx({kPtxStore128})
+        .no_ptx({R"(\bld\.global)"})  // write-only: no global load at all
+        .sass({kSassStore128})
+        .no_sass({R"(\bLDG\b)"})
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 40, 0.75),
     contract::kernel(R"(::strided_copy_kernel<8>\()")
-        .block(256).registers(32).static_smem(0).occupancy(1.0)
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
         .ptx({R"(\bld\.global(\.nc)?\.f32\b)", R"(\bst\.global\.f32\b)"})
-        .on_arch(100, 40, 0.75).on_arch(120, 40, 0.75),
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 40, 0.75),
     contract::kernel(R"(::gather_kernel<8>\()")
-        .block(256).registers(32).static_smem(0).occupancy(1.0)
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
         .ptx({R"(\bld\.global(\.nc)?\.u32\b)", R"(\bld\.global(\.nc)?\.f32\b)", R"(\bst\.global\.f32\b)"})
-        .on_arch(100, 40, 0.75).on_arch(120, 40, 0.75),
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 40, 0.75),
     // One thread by design (latency, not bandwidth): occupancy is irrelevant.
     contract::kernel(R"(::pointer_chase_kernel<4>\()")
-        .block(1).registers(32).static_smem(0).occupancy(0.0)
+        .block(1)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(0.0)
         .ptx({R"(%clock64)", R"(\bld\.global(\.nc)?\.u32\b)"}),
 };
+// clang-format on
 
 }  // namespace gpubench::kernels

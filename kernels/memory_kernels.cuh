@@ -64,8 +64,7 @@ __device__ __forceinline__ GridPosition grid_position() {
 
 /// Elements of size `element_bytes` before the first 16-byte boundary at or after `p`,
 /// clipped to n.
-__device__ __forceinline__ std::size_t head_elements(const void* p, std::size_t element_bytes,
-                                                     std::size_t n) {
+__device__ __forceinline__ std::size_t head_elements(const void* p, std::size_t element_bytes, std::size_t n) {
   const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(p) & 15u;
   const std::size_t head = ((16u - misalignment) & 15u) / element_bytes;
   return head < n ? head : n;
@@ -76,8 +75,8 @@ __device__ __forceinline__ std::size_t head_elements(const void* p, std::size_t 
 /// `threads` apart (a trip count uniform across the grid and walking pointers keep the loop at
 /// few registers on every architecture); the partial last chunk goes one vector at a time.
 template <int kUnroll>
-__device__ __forceinline__ void copy_vectors(const uint4* __restrict__ s, uint4* __restrict__ d,
-                                             std::size_t n, GridPosition g) {
+__device__ __forceinline__ void copy_vectors(const uint4* __restrict__ s, uint4* __restrict__ d, std::size_t n,
+                                             GridPosition g) {
   const std::size_t chunk = kUnroll * g.threads;
   const std::size_t full_chunks = n / chunk;
   const uint4* sp = s + g.thread;
@@ -120,11 +119,9 @@ __device__ __forceinline__ std::uint32_t block_sum(std::uint32_t v) {
 /// (correct, slow: callers that want bandwidth pass co-aligned buffers).
 template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
-    copy_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
-                std::size_t bytes) {
+    copy_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst, std::size_t bytes) {
   const detail::GridPosition g = detail::grid_position();
-  const std::uintptr_t relative =
-      (reinterpret_cast<std::uintptr_t>(src) ^ reinterpret_cast<std::uintptr_t>(dst)) & 15u;
+  const std::uintptr_t relative = (reinterpret_cast<std::uintptr_t>(src) ^ reinterpret_cast<std::uintptr_t>(dst)) & 15u;
   if (relative != 0) {
     for (std::size_t i = g.thread; i < bytes; i += g.threads) dst[i] = src[i];
     return;
@@ -134,16 +131,15 @@ __global__ void __launch_bounds__(kMemoryBlockThreads)
   const std::size_t tail = head + vectors * 16u;
   for (std::size_t i = g.thread; i < head; i += g.threads) dst[i] = src[i];
   for (std::size_t i = tail + g.thread; i < bytes; i += g.threads) dst[i] = src[i];
-  detail::copy_vectors<kUnroll>(reinterpret_cast<const uint4*>(src + head),
-                                reinterpret_cast<uint4*>(dst + head), vectors, g);
+  detail::copy_vectors<kUnroll>(reinterpret_cast<const uint4*>(src + head), reinterpret_cast<uint4*>(dst + head),
+                                vectors, g);
 }
 
 /// Reads in[0..n) and writes the block's wrapping sum to partial[blockIdx.x] (every block
 /// writes one, 0 when it had no work). blockDim.x: a multiple of 32.
 template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
-    read_kernel(const std::uint32_t* __restrict__ in, std::size_t n,
-                std::uint32_t* __restrict__ partial) {
+    read_kernel(const std::uint32_t* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial) {
   const detail::GridPosition g = detail::grid_position();
   const std::size_t head = detail::head_elements(in, 4, n);
   const std::size_t vectors = (n - head) / 4u;
@@ -197,8 +193,7 @@ __global__ void __launch_bounds__(kMemoryBlockThreads)
 /// not touched. stride >= 1 (a smaller one does nothing).
 template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
-    strided_copy_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n,
-                        int stride) {
+    strided_copy_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int stride) {
   if (stride < 1) return;
   const detail::GridPosition g = detail::grid_position();
   const std::size_t s = static_cast<std::size_t>(stride);
@@ -218,8 +213,8 @@ __global__ void __launch_bounds__(kMemoryBlockThreads)
 /// out[i] = in[idx[i]] for i in [0, n); the index loads are coalesced, the data loads random.
 template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
-    gather_kernel(const float* __restrict__ in, const std::uint32_t* __restrict__ idx,
-                  float* __restrict__ out, std::size_t n) {
+    gather_kernel(const float* __restrict__ in, const std::uint32_t* __restrict__ idx, float* __restrict__ out,
+                  std::size_t n) {
   const detail::GridPosition g = detail::grid_position();
   std::size_t i = g.thread;
   GPUBENCH_NO_UNROLL
@@ -243,9 +238,8 @@ __global__ void __launch_bounds__(kMemoryBlockThreads)
 /// window (the clock read need not wait for it): an error of one step in `steps`.
 template <int kUnroll>
 __global__ void __launch_bounds__(32)
-    pointer_chase_kernel(const std::uint32_t* __restrict__ next, std::size_t steps,
-                         std::uint32_t start, std::uint32_t* __restrict__ sink,
-                         long long* __restrict__ cycles) {
+    pointer_chase_kernel(const std::uint32_t* __restrict__ next, std::size_t steps, std::uint32_t start,
+                         std::uint32_t* __restrict__ sink, long long* __restrict__ cycles) {
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   std::uint32_t p = start;
   const long long begin = clock64();

@@ -47,12 +47,11 @@ int thrust_copy(const float* in, float* out, std::size_t n, Stream stream) {
 
 int thrust_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, Stream stream) {
   if (in == nullptr || idx == nullptr || out == nullptr) return cudaErrorInvalidValue;
-  return thrust_call(
-      [&] { thrust::gather(thrust::cuda::par_nosync.on(stream), idx, idx + n, in, out); });
+  return thrust_call([&] { thrust::gather(thrust::cuda::par_nosync.on(stream), idx, idx + n, in, out); });
 }
 
-int cub_reduce_sum(const std::uint32_t* in, std::size_t n, std::uint32_t* out, void* temp,
-                   std::size_t* temp_bytes, Stream stream) {
+int cub_reduce_sum(const std::uint32_t* in, std::size_t n, std::uint32_t* out, void* temp, std::size_t* temp_bytes,
+                   Stream stream) {
   if (temp_bytes == nullptr) return cudaErrorInvalidValue;
   return static_cast<int>(cub::DeviceReduce::Sum(temp, *temp_bytes, in, out, n, stream));
 }

@@ -24,8 +24,7 @@ constexpr std::uint32_t kSpinTimedOut = 2;  ///< gave up after the timeout: queu
 /// the work queued behind it in `stream` starts at once. After `timeout_ns` of the GPU's global
 /// timer it writes kSpinTimedOut and exits anyway: a host-side bug can delay a benchmark, never
 /// hang it. Both pointers are device pointers from cudaHostGetDevicePointer.
-int launch_pcie_spin(const std::uint32_t* release_flag, std::uint32_t* status, std::uint64_t timeout_ns,
-                     Stream stream);
+int launch_pcie_spin(const std::uint32_t* release_flag, std::uint32_t* status, std::uint64_t timeout_ns, Stream stream);
 
 /// dst[0..bytes) = src[0..bytes) by the SMs with 16-byte loads and stores (several in flight
 /// per thread), byte-wise tail. One side is mapped pinned host memory (its device pointer), the

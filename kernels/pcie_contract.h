@@ -17,17 +17,27 @@
 namespace gpubench::kernels {
 
 /// Contracts of every kernel in pcie.cu.
+// clang-format off: one kernel per row, each line one group of properties
 inline const contract::FileContract kPcieContract = {
     contract::kernel(R"(::pcie_sm_copy_kernel\()")
-        .block(256).registers(32).static_smem(0).occupancy(1.0)
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
         .ptx({kPtxLoad128, kPtxStore128})
-        .ptx_count(kPtxLoad128, 4).ptx_count(kPtxStore128, 4)
+        .ptx_count(kPtxLoad128, 4)
+        .ptx_count(kPtxStore128, 4)
         .sass({kSassLoad128, kSassStore128})
-        .on_arch(100, 40, 0.75).on_arch(120, 48, 0.75),
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 48, 0.75),
     contract::kernel(R"(pcie_spin_kernel\()")
-        .block(1).registers(32).static_smem(0).occupancy(0.0)
+        .block(1)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(0.0)
         .ptx({R"(%globaltimer)", R"(\bld\.volatile\.global\.u32\b)", R"(\bnanosleep\b)",
               R"(\b(membar\.sys|fence\.(sc|acq_rel)\.sys)\b)", R"(\bst\.volatile\.global\.u32\b)"}),
 };
+// clang-format on
 
 }  // namespace gpubench::kernels

@@ -83,8 +83,7 @@ __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const v
 /// (0 or 16 here) are zero-filled, which is how out-of-range tile rows become zeros.
 __device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, unsigned src_bytes) {
   const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(gmem_src), "r"(src_bytes)
-               : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(gmem_src), "r"(src_bytes) : "memory");
 }
 
 /// Closes the group of this thread's cp.async operations issued since the last commit.
@@ -121,7 +120,7 @@ struct PendingCopy {
 /// One thread's cp.async state: the open (uncommitted) group and the committed groups in order.
 struct CpAsyncState {
   std::vector<PendingCopy> open;
-  std::deque<std::vector<PendingCopy>> committed;
+  std::deque<std::vector<PendingCopy> > committed;
 };
 
 inline std::vector<CpAsyncState>& cp_async_states() {

@@ -3,8 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cctype>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -13,9 +13,9 @@
 #include "harness/cuda/cuda_device.h"
 #include "harness/cuda/nvml.h"
 #include "harness/cuda/pcie_workloads.h"
+#include "harness/model/card_table.h"
 #include "harness/pcie/pcie_context.h"
 #include "harness/slug.h"
-#include "harness/model/card_table.h"
 
 namespace gpubench {
 
@@ -33,12 +33,10 @@ std::string cuda_unavailable_reason(int error_code, int driver_version, int runt
   const std::string runtime = "CUDA runtime " + cuda_version_string(runtime_version);
   switch (error_code) {
     case cudaErrorInsufficientDriver:
-      if (driver_version <= 0)
-        return "no NVIDIA driver (libcuda.so.1 not found); this gpubench uses " + runtime;
-      return "NVIDIA driver too old: it supports CUDA " + cuda_version_string(driver_version) +
-             ", older than the " + runtime + " this gpubench uses";
-    case cudaErrorNoDevice:
-      return "no CUDA device (the NVIDIA driver sees none, or CUDA_VISIBLE_DEVICES hides them)";
+      if (driver_version <= 0) return "no NVIDIA driver (libcuda.so.1 not found); this gpubench uses " + runtime;
+      return "NVIDIA driver too old: it supports CUDA " + cuda_version_string(driver_version) + ", older than the " +
+             runtime + " this gpubench uses";
+    case cudaErrorNoDevice: return "no CUDA device (the NVIDIA driver sees none, or CUDA_VISIBLE_DEVICES hides them)";
     case cudaErrorStubLibrary:
       return "the CUDA driver library found is the toolkit's stub (lib64/stubs/libcuda.so), not a real "
              "NVIDIA driver";
@@ -46,8 +44,7 @@ std::string cuda_unavailable_reason(int error_code, int driver_version, int runt
       return "no CUDA device";
     default:
       return std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(static_cast<cudaError_t>(error_code)) +
-             " (" + std::to_string(error_code) + ": " + cudaGetErrorString(static_cast<cudaError_t>(error_code)) +
-             ")";
+             " (" + std::to_string(error_code) + ": " + cudaGetErrorString(static_cast<cudaError_t>(error_code)) + ")";
   }
 }
 
@@ -137,8 +134,8 @@ class CudaBackend final : public CudaBackendBase {
     driver_version_ = proc_driver_version();
     if (driver_version_.empty() && device_.nvml()) driver_version_ = device_.nvml()->driver_version();
     key_ = cuda_device_key(desc, driver_major_version(driver_version_), driver, runtime);
-    context_["driver_version"] =
-        (driver_version_.empty() ? std::string("unknown") : driver_version_) + " (CUDA " + cuda_version_string(driver) + ")";
+    context_["driver_version"] = (driver_version_.empty() ? std::string("unknown") : driver_version_) + " (CUDA " +
+                                 cuda_version_string(driver) + ")";
     context_["runtime_version"] = cuda_version_string(runtime);
     context_["pci_bus_id"] = pci_bus_id;
     context_["cache_policy"] = kCudaCachePolicy;
@@ -149,8 +146,8 @@ class CudaBackend final : public CudaBackendBase {
     context_["telemetry"] = device_.nvml_status();
     double max_sm = 0, max_mem = 0;
     if (device_.nvml() && device_.nvml()->max_clocks(&max_sm, &max_mem)) {
-      context_["nvml_max_clocks_MHz"] = "sm " + std::to_string(static_cast<long>(max_sm)) + ", mem " +
-                                        std::to_string(static_cast<long>(max_mem));
+      context_["nvml_max_clocks_MHz"] =
+          "sm " + std::to_string(static_cast<long>(max_sm)) + ", mem " + std::to_string(static_cast<long>(max_mem));
     }
     add_cuda_memory_workloads(table_);
     add_cuda_pcie_workloads(table_);

@@ -38,8 +38,7 @@ int driver_major_version(const std::string& driver_version);
 /// capability, driver and CUDA runtime, e.g. "h100_80gb_hbm3-79gib-sm90-drv550-cuda13.0".
 /// `driver_major` is the NVIDIA driver branch (550); when it is unknown (0) the CUDA version
 /// the driver supports stands in ("drvcuda12.4"). No hostname, no clocks. Pure.
-std::string cuda_device_key(const DeviceDescription& d, int driver_major, int cuda_driver_version,
-                            int runtime_version);
+std::string cuda_device_key(const DeviceDescription& d, int driver_major, int cuda_driver_version, int runtime_version);
 
 /// The words the context's cache_policy entry records.
 extern const char* const kCudaCachePolicy;

@@ -20,8 +20,7 @@ bool is_sticky_cuda_error(int code) {
     case 810:  // cudaErrorMpsClientTerminated
     case 911:  // cudaErrorExternalDevice
       return true;
-    default:
-      break;
+    default: break;
   }
   switch (static_cast<cudaError_t>(code)) {
     case cudaErrorIllegalAddress:
@@ -34,10 +33,8 @@ bool is_sticky_cuda_error(int code) {
     case cudaErrorInvalidPc:
     case cudaErrorLaunchFailure:
     case cudaErrorECCUncorrectable:
-    case cudaErrorNvlinkUncorrectable:
-      return true;
-    default:
-      return false;
+    case cudaErrorNvlinkUncorrectable: return true;
+    default: return false;
   }
 }
 

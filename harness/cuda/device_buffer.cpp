@@ -43,8 +43,7 @@ void require_device_memory(std::size_t bytes, const std::string& what) {
   if (bytes + kMarginBytes > free_bytes) {
     constexpr std::size_t MiB = std::size_t{1} << 20;
     throw SkipCase(what + " needs " + std::to_string((bytes + MiB - 1) / MiB) + " MiB of device memory, " +
-                   std::to_string(free_bytes / MiB) + " MiB free of " + std::to_string(total_bytes / MiB) +
-                   " MiB");
+                   std::to_string(free_bytes / MiB) + " MiB free of " + std::to_string(total_bytes / MiB) + " MiB");
   }
 }
 

@@ -159,8 +159,8 @@ class GemmWorkload final : public Workload {
     copy_to_device(b_.get(), b_host_.data(), b_n * sizeof(In), dev_.stream());
     if constexpr (V == GemmVariant::cublas) {
       // One synchronous call first: a cuBLAS failure is reported here with cuBLAS's own words.
-      const cublasStatus_t st = cublas_gemm(cublas_handle(dev_.index()), P, a_.get(), b_.get(), c_dev_.as<float>(),
-                                            m_, n_, k_, dev_.stream());
+      const cublasStatus_t st = cublas_gemm(cublas_handle(dev_.index()), P, a_.get(), b_.get(), c_dev_.as<float>(), m_,
+                                            n_, k_, dev_.stream());
       if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublas_error(st, "cublasGemmEx"));
       GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
     }
@@ -196,7 +196,8 @@ class GemmWorkload final : public Workload {
     try {
       return timer_.time(batch, enqueue, nullptr);
     } catch (const std::runtime_error&) {
-      if (cublas_status_ != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublas_error(cublas_status_, "cublasGemmEx"));
+      if (cublas_status_ != CUBLAS_STATUS_SUCCESS)
+        throw std::runtime_error(cublas_error(cublas_status_, "cublasGemmEx"));
       throw;
     }
   }
@@ -217,10 +218,10 @@ class GemmWorkload final : public Workload {
         lines.size(),
         [&](std::size_t begin, std::size_t end, unsigned) {
           for (std::size_t t = begin; t < end; ++t) {
-            bad[t] = lines[t].first
-                         ? kernels::check_gemm_row(a_host_.data(), b_host_.data(), c.data(), n_, k_, lines[t].second)
-                         : kernels::check_gemm_col(a_host_.data(), b_host_.data(), c.data(), m_, n_, k_,
-                                                   lines[t].second);
+            bad[t] =
+                lines[t].first
+                    ? kernels::check_gemm_row(a_host_.data(), b_host_.data(), c.data(), n_, k_, lines[t].second)
+                    : kernels::check_gemm_col(a_host_.data(), b_host_.data(), c.data(), m_, n_, k_, lines[t].second);
           }
         },
         1);

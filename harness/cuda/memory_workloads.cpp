@@ -55,14 +55,14 @@ std::size_t size_arg(const BenchCase& c, const char* key, std::size_t multiple =
 
 // Element counts that index with uint32 (gather indices, chase entries).
 void require_u32_count(std::size_t n, const char* what) {
-  if (n > std::numeric_limits<std::uint32_t>::max())
-    throw SkipCase(std::string(what) + " has more than 2^32 elements");
+  if (n > std::numeric_limits<std::uint32_t>::max()) throw SkipCase(std::string(what) + " has more than 2^32 elements");
 }
 
 // What every device-memory workload shares: the case, the device, the batch timer.
 class CudaMemoryWorkload : public Workload {
  public:
-  CudaMemoryWorkload(const BenchCase& c, CudaDevice& dev) : c_(c), dev_(dev), timer_(dev.stream()), seed_(case_seed(c)) {}
+  CudaMemoryWorkload(const BenchCase& c, CudaDevice& dev)
+      : c_(c), dev_(dev), timer_(dev.stream()), seed_(case_seed(c)) {}
 
   std::map<std::string, double> extra_counters(double /*seconds_per_op*/) override {
     // Whether the hot path could graph-launch the batch (1) or fell back to stream launches (0).
@@ -141,7 +141,8 @@ class CopyWorkload final : public CudaMemoryWorkload {
     return timed(batch, [=](CUstream_st* s, int) -> int {
       switch (V) {
         case CopyVariant::kernel: return kernels::launch_copy(in, out, bytes, sms, s);
-        case CopyVariant::memcpy_ce: return static_cast<int>(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, s));
+        case CopyVariant::memcpy_ce:
+          return static_cast<int>(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, s));
         case CopyVariant::thrust:
           return kernels::thrust_copy(static_cast<const float*>(in), static_cast<float*>(out), bytes / 4, s);
       }
@@ -195,9 +196,8 @@ class ReadWorkload final : public CudaMemoryWorkload {
     if (V == ReadVariant::kernel) {
       const int max_blocks = max_blocks_, sms = this->sms();
       int* blocks = &blocks_;  // set on the host by each launch (also while being captured)
-      return timed(batch, [=](CUstream_st* s, int) {
-        return kernels::launch_read(in, n, out, max_blocks, blocks, sms, s);
-      });
+      return timed(batch,
+                   [=](CUstream_st* s, int) { return kernels::launch_read(in, n, out, max_blocks, blocks, sms, s); });
     }
     void* temp = temp_.get();
     const std::size_t temp_bytes = temp_.bytes();

@@ -15,12 +15,15 @@ bool is_throttled(std::uint64_t reasons) {
 
 std::string throttle_reason_names(std::uint64_t reasons) {
   using namespace nvml_reason;
-  static const std::pair<std::uint64_t, const char*> kNames[] = {
-      {kGpuIdle, "gpu_idle"},       {kApplicationsClocksSetting, "app_clocks"},
-      {kSwPowerCap, "sw_power_cap"}, {kHwSlowdown, "hw_slowdown"},
-      {kSyncBoost, "sync_boost"},    {kSwThermalSlowdown, "sw_thermal"},
-      {kHwThermalSlowdown, "hw_thermal"}, {kHwPowerBrakeSlowdown, "hw_power_brake"},
-      {kDisplayClockSetting, "display_clocks"}};
+  static const std::pair<std::uint64_t, const char*> kNames[] = {{kGpuIdle, "gpu_idle"},
+                                                                 {kApplicationsClocksSetting, "app_clocks"},
+                                                                 {kSwPowerCap, "sw_power_cap"},
+                                                                 {kHwSlowdown, "hw_slowdown"},
+                                                                 {kSyncBoost, "sync_boost"},
+                                                                 {kSwThermalSlowdown, "sw_thermal"},
+                                                                 {kHwThermalSlowdown, "hw_thermal"},
+                                                                 {kHwPowerBrakeSlowdown, "hw_power_brake"},
+                                                                 {kDisplayClockSetting, "display_clocks"}};
   std::string out;
   std::uint64_t known = 0;
   for (const auto& [bit, name] : kNames) {
@@ -44,10 +47,10 @@ constexpr int kNvmlClockMem = 2;
 }  // namespace
 
 struct Nvml::Api {
-  nvmlReturn_t (*init)() = nullptr;                                        // nvmlInit_v2
-  nvmlReturn_t (*shutdown)() = nullptr;                                    // nvmlShutdown
-  nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;     // ..._v2
-  nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;  // nvmlDeviceGetClockInfo
+  nvmlReturn_t (*init)() = nullptr;                                            // nvmlInit_v2
+  nvmlReturn_t (*shutdown)() = nullptr;                                        // nvmlShutdown
+  nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;         // ..._v2
+  nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;      // nvmlDeviceGetClockInfo
   nvmlReturn_t (*max_clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;  // ...GetMaxClockInfo
   // nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older).
   nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long*) = nullptr;

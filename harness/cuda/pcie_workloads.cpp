@@ -231,9 +231,8 @@ class PcieTransferWorkload final : public Workload {
   }
 
   std::map<std::string, double> extra_counters(double) override {
-    std::map<std::string, double> k = {
-        {"host_clock_timed", timing_ == pcie::TransferTimer::host_clock ? 1.0 : 0.0},
-        {"spin_held", timing_ == pcie::TransferTimer::spin_held ? 1.0 : 0.0}};
+    std::map<std::string, double> k = {{"host_clock_timed", timing_ == pcie::TransferTimer::host_clock ? 1.0 : 0.0},
+                                       {"spin_held", timing_ == pcie::TransferTimer::spin_held ? 1.0 : 0.0}};
     if (spec_.engine == Engine::sm) k["sm_copy_blocks"] = kernels::pcie_sm_copy_blocks(bytes_, dev_.sm_count());
     return k;
   }
@@ -249,8 +248,8 @@ class PcieTransferWorkload final : public Workload {
         kernels::launch_pcie_spin(spin_->device_flag(), spin_->device_status(), kSpinTimeoutNs, a_->get()));
     if (spec_.engine == Engine::sm) {
       DeviceBuffer scratch(32);
-      GPUBENCH_CUDA_CHECK(kernels::launch_pcie_sm_copy(scratch.as<char>(), scratch.as<char>() + 16, 16,
-                                                       dev_.sm_count(), a_->get()));
+      GPUBENCH_CUDA_CHECK(
+          kernels::launch_pcie_sm_copy(scratch.as<char>(), scratch.as<char>() + 16, 16, dev_.sm_count(), a_->get()));
       GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(a_->get()));  // before `scratch` is freed
     }
     GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(a_->get()));
@@ -337,8 +336,8 @@ class PcieTransferWorkload final : public Workload {
     // Bidirectional chunks queue three operations per measured transfer.
     for (const int n : pcie::spin_chunks(batch, spec_.bidir ? 3 : 1)) {
       spin_->arm();
-      GPUBENCH_CUDA_CHECK(kernels::launch_pcie_spin(spin_->device_flag(), spin_->device_status(), kSpinTimeoutNs,
-                                                    a_->get()));
+      GPUBENCH_CUDA_CHECK(
+          kernels::launch_pcie_spin(spin_->device_flag(), spin_->device_status(), kSpinTimeoutNs, a_->get()));
       if (spec_.bidir) go_->order(a_->get(), b_->get());  // B starts when the spin kernel ends, too
       timer_->record_start(a_->get());
       try {

@@ -56,7 +56,8 @@ class RooflineWorkload final : public Workload {
     if (K == Kind::sweep_fp32 && !kernels::intensity_fp32_supported(steps_, every_)) throw SkipCase(bad_args());
     if (K == Kind::sweep_fp16x2 && !kernels::intensity_fp16x2_supported(steps_)) throw SkipCase(bad_args());
     if ((K == Kind::peak_fp32 || K == Kind::peak_fp16x2) &&
-        (steps_ % kernels::kPeakStepsPerRound != 0 || !kernels::peak_args_ok(n_, steps_ / kernels::kPeakStepsPerRound))) {
+        (steps_ % kernels::kPeakStepsPerRound != 0 ||
+         !kernels::peak_args_ok(n_, steps_ / kernels::kPeakStepsPerRound))) {
       throw SkipCase(bad_args());
     }
     const std::size_t bytes = n_ * 4;
@@ -84,24 +85,27 @@ class RooflineWorkload final : public Workload {
     const int steps = steps_, every = every_, sms = dev_.sm_count();
     const std::uint32_t ha = kernels::intensity::splat_half2(Coeff::kA16);
     const std::uint32_t hb = kernels::intensity::splat_half2(Coeff::kB16);
-    return timer_.time(batch, [=](CUstream_st* s, int) -> int {
-      switch (K) {
-        case Kind::sweep_fp32:
-          return kernels::launch_intensity_fp32(static_cast<const float*>(in), static_cast<float*>(out), n, steps,
-                                                every, Coeff::kA32, Coeff::kB32, sms, s);
-        case Kind::sweep_fp16x2:
-          return kernels::launch_intensity_fp16x2(static_cast<const std::uint32_t*>(in),
-                                                  static_cast<std::uint32_t*>(out), n, steps, ha, hb, sms, s);
-        case Kind::peak_fp32:
-          return kernels::launch_peak_fp32(static_cast<const float*>(in), static_cast<float*>(out), n,
-                                           steps / kernels::kPeakStepsPerRound, Coeff::kA32, Coeff::kB32, sms, s);
-        case Kind::peak_fp16x2:
-          return kernels::launch_peak_fp16x2(static_cast<const std::uint32_t*>(in),
-                                             static_cast<std::uint32_t*>(out), n,
-                                             steps / kernels::kPeakStepsPerRound, ha, hb, sms, s);
-      }
-      return 1;  // cudaErrorInvalidValue
-    }, c_.needs_flush ? &dev_.flusher() : nullptr);
+    return timer_.time(
+        batch,
+        [=](CUstream_st* s, int) -> int {
+          switch (K) {
+            case Kind::sweep_fp32:
+              return kernels::launch_intensity_fp32(static_cast<const float*>(in), static_cast<float*>(out), n, steps,
+                                                    every, Coeff::kA32, Coeff::kB32, sms, s);
+            case Kind::sweep_fp16x2:
+              return kernels::launch_intensity_fp16x2(static_cast<const std::uint32_t*>(in),
+                                                      static_cast<std::uint32_t*>(out), n, steps, ha, hb, sms, s);
+            case Kind::peak_fp32:
+              return kernels::launch_peak_fp32(static_cast<const float*>(in), static_cast<float*>(out), n,
+                                               steps / kernels::kPeakStepsPerRound, Coeff::kA32, Coeff::kB32, sms, s);
+            case Kind::peak_fp16x2:
+              return kernels::launch_peak_fp16x2(static_cast<const std::uint32_t*>(in),
+                                                 static_cast<std::uint32_t*>(out), n,
+                                                 steps / kernels::kPeakStepsPerRound, ha, hb, sms, s);
+          }
+          return 1;  // cudaErrorInvalidValue
+        },
+        c_.needs_flush ? &dev_.flusher() : nullptr);
   }
 
   Verification verify() override {
@@ -132,7 +136,7 @@ class RooflineWorkload final : public Workload {
   std::size_t n_;
   int steps_;
   int every_;
-  std::vector<float> host_f32_;           // the FP32 inputs (FP32 kinds)
+  std::vector<float> host_f32_;            // the FP32 inputs (FP32 kinds)
   std::vector<std::uint32_t> host_f16x2_;  // the half2 input words (FP16x2 kinds)
   DeviceBuffer in_, out_;
 };

@@ -24,9 +24,8 @@ struct GemmShape {
 
 std::vector<GemmShape> gemm_shapes(bool quick) {
   if (quick) return {{256, 256, 256}, {1000, 1000, 1000}, {1024, 1024, 1024}};
-  return {{512, 512, 512},       {1000, 1000, 1000},    {1024, 1024, 1024}, {2048, 2048, 2048},
-          {4096, 4096, 4096},    {8192, 8192, 8192},    {4096, 11008, 4096}, {4096, 4096, 11008},
-          {8192, 1024, 8192}};
+  return {{512, 512, 512},    {1000, 1000, 1000},  {1024, 1024, 1024},  {2048, 2048, 2048}, {4096, 4096, 4096},
+          {8192, 8192, 8192}, {4096, 11008, 4096}, {4096, 4096, 11008}, {8192, 1024, 8192}};
 }
 
 BenchCase gemm_row(const char* kernel, const char* variant, const GemmShape& s, int in_bytes, PeakKind peak,
@@ -59,7 +58,8 @@ std::vector<BenchCase> compute_cases(const SweepOptions& o) {
     }
     cases.push_back(gemm_row("sgemm", "cublas", s, 4, PeakKind::fp32, 0));
     // mma.sync m16n8k16 with f16 inputs and cp.async need sm_80.
-    if (hgemm_shape_error(s.m, s.n, s.k) == nullptr) cases.push_back(gemm_row("hgemm", "kernel", s, 2, PeakKind::fp16_tensor, 80));
+    if (hgemm_shape_error(s.m, s.n, s.k) == nullptr)
+      cases.push_back(gemm_row("hgemm", "kernel", s, 2, PeakKind::fp16_tensor, 80));
     if (hgemm_wmma_shape_error(s.m, s.n, s.k) == nullptr) {
       cases.push_back(gemm_row("hgemm", "wmma", s, 2, PeakKind::fp16_tensor, 80));
     }

@@ -13,10 +13,10 @@ namespace gpubench {
 
 /// What the tables may size their sweeps by.
 struct SweepOptions {
-  bool quick = false;               ///< small sizes, for smoke runs and CI
-  std::string backend_kind;         ///< "cuda" or "host"
-  std::uint64_t l2_bytes = 0;       ///< last-level cache of the device (0 = unknown)
-  std::uint64_t memory_bytes = 0;   ///< device (or host) memory (0 = unknown)
+  bool quick = false;              ///< small sizes, for smoke runs and CI
+  std::string backend_kind;        ///< "cuda" or "host"
+  std::uint64_t l2_bytes = 0;      ///< last-level cache of the device (0 = unknown)
+  std::uint64_t memory_bytes = 0;  ///< device (or host) memory (0 = unknown)
 };
 
 /// bandwidth/{copy,read,write,strided,gather,chase}/...: device (or host) memory.

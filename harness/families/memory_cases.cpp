@@ -92,7 +92,8 @@ std::vector<BenchCase> memory_cases(const SweepOptions& o) {
   // run short at DRAM latency while still touching far more lines than L1 holds.
   const double steps = o.quick ? 4096 : 65536;
   for (std::uint64_t bytes : geometric(16 * KiB, std::min<std::uint64_t>(top, o.quick ? 16 * MiB : 256 * MiB), 4)) {
-    cases.push_back(make("chase", "kernel", "bytes:" + size_token(bytes), chase_work(steps, static_cast<double>(bytes), 4), o));
+    cases.push_back(
+        make("chase", "kernel", "bytes:" + size_token(bytes), chase_work(steps, static_cast<double>(bytes), 4), o));
     cases.back().args["bytes"] = static_cast<double>(bytes);
     cases.back().args["steps"] = steps;
   }

@@ -29,16 +29,11 @@ struct Row {
 // the way to the GPU, but CPU reads of it are uncached (slow), so it is measured host-to-device
 // only. The host backend's rows are the pageable memcpy ones.
 constexpr Row kRows[] = {
-    {"pcie_h2d", "pinned_ce", PeakKind::pcie_h2d},
-    {"pcie_h2d", "pageable_ce", PeakKind::pcie_h2d},
-    {"pcie_h2d", "wc_pinned_ce", PeakKind::pcie_h2d},
-    {"pcie_h2d", "pinned_sm", PeakKind::pcie_h2d},
-    {"pcie_h2d", "pageable_memcpy", PeakKind::pcie_h2d},
-    {"pcie_d2h", "pinned_ce", PeakKind::pcie_d2h},
-    {"pcie_d2h", "pageable_ce", PeakKind::pcie_d2h},
-    {"pcie_d2h", "pinned_sm", PeakKind::pcie_d2h},
-    {"pcie_d2h", "pageable_memcpy", PeakKind::pcie_d2h},
-    {"pcie_bidir_h2d", "pinned_ce", PeakKind::pcie_h2d},
+    {"pcie_h2d", "pinned_ce", PeakKind::pcie_h2d},       {"pcie_h2d", "pageable_ce", PeakKind::pcie_h2d},
+    {"pcie_h2d", "wc_pinned_ce", PeakKind::pcie_h2d},    {"pcie_h2d", "pinned_sm", PeakKind::pcie_h2d},
+    {"pcie_h2d", "pageable_memcpy", PeakKind::pcie_h2d}, {"pcie_d2h", "pinned_ce", PeakKind::pcie_d2h},
+    {"pcie_d2h", "pageable_ce", PeakKind::pcie_d2h},     {"pcie_d2h", "pinned_sm", PeakKind::pcie_d2h},
+    {"pcie_d2h", "pageable_memcpy", PeakKind::pcie_d2h}, {"pcie_bidir_h2d", "pinned_ce", PeakKind::pcie_h2d},
     {"pcie_bidir_d2h", "pinned_ce", PeakKind::pcie_d2h},
 };
 

@@ -67,7 +67,8 @@ class CopyWorkload final : public Workload {
  public:
   CopyWorkload(const BenchCase& c, const Backend& b, bool use_memcpy)
       : bytes_(static_cast<std::size_t>(c.arg("bytes"))),
-        streaming_(b.device().l2_bytes > 0 && 2.0 * static_cast<double>(bytes_) > static_cast<double>(b.device().l2_bytes)),
+        streaming_(b.device().l2_bytes > 0 &&
+                   2.0 * static_cast<double>(bytes_) > static_cast<double>(b.device().l2_bytes)),
         use_memcpy_(use_memcpy) {}
   void prepare() override {
     in_ = std::make_unique<HostBuffer>(bytes_);
@@ -79,17 +80,20 @@ class CopyWorkload final : public Workload {
     const char* src = in_->as<const char>();
     char* dst = this->dst();
     return time_seconds([&] {
-      parallel_for(bytes_, [&](std::size_t b, std::size_t e, unsigned) {
-        for (int r = 0; r < batch; ++r) {
-          if (use_memcpy_) {
-            std::memcpy(dst + b, src + b, e - b);
-          } else if (have_avx2()) {
-            copy_avx2(src + b, dst + b, e - b, streaming_);
-          } else {
-            copy_portable(src + b, dst + b, e - b);
-          }
-        }
-      }, 4096);
+      parallel_for(
+          bytes_,
+          [&](std::size_t b, std::size_t e, unsigned) {
+            for (int r = 0; r < batch; ++r) {
+              if (use_memcpy_) {
+                std::memcpy(dst + b, src + b, e - b);
+              } else if (have_avx2()) {
+                copy_avx2(src + b, dst + b, e - b, streaming_);
+              } else {
+                copy_portable(src + b, dst + b, e - b);
+              }
+            }
+          },
+          4096);
     });
   }
   Verification verify() override { return check_copy(in_->p, dst(), bytes_); }
@@ -184,17 +188,18 @@ class StridedWorkload final : public Workload {
     const std::size_t s = static_cast<std::size_t>(stride_);
     return time_seconds([&] {
       // Chunks are aligned to the stride so every thread starts on a touched element.
-      parallel_for(n_, [&](std::size_t b, std::size_t e, unsigned) {
-        for (int r = 0; r < batch; ++r) {
-          for (std::size_t i = b; i < e; i += s) out[i] = in[i];
-          asm volatile("" ::: "memory");
-        }
-      }, std::max<std::size_t>(64, s));
+      parallel_for(
+          n_,
+          [&](std::size_t b, std::size_t e, unsigned) {
+            for (int r = 0; r < batch; ++r) {
+              for (std::size_t i = b; i < e; i += s) out[i] = in[i];
+              asm volatile("" ::: "memory");
+            }
+          },
+          std::max<std::size_t>(64, s));
     });
   }
-  Verification verify() override {
-    return check_strided(in_->as<const float>(), out_->as<const float>(), n_, stride_);
-  }
+  Verification verify() override { return check_strided(in_->as<const float>(), out_->as<const float>(), n_, stride_); }
 
  private:
   std::size_t n_;

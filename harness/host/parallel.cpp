@@ -118,8 +118,7 @@ void pin_host_threads() {
   (void)pool();  // created now, so the pinning applies
 }
 
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t, unsigned)>& f,
-                  std::size_t align) {
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t, unsigned)>& f, std::size_t align) {
   const unsigned threads = host_threads();
   if (align == 0) align = 1;
   const std::size_t per = ((n + threads - 1) / threads + align - 1) / align * align;

@@ -43,7 +43,7 @@ constexpr std::uint64_t kSeed = 0x2f6b1c3d5e7a9b0dull;
 // index within a block has the parity of the element index.
 template <int L>
 __attribute__((always_inline)) inline void fma_blocks_f32(const float* in, float* out, std::size_t begin,
-                                                           std::size_t end, long long k, int every, float a, float b) {
+                                                          std::size_t end, long long k, int every, float a, float b) {
   std::size_t i = begin;
   for (; i + L <= end; i += L) {
     float v[L];
@@ -72,16 +72,15 @@ __attribute__((always_inline)) inline void fma_blocks_f32(const float* in, float
 constexpr std::size_t kBlockAvx512 = 128, kBlockAvx2 = 64, kBlockBase = 16;
 
 __attribute__((target("avx512f,avx512vl,fma"))) void fma_f32_avx512(const float* in, float* out, std::size_t b,
-                                                                      std::size_t e, long long k, int every, float x,
-                                                                      float y) {
+                                                                    std::size_t e, long long k, int every, float x,
+                                                                    float y) {
   fma_blocks_f32<kBlockAvx512>(in, out, b, e, k, every, x, y);
 }
 __attribute__((target("avx2,fma"))) void fma_f32_avx2(const float* in, float* out, std::size_t b, std::size_t e,
                                                       long long k, int every, float x, float y) {
   fma_blocks_f32<kBlockAvx2>(in, out, b, e, k, every, x, y);
 }
-void fma_f32_base(const float* in, float* out, std::size_t b, std::size_t e, long long k, int every, float x,
-                  float y) {
+void fma_f32_base(const float* in, float* out, std::size_t b, std::size_t e, long long k, int every, float x, float y) {
   fma_blocks_f32<kBlockBase>(in, out, b, e, k, every, x, y);
 }
 
@@ -94,7 +93,8 @@ struct IsaChoice {
 };
 
 IsaChoice pick_f32() {
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return {fma_f32_avx512, kBlockAvx512, 512};
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+    return {fma_f32_avx512, kBlockAvx512, 512};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {fma_f32_avx2, kBlockAvx2, 256};
   return {fma_f32_base, kBlockBase, 32};
 }
@@ -104,9 +104,11 @@ IsaChoice pick_f32() {
 // half2 words, low lane first, i.e. element 2i then 2i+1 in memory order).
 constexpr std::size_t kBlockFp16 = 256;
 
-__attribute__((target("avx512fp16,avx512vl,avx512bw,avx512f"))) void fma_f16_avx512(
-    const std::uint16_t* in, std::uint16_t* out, std::size_t begin, std::size_t end, long long k, std::uint16_t a_bits,
-    std::uint16_t b_bits) {
+__attribute__((target("avx512fp16,avx512vl,avx512bw,avx512f"))) void fma_f16_avx512(const std::uint16_t* in,
+                                                                                    std::uint16_t* out,
+                                                                                    std::size_t begin, std::size_t end,
+                                                                                    long long k, std::uint16_t a_bits,
+                                                                                    std::uint16_t b_bits) {
   _Float16 a, b;
   std::memcpy(&a, &a_bits, sizeof a);
   std::memcpy(&b, &b_bits, sizeof b);
@@ -128,8 +130,8 @@ __attribute__((target("avx512fp16,avx512vl,avx512bw,avx512f"))) void fma_f16_avx
 }
 
 bool have_native_fp16() {
-  static const bool yes = __builtin_cpu_supports("avx512fp16") && __builtin_cpu_supports("avx512vl") &&
-                          __builtin_cpu_supports("avx512bw");
+  static const bool yes =
+      __builtin_cpu_supports("avx512fp16") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
   return yes;
 }
 #endif
@@ -152,12 +154,15 @@ class FmaF32Workload final : public Workload {
     const float* in = in_->as<const float>();
     float* out = out_->as<float>();
     return time_seconds([&] {
-      parallel_for(n_, [&](std::size_t b, std::size_t e, unsigned) {
-        for (int r = 0; r < batch; ++r) {
-          isa_.fn(in, out, b, e, steps_, every_, Coeff::kA32, Coeff::kB32);
-          asm volatile("" ::: "memory");  // each repetition really stores
-        }
-      }, isa_.block);
+      parallel_for(
+          n_,
+          [&](std::size_t b, std::size_t e, unsigned) {
+            for (int r = 0; r < batch; ++r) {
+              isa_.fn(in, out, b, e, steps_, every_, Coeff::kA32, Coeff::kB32);
+              asm volatile("" ::: "memory");  // each repetition really stores
+            }
+          },
+          isa_.block);
     });
   }
   Verification verify() override {
@@ -193,12 +198,15 @@ class FmaF16x2Workload final : public Workload {
     const auto a = static_cast<std::uint16_t>(kernels::intensity::splat_half2(Coeff::kA16));
     const auto b = static_cast<std::uint16_t>(kernels::intensity::splat_half2(Coeff::kB16));
     return time_seconds([&] {
-      parallel_for(2 * n_, [&](std::size_t lo, std::size_t hi, unsigned) {
-        for (int r = 0; r < batch; ++r) {
-          fma_f16_avx512(in, out, lo, hi, steps_, a, b);
-          asm volatile("" ::: "memory");
-        }
-      }, kBlockFp16);
+      parallel_for(
+          2 * n_,
+          [&](std::size_t lo, std::size_t hi, unsigned) {
+            for (int r = 0; r < batch; ++r) {
+              fma_f16_avx512(in, out, lo, hi, steps_, a, b);
+              asm volatile("" ::: "memory");
+            }
+          },
+          kBlockFp16);
     });
   }
   Verification verify() override {

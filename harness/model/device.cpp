@@ -13,9 +13,13 @@ int fp32_flop_per_clock_per_sm(int cc_major, int cc_minor) {
   switch (cc) {
     case 75: return 128;
     case 80: return 128;
-    case 86: case 87: case 89: return 256;
+    case 86:
+    case 87:
+    case 89: return 256;
     case 90: return 256;
-    case 100: case 103: case 120: return 256;
+    case 100:
+    case 103:
+    case 120: return 256;
     default: return 0;
   }
 }
@@ -25,7 +29,8 @@ int fp16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce) 
   switch (cc) {
     case 75: return 1024;
     case 80: return 2048;
-    case 86: case 89: return geforce ? 512 : 1024;
+    case 86:
+    case 89: return geforce ? 512 : 1024;
     case 90: return 4096;
     case 100: return 8192;
     default: return 0;
@@ -37,12 +42,21 @@ double pcie_GBps_per_direction(int gen, int width) {
   // Per-lane transfer rate in GT/s and line-code efficiency of each generation.
   double gts = 0, efficiency = 128.0 / 130.0;
   switch (gen) {
-    case 1: gts = 2.5; efficiency = 8.0 / 10.0; break;
-    case 2: gts = 5.0; efficiency = 8.0 / 10.0; break;
+    case 1:
+      gts = 2.5;
+      efficiency = 8.0 / 10.0;
+      break;
+    case 2:
+      gts = 5.0;
+      efficiency = 8.0 / 10.0;
+      break;
     case 3: gts = 8.0; break;
     case 4: gts = 16.0; break;
     case 5: gts = 32.0; break;
-    case 6: gts = 64.0; efficiency = 1.0; break;  // PAM4 + FLIT mode: no 128b/130b code
+    case 6:
+      gts = 64.0;
+      efficiency = 1.0;
+      break;  // PAM4 + FLIT mode: no 128b/130b code
     default: return 0.0;
   }
   return gts * width * efficiency / 8.0;

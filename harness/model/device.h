@@ -11,8 +11,8 @@ namespace gpubench {
 /// What the harness knows about a device: read from the CUDA runtime (or the host), optionally
 /// completed from the card table. Zero means unknown.
 struct DeviceDescription {
-  std::string name;            ///< as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
-  int cc_major = 0;            ///< compute capability (0 for the host)
+  std::string name;  ///< as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
+  int cc_major = 0;  ///< compute capability (0 for the host)
   int cc_minor = 0;
   int sm_count = 0;            ///< SMs (GPU) or logical CPUs (host)
   double sm_clock_kHz = 0;     ///< maximum (boost) SM clock
@@ -20,11 +20,11 @@ struct DeviceDescription {
   int bus_width_bits = 0;      ///< global memory bus width
   std::uint64_t l2_bytes = 0;  ///< last-level cache
   std::uint64_t memory_bytes = 0;
-  int pcie_gen = 0;            ///< negotiated link generation (1..6)
-  int pcie_width = 0;          ///< negotiated lanes
-  int pcie_gen_max = 0;        ///< what the device supports
+  int pcie_gen = 0;      ///< negotiated link generation (1..6)
+  int pcie_width = 0;    ///< negotiated lanes
+  int pcie_gen_max = 0;  ///< what the device supports
   int pcie_width_max = 0;
-  bool geforce = false;        ///< GeForce cards run FP16 tensor math with FP32 accumulate at half rate
+  bool geforce = false;  ///< GeForce cards run FP16 tensor math with FP32 accumulate at half rate
 };
 
 /// Theoretical peaks. 0 means unknown: the percentage is then left out, never invented.

@@ -16,9 +16,9 @@ enum class Metric { GBps, TFLOPS };
 
 /// Work done by one execution (one kernel launch / one transfer) of a benchmark.
 struct WorkModel {
-  double useful_bytes = 0;   ///< bytes the program asked for, read plus written
-  double traffic_bytes = 0;  ///< bytes the memory system must move (32-byte sectors); 0 = same as useful
-  double flop = 0;           ///< floating-point operations (an FMA counts 2)
+  double useful_bytes = 0;       ///< bytes the program asked for, read plus written
+  double traffic_bytes = 0;      ///< bytes the memory system must move (32-byte sectors); 0 = same as useful
+  double flop = 0;               ///< floating-point operations (an FMA counts 2)
   double working_set_bytes = 0;  ///< footprint in memory, for size sweeps and cache levels
   PeakKind peak = PeakKind::none;
   Metric metric = Metric::GBps;

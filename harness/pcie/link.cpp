@@ -1,5 +1,6 @@
 #include "harness/pcie/link.h"
 
+#include <sys/stat.h>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -7,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <sys/stat.h>
 
 #include <utility>
 
@@ -101,8 +101,8 @@ std::string sysfs_pci_address(const std::string& bus_id) {
   // NVML writes an 8-digit domain; a domain above 0xffff exists (Intel VMD) and sysfs prints
   // it in full, so only leading zeros are dropped.
   if (!parse_hex(domain, 8, &dom) || !parse_hex(rest.substr(0, colon), 2, &bus) ||
-      !parse_hex(rest.substr(colon + 1, dot - colon - 1), 2, &dev) ||
-      !parse_hex(rest.substr(dot + 1), 1, &fn) || dev > 0x1f || fn > 7) {
+      !parse_hex(rest.substr(colon + 1, dot - colon - 1), 2, &dev) || !parse_hex(rest.substr(dot + 1), 1, &fn) ||
+      dev > 0x1f || fn > 7) {
     throw bad();
   }
   char out[32];
@@ -166,8 +166,7 @@ PcieLink read_pcie_link_under_load(const std::string& sysfs_root, const std::str
   return read_link_under_load([&] { return read_pcie_link(sysfs_root, address); }, load, reread);
 }
 
-PcieLink read_link_under_load(const std::function<PcieLink()>& read, const std::function<void()>& load,
-                              bool* reread) {
+PcieLink read_link_under_load(const std::function<PcieLink()>& read, const std::function<void()>& load, bool* reread) {
   PcieLink link = read();
   if (reread) *reread = false;
   if (link.downgraded() && load) {
@@ -200,8 +199,7 @@ const PathHop* upstream_bottleneck(const PcieLink& link) {
   const PathHop* slowest = nullptr;
   for (const PathHop& hop : link.upstream) {
     const double rate = link_GBps_per_direction(hop.current);
-    if (rate > 0 && rate < own * (1 - 1e-9) &&
-        (!slowest || rate < link_GBps_per_direction(slowest->current))) {
+    if (rate > 0 && rate < own * (1 - 1e-9) && (!slowest || rate < link_GBps_per_direction(slowest->current))) {
       slowest = &hop;
     }
   }
@@ -229,9 +227,7 @@ std::string link_name(const LinkState& s) {
   return "Gen" + std::to_string(s.gen) + " x" + std::to_string(s.width);
 }
 
-double link_GBps_per_direction(const LinkState& s) {
-  return s.known() ? pcie_GBps_per_direction(s.gen, s.width) : 0.0;
-}
+double link_GBps_per_direction(const LinkState& s) { return s.known() ? pcie_GBps_per_direction(s.gen, s.width) : 0.0; }
 
 std::string downgraded_link_warning(const std::string& dev, const PcieLink& link) {
   if (!link.downgraded()) return {};

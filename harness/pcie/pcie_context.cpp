@@ -49,8 +49,7 @@ std::map<std::string, std::string> bench_cpu_context(const std::string& sysfs_ro
           {"bench_cpu_numa_node", node >= 0 ? std::to_string(node) : "unknown"}};
 }
 
-BindResult bind_to_gpu_node(const std::map<std::string, std::string>& backend_context,
-                            const std::string& sysfs_root) {
+BindResult bind_to_gpu_node(const std::map<std::string, std::string>& backend_context, const std::string& sysfs_root) {
   const auto it = backend_context.find("gpu_numa_node");
   if (it == backend_context.end()) {
     BindResult r;

@@ -36,7 +36,6 @@ std::map<std::string, std::string> bench_cpu_context(const std::string& sysfs_ro
 /// --numa-bind: binds the process to the node the backend's context names in gpu_numa_node.
 /// A backend without one (the host backend) or an unknown node gives ok = false and a one-line
 /// message saying why; nothing is changed then.
-BindResult bind_to_gpu_node(const std::map<std::string, std::string>& backend_context,
-                            const std::string& sysfs_root);
+BindResult bind_to_gpu_node(const std::map<std::string, std::string>& backend_context, const std::string& sysfs_root);
 
 }  // namespace gpubench::pcie

@@ -18,9 +18,9 @@ constexpr int kMaxHeldOps = 128;
 
 /// How one batch is timed.
 enum class TransferTimer {
-  host_clock,  ///< pageable: synchronous with the host, cannot be queued behind anything
-  spin_held,   ///< small: queued in chunks behind the spin kernel, events after its release
-  batch_events ///< large: an event pair around the whole batch
+  host_clock,   ///< pageable: synchronous with the host, cannot be queued behind anything
+  spin_held,    ///< small: queued in chunks behind the spin kernel, events after its release
+  batch_events  ///< large: an event pair around the whole batch
 };
 
 /// The timer for transfers of `bytes` from or to pageable (or pinned) host memory.

@@ -91,8 +91,7 @@ struct StackArena {
     page_bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     const std::size_t slot_bytes = kStackBytes + page_bytes;
     bytes = slot_bytes * n;
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) fail("cannot map fiber stacks");
     region = static_cast<unsigned char*>(p);
     threads = n;
@@ -146,8 +145,7 @@ std::string idx_str(const Index3& i) {
 void switch_to_scheduler(Launch& l, Fiber& f, bool finished) {
 #if GPUBENCH_SIMT_ASAN
   void* fake_stack = nullptr;
-  __sanitizer_start_switch_fiber(finished ? nullptr : &fake_stack, l.scheduler_stack_bottom,
-                                 l.scheduler_stack_size);
+  __sanitizer_start_switch_fiber(finished ? nullptr : &fake_stack, l.scheduler_stack_bottom, l.scheduler_stack_size);
 #endif
   if (finished) {
     setcontext(&l.scheduler);
@@ -197,14 +195,14 @@ void block_until_released(Launch& l) {
     at_block += f.state == State::kAtBlockBarrier ? 1u : 0u;
     done += f.state == State::kDone ? 1u : 0u;
   }
-  std::string msg = "deadlock in block " + idx_str(l.block_idx) + " of a launch with " +
-                    std::to_string(l.threads) + " threads per block: " + std::to_string(at_block) +
-                    " wait at __syncthreads, " + std::to_string(done) + " have returned";
+  std::string msg = "deadlock in block " + idx_str(l.block_idx) + " of a launch with " + std::to_string(l.threads) +
+                    " threads per block: " + std::to_string(at_block) + " wait at __syncthreads, " +
+                    std::to_string(done) + " have returned";
   for (std::size_t w = 0; w < l.warps.size(); ++w) {
     const Warp& warp = l.warps[w];
     if (warp.arrived == 0) continue;
-    msg += "; warp " + std::to_string(w) + ": " + std::to_string(warp.arrived) + " of " +
-           std::to_string(warp.lanes) + " lanes wait at " + warp.kind;
+    msg += "; warp " + std::to_string(w) + ": " + std::to_string(warp.arrived) + " of " + std::to_string(warp.lanes) +
+           " lanes wait at " + warp.kind;
   }
   msg += " (a barrier or warp collective must be reached by every thread of the block/warp)";
   fail(msg);
@@ -217,8 +215,7 @@ __attribute__((noinline)) void prepare_fiber(Launch& l, unsigned t) {
   Fiber& f = l.fibers[t];
   f.state = State::kRunnable;
   f.result = nullptr;
-  f.thread_idx = Index3{t % l.block_dim.x, (t / l.block_dim.x) % l.block_dim.y,
-                        t / (l.block_dim.x * l.block_dim.y)};
+  f.thread_idx = Index3{t % l.block_dim.x, (t / l.block_dim.x) % l.block_dim.y, t / (l.block_dim.x * l.block_dim.y)};
   f.stack = l.stack_region + t * slot_bytes + l.page_bytes;  // guard page below the stack
 #if GPUBENCH_SIMT_ASAN
   __asan_unpoison_memory_region(f.stack, kStackBytes);
@@ -266,11 +263,9 @@ void* dynamic_shared_memory() {
   return l.dynamic_smem.empty() ? nullptr : l.dynamic_smem.data();
 }
 
-void run_launch(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes,
-                const std::function<void()>& body) {
+void run_launch(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes, const std::function<void()>& body) {
   if (g_launch != nullptr) fail("launch() called from inside a kernel (no dynamic parallelism)");
-  const unsigned long long threads =
-      static_cast<unsigned long long>(block.x) * block.y * block.z;
+  const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || threads == 0 || threads > kMaxBlockThreads) {
     fail("invalid launch configuration: grid " + idx_str({grid.x, grid.y, grid.z}) + ", block " +
          idx_str({block.x, block.y, block.z}) + " (1..1024 threads per block)");
@@ -317,8 +312,8 @@ void warp_rendezvous(const char* kind, const void* mine, std::size_t bytes, void
     w.slots.assign(kWarpSize * bytes, 0);
   } else if (std::string(w.kind) != kind || w.bytes != bytes) {
     fail("lanes of warp " + std::to_string(t / kWarpSize) + " of block " + idx_str(l.block_idx) +
-         " reached different warp collectives: " + w.kind + " (" + std::to_string(w.bytes) +
-         " bytes) and " + kind + " (" + std::to_string(bytes) + " bytes)");
+         " reached different warp collectives: " + w.kind + " (" + std::to_string(w.bytes) + " bytes) and " + kind +
+         " (" + std::to_string(bytes) + " bytes)");
   }
   if (bytes != 0) std::memcpy(w.slots.data() + lane * bytes, mine, bytes);
   Fiber& self = l.fibers[t];

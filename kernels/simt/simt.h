@@ -83,8 +83,7 @@ const Index3& grid_dim();
 void* dynamic_shared_memory();
 
 /// Runs `body` once per thread of every block, blocks one at a time, threads as fibers.
-void run_launch(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes,
-                const std::function<void()>& body);
+void run_launch(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes, const std::function<void()>& body);
 
 /// Warp rendezvous: copies `bytes` from `mine` into the warp's slot of the calling lane, waits
 /// for every existing lane of the warp to arrive at a collective of the same `kind`, then
@@ -102,8 +101,7 @@ void launch(Dim3 grid, Dim3 block, K kernel, A... args) {
 /// Like launch(), with `dynamic_smem_bytes` of dynamic shared memory per block
 /// (see GPUBENCH_DYNAMIC_SHARED); the memory is 16-byte aligned and zero-filled per launch.
 template <class K, class... A>
-void launch_with_smem(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes, K kernel,
-                      A... args) {
+void launch_with_smem(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes, K kernel, A... args) {
   detail::run_launch(grid, block, dynamic_smem_bytes, [&]() { kernel(args...); });
 }
 
@@ -191,9 +189,9 @@ inline void __threadfence_block() {}
 
 /// SM clock: here a steady host clock in nanoseconds (monotonic, so differences are >= 0).
 inline long long clock64() {
-  return static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                    std::chrono::steady_clock::now().time_since_epoch())
-                                    .count());
+  return static_cast<long long>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 template <class T>

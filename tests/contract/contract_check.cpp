@@ -4,6 +4,8 @@
 #include <cxxabi.h>
 #include <dirent.h>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +15,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <utility>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cuda_occupancy.h>
 
@@ -33,8 +33,7 @@ int int_of(const std::smatch& m, std::size_t i) { return std::stoi(m[i].str()); 
 
 bool is_executable(const std::string& path) {
   struct stat st {};
-  return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-         (st.st_mode & S_IXUSR) != 0;
+  return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_IXUSR) != 0;
 }
 
 std::vector<std::string> list_dir(const std::string& dir) {
@@ -121,8 +120,7 @@ std::vector<PtxEntry> parse_ptx_entries(const std::string& ptx) {
 std::vector<Resources> parse_ptxas_resources(const std::string& text) {
   static const std::regex entry_re(R"(Compiling entry function '([^']+)')");
   static const std::regex func_re(R"(Function properties for ([A-Za-z0-9_$.]+))");
-  static const std::regex frame_re(
-      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex frame_re(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex used_re(R"(Used (\d+) registers)");
   static const std::regex smem_re(R"((\d+) bytes smem)");
   static const std::regex lmem_re(R"((\d+) bytes lmem)");
@@ -173,8 +171,8 @@ std::map<std::string, std::vector<std::string>> parse_sass_functions(const std::
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                              std::free);
   return status == 0 && name ? std::string(name.get()) : mangled;
 }
 
@@ -209,11 +207,11 @@ Occupancy theoretical_occupancy(int arch, int block_threads, int registers, int 
 
   cudaOccDeviceState state;
   cudaOccResult result{};
-  const cudaOccError err = cudaOccMaxActiveBlocksPerMultiprocessor(
-      &result, &prop, &attr, &state, block_threads, static_cast<std::size_t>(dynamic_smem_bytes));
+  const cudaOccError err = cudaOccMaxActiveBlocksPerMultiprocessor(&result, &prop, &attr, &state, block_threads,
+                                                                   static_cast<std::size_t>(dynamic_smem_bytes));
   if (err != CUDA_OCC_SUCCESS) {
-    throw std::runtime_error("cuda_occupancy.h error " + std::to_string(static_cast<int>(err)) +
-                             " for sm_" + std::to_string(arch));
+    throw std::runtime_error("cuda_occupancy.h error " + std::to_string(static_cast<int>(err)) + " for sm_" +
+                             std::to_string(arch));
   }
   Occupancy occ;
   occ.card = card->name;
@@ -221,11 +219,9 @@ Occupancy theoretical_occupancy(int arch, int block_threads, int registers, int 
   occ.fraction = static_cast<double>(occ.blocks_per_sm) * block_threads / card->max_threads_per_sm;
   const unsigned f = result.limitingFactors;
   const char* sep = "";
-  for (const auto& [bit, what] : {std::pair{OCC_LIMIT_WARPS, "warps"},
-                                  std::pair{OCC_LIMIT_REGISTERS, "registers"},
+  for (const auto& [bit, what] : {std::pair{OCC_LIMIT_WARPS, "warps"}, std::pair{OCC_LIMIT_REGISTERS, "registers"},
                                   std::pair{OCC_LIMIT_SHARED_MEMORY, "shared memory"},
-                                  std::pair{OCC_LIMIT_BLOCKS, "blocks"},
-                                  std::pair{OCC_LIMIT_BARRIERS, "barriers"}}) {
+                                  std::pair{OCC_LIMIT_BLOCKS, "blocks"}, std::pair{OCC_LIMIT_BARRIERS, "barriers"}}) {
     if ((f & static_cast<unsigned>(bit)) != 0) {
       occ.limited_by += std::string(sep) + what;
       sep = "+";
@@ -242,8 +238,7 @@ std::string read_text_file(const std::string& path) {
   return s.str();
 }
 
-std::string find_disassembler(const std::string& tool, const std::string& cuda_bin_dir,
-                              const std::string& repo_root) {
+std::string find_disassembler(const std::string& tool, const std::string& cuda_bin_dir, const std::string& repo_root) {
   std::string env_name = "GPUBENCH_" + tool;
   for (char& c : env_name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (const char* env = std::getenv(env_name.c_str()); env != nullptr && is_executable(env)) return env;

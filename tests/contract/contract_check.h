@@ -40,9 +40,9 @@ std::string demangle(const std::string& mangled);
 
 /// Theoretical occupancy of one kernel on an architecture's reference card.
 struct Occupancy {
-  std::string card;         ///< reference card, e.g. "H100 SXM"
-  int blocks_per_sm = 0;    ///< resident blocks per SM
-  double fraction = 0.0;    ///< resident threads / maximum threads per SM
+  std::string card;        ///< reference card, e.g. "H100 SXM"
+  int blocks_per_sm = 0;   ///< resident blocks per SM
+  double fraction = 0.0;   ///< resident threads / maximum threads per SM
   std::string limited_by;  ///< what limits it: warps, registers, shared memory, blocks
 };
 
@@ -61,8 +61,7 @@ std::string read_text_file(const std::string& path);
 /// Path of a disassembler (`cuobjdump` or `nvdisasm`) or "" when none is installed. Looks at
 /// $GPUBENCH_CUOBJDUMP / $GPUBENCH_NVDISASM, the CUDA toolkit's bin directory, the pip packages
 /// nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm in <repo>/.venv and $VIRTUAL_ENV, then $PATH.
-std::string find_disassembler(const std::string& tool, const std::string& cuda_bin_dir,
-                              const std::string& repo_root);
+std::string find_disassembler(const std::string& tool, const std::string& cuda_bin_dir, const std::string& repo_root);
 
 /// Runs `command` through the shell and returns its standard output; *status gets the exit code.
 std::string run_command(const std::string& command, int* status);

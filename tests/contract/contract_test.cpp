@@ -157,17 +157,17 @@ TEST_P(Contract, TheoreticalOccupancy) {
     const KernelContract& c = *matches.front();
     SCOPED_TRACE(name + " on sm_" + std::to_string(arch()));
     ASSERT_GT(c.block_threads, 0) << "contract declares no block size";
-    const Occupancy occ = theoretical_occupancy(arch(), c.block_threads, r.registers, r.smem_bytes,
-                                                c.dynamic_smem_bytes);
-    std::printf("[contract] sm_%-3d %-8s %-45s %3d regs (<= %d), %4d B smem (<= %d), "
-                "%2d blocks/SM of %d, occupancy %5.1f%% (>= %.1f%%, limited by %s)\n",
-                arch(), occ.card.c_str(), short_name(name).c_str(), r.registers,
-                c.registers_on(arch()), r.smem_bytes, c.max_static_smem_bytes, occ.blocks_per_sm,
-                c.block_threads, 100.0 * occ.fraction, 100.0 * c.occupancy_on(arch()),
-                occ.limited_by.c_str());
+    const Occupancy occ =
+        theoretical_occupancy(arch(), c.block_threads, r.registers, r.smem_bytes, c.dynamic_smem_bytes);
+    std::printf(
+        "[contract] sm_%-3d %-8s %-45s %3d regs (<= %d), %4d B smem (<= %d), "
+        "%2d blocks/SM of %d, occupancy %5.1f%% (>= %.1f%%, limited by %s)\n",
+        arch(), occ.card.c_str(), short_name(name).c_str(), r.registers, c.registers_on(arch()), r.smem_bytes,
+        c.max_static_smem_bytes, occ.blocks_per_sm, c.block_threads, 100.0 * occ.fraction,
+        100.0 * c.occupancy_on(arch()), occ.limited_by.c_str());
     EXPECT_GE(occ.fraction + 1e-9, c.occupancy_on(arch()))
-        << occ.blocks_per_sm << " blocks of " << c.block_threads << " threads per SM on "
-        << occ.card << ", limited by " << occ.limited_by;
+        << occ.blocks_per_sm << " blocks of " << c.block_threads << " threads per SM on " << occ.card << ", limited by "
+        << occ.limited_by;
   }
 }
 

@@ -39,7 +39,8 @@ TEST(ContractCheck, PtxasResourcesOfEntriesOnly) {
 TEST(ContractCheck, PtxEntriesAndTheirBodies) {
   const std::string ptx =
       ".version 9.0\n.target sm_90\n"
-      ".visible .entry _Z1av(\n\t.param .u64 _Z1av_param_0\n)\n{\n\tld.global.v4.u32 {%r1,%r2,%r3,%r4}, [%rd1];\n\tret;\n\n}\n"
+      ".visible .entry _Z1av(\n\t.param .u64 _Z1av_param_0\n)\n{\n\tld.global.v4.u32 {%r1,%r2,%r3,%r4}, "
+      "[%rd1];\n\tret;\n\n}\n"
       ".func _Z6helperv()\n{\n\tst.local.u32 [%rd2], %r1;\n}\n"
       ".visible .entry _Z1bv()\n.maxntid 256, 1, 1\n{\n\tst.global.u32 [%rd1], %r1;\n}\n";
   const std::vector<PtxEntry> e = parse_ptx_entries(ptx);

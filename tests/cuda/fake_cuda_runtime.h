@@ -15,7 +15,7 @@ namespace fake_cuda {
 struct State {
   std::size_t total_bytes = std::size_t{80} << 30;
   std::size_t free_bytes = std::size_t{4} << 30;  ///< what cudaMalloc may still hand out
-  std::map<void*, std::size_t> sizes;            ///< live allocations
+  std::map<void*, std::size_t> sizes;             ///< live allocations
   cudaError_t last_error = cudaSuccess;
   cudaError_t sticky = cudaSuccess;  ///< returned by synchronizing calls once set
   bool thrust_synchronizes = false;  ///< thrust_copy synchronizes its stream (not capturable)

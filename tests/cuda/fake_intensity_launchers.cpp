@@ -32,7 +32,7 @@ namespace {
 namespace ik = intensity;
 using simt::Dim3;
 
-constexpr int kInvalidValue = 1;         // cudaErrorInvalidValue
+constexpr int kInvalidValue = 1;             // cudaErrorInvalidValue
 constexpr int kInvalidResourceHandle = 400;  // cudaErrorInvalidResourceHandle
 constexpr int kBlocksPerSm = 8;
 
@@ -65,8 +65,8 @@ int sweep_f16x2(const std::uint32_t* in, std::uint32_t* out, std::size_t n, std:
 
 // The fake instantiates the small k the tests use; any other supported k is refused loudly
 // (a test asking for it is a test bug, not a kernel result).
-int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_per_elem, int every, float a,
-                          float b, int sm_count, Stream stream) {
+int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_per_elem, int every, float a, float b,
+                          int sm_count, Stream stream) {
   if (stream == nullptr) return kInvalidResourceHandle;
   if (!intensity_fp32_supported(fma_per_elem, every) || n == 0) return kInvalidValue;
   ++fake_intensity::counters().launches;

@@ -7,9 +7,9 @@ namespace fake_intensity {
 
 /// What the fake launchers saw.
 struct Counters {
-  int launches = 0;                 ///< accepted launches
-  std::size_t last_grid = 0;        ///< blocks of the last launch (intensity_grid_blocks)
-  int unsupported_in_fake = 0;      ///< a supported k the fake does not instantiate (test bug)
+  int launches = 0;             ///< accepted launches
+  std::size_t last_grid = 0;    ///< blocks of the last launch (intensity_grid_blocks)
+  int unsupported_in_fake = 0;  ///< a supported k the fake does not instantiate (test bug)
 };
 
 /// The fake's counters.

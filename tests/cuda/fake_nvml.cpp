@@ -19,7 +19,7 @@ int nvmlShutdown() {
   return 0;
 }
 int nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, void** device) {
-  if (g_inits <= 0) return 1;                      // NVML_ERROR_UNINITIALIZED
+  if (g_inits <= 0) return 1;                              // NVML_ERROR_UNINITIALIZED
   if (std::strcmp(bus_id, "0000:3B:00.0") != 0) return 6;  // NVML_ERROR_NOT_FOUND
   *device = &g_device_tag;
   return 0;

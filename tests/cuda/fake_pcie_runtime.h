@@ -13,8 +13,8 @@ struct State {
   /// Live cudaHostAlloc allocations: host pointer -> (bytes, flags).
   std::map<void*, std::pair<std::size_t, unsigned>> host_allocs;
   std::size_t host_alloc_limit = std::size_t{1} << 30;  ///< larger cudaHostAlloc requests fail
-  bool spin_times_out = false;      ///< the spin kernel reports kSpinTimedOut
-  bool corrupt_sm_copy = false;     ///< the SM copy flips one byte
+  bool spin_times_out = false;                          ///< the spin kernel reports kSpinTimedOut
+  bool corrupt_sm_copy = false;                         ///< the SM copy flips one byte
   int spin_launches = 0;
   int sm_copy_launches = 0;
   int stream_waits = 0;

@@ -127,7 +127,8 @@ TEST(CudaDeviceKey, IgnoresClocksAndIsFilenameSafe) {
   odd.name = "  Tesla V100-SXM2-16GB / (rev a1) ";
   const std::string key = cuda_device_key(odd, 550, 12040, 13000);
   EXPECT_EQ(key.rfind("tesla_v100_sxm2_16gb_rev_a1-", 0), 0u) << key;
-  for (char c : key) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') << key;
+  for (char c : key)
+    EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') << key;
 }
 
 // ---- CUDA error rule ----

@@ -106,8 +106,8 @@ TEST_F(FakeCuda, HotRunsCaptureOnceAndReplayTheGraph) {
   const int captures = s.captures, launches = s.kernel_launches;
   EXPECT_EQ(launches, 1 + 5);  // one plain warm-up execution, then five captured
   for (int i = 0; i < 3; ++i) (void)w->run(5);
-  EXPECT_EQ(s.captures, captures);     // the instantiated graph is reused for the same batch
-  EXPECT_EQ(s.graph_launches, 4);      // one graph launch per run
+  EXPECT_EQ(s.captures, captures);  // the instantiated graph is reused for the same batch
+  EXPECT_EQ(s.graph_launches, 4);   // one graph launch per run
   EXPECT_EQ(s.kernel_launches, launches);
   (void)w->run(7);
   EXPECT_EQ(s.captures, captures + 1);  // a new batch size: captured again

@@ -109,10 +109,10 @@ TEST_F(FakeRoofline, RowsWithoutAKernelAreSkippedWithTheReason) {
 
 TEST(IntensityLaunchRules, GridAndArguments) {
   using kernels::intensity_grid_blocks;
-  EXPECT_EQ(1u, intensity_grid_blocks(0, 8, 132));          // tail-only launches get one block
-  EXPECT_EQ(5u, intensity_grid_blocks(5, 8, 132));          // never more blocks than tiles
-  EXPECT_EQ(1056u, intensity_grid_blocks(65536, 8, 132));   // one full wave on an H100 SXM
-  EXPECT_EQ(132u, intensity_grid_blocks(65536, 0, 132));    // occupancy query said 0: one per SM
+  EXPECT_EQ(1u, intensity_grid_blocks(0, 8, 132));         // tail-only launches get one block
+  EXPECT_EQ(5u, intensity_grid_blocks(5, 8, 132));         // never more blocks than tiles
+  EXPECT_EQ(1056u, intensity_grid_blocks(65536, 8, 132));  // one full wave on an H100 SXM
+  EXPECT_EQ(132u, intensity_grid_blocks(65536, 0, 132));   // occupancy query said 0: one per SM
   EXPECT_EQ(1u, kernels::intensity_sweep_tiles(1));
   EXPECT_EQ(1u, kernels::intensity_sweep_tiles(kernels::kSweepTileElems));
   EXPECT_EQ(2u, kernels::intensity_sweep_tiles(kernels::kSweepTileElems + 1));

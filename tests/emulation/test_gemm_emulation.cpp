@@ -82,8 +82,8 @@ void run_sgemm_naive(const float* a, const float* b, float* c, int m, int n, int
 
 void expect_sgemm_matches(void (*run)(const float*, const float*, float*, int, int, int), int m, int n, int kk,
                           int a_offset = 0) {
-  SCOPED_TRACE("M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(kk) +
-               " A offset " + std::to_string(a_offset));
+  SCOPED_TRACE("M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(kk) + " A offset " +
+               std::to_string(a_offset));
   ASSERT_EQ(k::sgemm_shape_error(m, n, kk), nullptr);
   // a_offset > 0 shifts A off 16-byte alignment: the kernel must take its scalar path.
   std::vector<float> a_store = random_floats(static_cast<std::size_t>(m) * kk + a_offset, 11u + m);
@@ -104,8 +104,8 @@ TEST(SgemmEmulation, TiledKernelTileMultiples) {
 }
 
 TEST(SgemmEmulation, TiledKernelOddShapesAndTails) {
-  for (auto [m, n, kk] : {Shape{1, 1, 1}, Shape{7, 5, 3}, Shape{129, 130, 17}, Shape{65, 200, 33},
-                          Shape{3, 257, 9}, Shape{200, 4, 12}}) {
+  for (auto [m, n, kk] :
+       {Shape{1, 1, 1}, Shape{7, 5, 3}, Shape{129, 130, 17}, Shape{65, 200, 33}, Shape{3, 257, 9}, Shape{200, 4, 12}}) {
     expect_sgemm_matches(run_sgemm_tiled, m, n, kk);
   }
 }

@@ -93,8 +93,8 @@ void check_fp16x2_sweep(std::size_t n, unsigned grid, unsigned block) {
   Aligned<std::uint32_t> in(n), out(n + kGuard);
   std::copy(host_in.begin(), host_in.end(), in.p);
   std::fill(out.p, out.p + n + kGuard, kPoison);
-  launch(Dim3{grid, 1, 1}, Dim3{block, 1, 1}, ik::intensity_fp16x2_kernel<K>,
-         static_cast<const std::uint32_t*>(in.p), out.p, n, a, b);
+  launch(Dim3{grid, 1, 1}, Dim3{block, 1, 1}, ik::intensity_fp16x2_kernel<K>, static_cast<const std::uint32_t*>(in.p),
+         out.p, n, a, b);
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(ik::fma_chain_f16x2(host_in[i], a, b, K), out.p[i]) << "element " << i;
   for (std::size_t i = n; i < n + kGuard; ++i) ASSERT_EQ(kPoison, out.p[i]) << "wrote past the end at " << i;
 }
@@ -113,8 +113,7 @@ TEST(IntensityEmulation, Fp32SweepOddSizesAndGrids) {
 }
 
 TEST(IntensityEmulation, Fp16x2SweepOddSizesAndGrids) {
-  for (std::size_t n : {std::size_t{1}, std::size_t{9}, std::size_t{768}, std::size_t{770},
-                        std::size_t{4 * 768 + 5}}) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{9}, std::size_t{768}, std::size_t{770}, std::size_t{4 * 768 + 5}}) {
     check_fp16x2_sweep<1>(n, 3, 96);
     check_fp16x2_sweep<6>(n, 2, 65);
   }
@@ -205,7 +204,7 @@ TEST(IntensityEmulation, HalfFmaAvoidsDoubleRounding) {
 TEST(IntensityEmulation, Half2LanesAreIndependent) {
   const std::uint32_t x = h(1.5f) | (static_cast<std::uint32_t>(h(-2.0f)) << 16);
   const std::uint32_t r = ik::fma_step_f16x2(x, ik::splat_half2(0.5f), ik::splat_half2(0.25f));
-  EXPECT_EQ(h(1.0f), r & 0xFFFFu);                 // 1.5 * 0.5 + 0.25
+  EXPECT_EQ(h(1.0f), r & 0xFFFFu);                            // 1.5 * 0.5 + 0.25
   EXPECT_EQ(h(-0.75f), static_cast<std::uint16_t>(r >> 16));  // -2 * 0.5 + 0.25
 }
 

@@ -46,8 +46,8 @@ std::vector<std::uint32_t> random_words(std::size_t n, unsigned seed) {
 }
 
 std::string where(std::size_t size, std::size_t offset, Shape s) {
-  return "size " + std::to_string(size) + ", offset " + std::to_string(offset) + ", grid " +
-         std::to_string(s.blocks) + "x" + std::to_string(s.threads);
+  return "size " + std::to_string(size) + ", offset " + std::to_string(offset) + ", grid " + std::to_string(s.blocks) +
+         "x" + std::to_string(s.threads);
 }
 
 // 16-byte aligned buffers with room for an offset on either side.
@@ -65,7 +65,7 @@ TEST(MemoryKernels, GridIsOnePassCappedAtOneWave) {
   EXPECT_EQ(k::memory_grid_blocks(1025, 4, 1056), 2);
   EXPECT_EQ(k::memory_grid_blocks(100 * 1024, 4, 1056), 100);
   EXPECT_EQ(k::memory_grid_blocks(std::size_t{1} << 30, 4, 1056), 1056);  // 132 SMs x 8 blocks
-  EXPECT_EQ(k::memory_grid_blocks(std::size_t{1} << 30, 8, 0), 1);       // no occupancy: still runs
+  EXPECT_EQ(k::memory_grid_blocks(std::size_t{1} << 30, 8, 0), 1);        // no occupancy: still runs
 }
 
 TEST(MemoryKernels, CopyCoAlignedAnySize) {
@@ -135,8 +135,8 @@ TEST(MemoryKernels, ReadSumsEveryElementOnce) {
 TEST(MemoryKernels, ReadSumWrapsModulo2To32) {
   std::vector<std::uint32_t> in(1000, 0xFFFFFFFFu);
   std::vector<std::uint32_t> partial(4, kPoison);
-  launch(Dim3{4}, Dim3{128}, k::read_kernel<k::kMemoryUnroll>, static_cast<const std::uint32_t*>(in.data()),
-         in.size(), partial.data());
+  launch(Dim3{4}, Dim3{128}, k::read_kernel<k::kMemoryUnroll>, static_cast<const std::uint32_t*>(in.data()), in.size(),
+         partial.data());
   std::uint32_t sum = 0;
   for (std::uint32_t p : partial) sum += p;
   EXPECT_EQ(sum, static_cast<std::uint32_t>(0u - 1000u));  // 1000 x (2^32 - 1) mod 2^32
@@ -192,8 +192,8 @@ TEST(MemoryKernels, StridedCopiesOnlyMultiplesOfTheStride) {
 
 TEST(MemoryKernels, StridedWithNonPositiveStrideTouchesNothing) {
   std::vector<float> in(64, 1.0f), out(64, as_float(kPoison));
-  launch(Dim3{1}, Dim3{32}, k::strided_copy_kernel<k::kGatherUnroll>, static_cast<const float*>(in.data()),
-         out.data(), in.size(), 0);
+  launch(Dim3{1}, Dim3{32}, k::strided_copy_kernel<k::kGatherUnroll>, static_cast<const float*>(in.data()), out.data(),
+         in.size(), 0);
   for (float f : out) ASSERT_EQ(bits(f), kPoison);
 }
 
@@ -213,8 +213,7 @@ TEST(MemoryKernels, GatherWithAPermutationAndWithRepeats) {
         for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i) * 1.5f + 3.0f;
         std::vector<float> out(n + 4, as_float(kPoison));
         launch(Dim3{s.blocks}, Dim3{s.threads}, k::gather_kernel<k::kGatherUnroll>,
-               static_cast<const float*>(in.data()), static_cast<const std::uint32_t*>(idx.data()),
-               out.data(), n);
+               static_cast<const float*>(in.data()), static_cast<const std::uint32_t*>(idx.data()), out.data(), n);
         for (std::size_t i = 0; i < out.size(); ++i) {
           ASSERT_EQ(bits(out[i]), i < n ? bits(in[idx[i]]) : kPoison)
               << "element " << i << (permutation ? " (permutation), " : " (repeats), ") << where(n, 0, s);

@@ -138,8 +138,8 @@ void index_kernel(unsigned* out) {
   const unsigned bx = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
   const unsigned tx = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
-  out[bx * threads + tx] += 1 + (blockIdx.x << 24 | blockIdx.y << 16 | blockIdx.z << 8 | threadIdx.z << 4 |
-                                 threadIdx.y << 2 | threadIdx.x);
+  out[bx * threads + tx] +=
+      1 + (blockIdx.x << 24 | blockIdx.y << 16 | blockIdx.z << 8 | threadIdx.z << 4 | threadIdx.y << 2 | threadIdx.x);
 }
 
 TEST(Simt, GridsAndBlocksIn3D) {
@@ -215,10 +215,8 @@ TEST(SimtDeathTest, BarrierNotReachedByAllThreadsAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(launch(Dim3{1}, Dim3{64}, early_return_kernel),
                "deadlock in block \\(0,0,0\\).*63 wait at __syncthreads, 1 have returned");
-  EXPECT_DEATH(launch(Dim3{1}, Dim3{32}, divergent_warp_kernel),
-               "deadlock.*warp 0: 16 of 32 lanes wait at __syncwarp");
-  EXPECT_DEATH(launch(Dim3{1}, Dim3{32}, mixed_collectives_kernel),
-               "reached different warp collectives");
+  EXPECT_DEATH(launch(Dim3{1}, Dim3{32}, divergent_warp_kernel), "deadlock.*warp 0: 16 of 32 lanes wait at __syncwarp");
+  EXPECT_DEATH(launch(Dim3{1}, Dim3{32}, mixed_collectives_kernel), "reached different warp collectives");
 }
 
 TEST(SimtDeathTest, BuiltinsOutsideALaunchAbort) {

@@ -23,7 +23,9 @@ using gpubench::simt::Dim3;
 using gpubench::simt::launch;
 namespace warp = gpubench::kernels::warp;
 
-std::uint32_t pack(std::uint16_t lo, std::uint16_t hi) { return static_cast<std::uint32_t>(lo) | (std::uint32_t{hi} << 16); }
+std::uint32_t pack(std::uint16_t lo, std::uint16_t hi) {
+  return static_cast<std::uint32_t>(lo) | (std::uint32_t{hi} << 16);
+}
 
 // Random halves in [-2, 2] without zeros, exactly representable.
 std::vector<std::uint16_t> random_halves(std::size_t n, std::uint32_t seed) {
@@ -50,8 +52,8 @@ TEST(HalfBits, KnownValuesAndRounding) {
   EXPECT_EQ(float_to_half_bits(1.0f), 0x3C00u);
   EXPECT_EQ(float_to_half_bits(-2.0f), 0xC000u);
   EXPECT_EQ(float_to_half_bits(65504.0f), 0x7BFFu);
-  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7C00u);  // rounds to inf
-  EXPECT_EQ(float_to_half_bits(5.9604645e-8f), 0x0001u);  // smallest subnormal
+  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7C00u);               // rounds to inf
+  EXPECT_EQ(float_to_half_bits(5.9604645e-8f), 0x0001u);          // smallest subnormal
   EXPECT_EQ(float_to_half_bits(1.0f + 1.0f / 2048.0f), 0x3C00u);  // tie -> even
   EXPECT_EQ(float_to_half_bits(1.0f + 3.0f / 2048.0f), 0x3C02u);  // tie -> even (up)
   EXPECT_FLOAT_EQ(half_bits_to_float(0x3555u), 0.333251953125f);
@@ -161,7 +163,9 @@ void ldmatrix_kernel(LdmIo io) {
   for (int i = 0; i < 4; ++i) io.out[lane * 4 + i] = r[i];
 }
 
-std::uint16_t element_code(int matrix, int row, int col) { return static_cast<std::uint16_t>(matrix * 64 + row * 8 + col + 1); }
+std::uint16_t element_code(int matrix, int row, int col) {
+  return static_cast<std::uint16_t>(matrix * 64 + row * 8 + col + 1);
+}
 
 TEST(WarpOpsEmulation, LdmatrixX4AndTransLaneByLane) {
   alignas(16) std::uint16_t smem[4 * 8 * kRowStride];
@@ -230,7 +234,8 @@ TEST(WarpOpsEmulation, LdmatrixThenMmaComputesTheTileProduct) {
   for (int row = 0; row < 16; ++row) {
     for (int col = 0; col < 16; ++col) {
       double ref = 0;
-      for (int k = 0; k < 16; ++k) ref += double{half_bits_to_float(a[row * 16 + k])} * half_bits_to_float(b[k * 16 + col]);
+      for (int k = 0; k < 16; ++k)
+        ref += double{half_bits_to_float(a[row * 16 + k])} * half_bits_to_float(b[k * 16 + col]);
       EXPECT_NEAR(d[row * 16 + col], ref, 1e-4) << "row " << row << " col " << col;
     }
   }
@@ -247,11 +252,11 @@ void cp_async_kernel(CpIo io) {
   alignas(16) __shared__ std::uint8_t dst[64][64];
   const unsigned t = threadIdx.x;
   std::uint8_t* snap = io.seen + t * 4 * 64;
-  warp::cp_async_16(dst[t] + 0, io.src + t * 32, 16);       // group 0
+  warp::cp_async_16(dst[t] + 0, io.src + t * 32, 16);  // group 0
   warp::cp_async_commit();
   warp::cp_async_16(dst[t] + 16, io.src + t * 32 + 16, 16);  // group 1
   warp::cp_async_commit();
-  warp::cp_async_16(dst[t] + 32, io.src, 0);                 // group 2: zero-fill only
+  warp::cp_async_16(dst[t] + 32, io.src, 0);  // group 2: zero-fill only
   warp::cp_async_commit();
   warp::cp_async_16(dst[t] + 48, io.src + t * 32, 16);  // not committed: no wait covers it
   warp::cp_async_wait<2>();

@@ -16,8 +16,8 @@ DeviceDescription named(const std::string& name, int major, int minor) {
 }
 
 TEST(CardTable, HasEveryCardTheIssueNames) {
-  for (const char* key : {"a100_40gb_sxm", "a100_80gb_sxm", "a100_40gb_pcie", "a100_80gb_pcie", "h100_sxm",
-                          "h100_pcie", "h200", "l40s", "rtx_4090", "rtx_3090"}) {
+  for (const char* key : {"a100_40gb_sxm", "a100_80gb_sxm", "a100_40gb_pcie", "a100_80gb_pcie", "h100_sxm", "h100_pcie",
+                          "h200", "l40s", "rtx_4090", "rtx_3090"}) {
     EXPECT_TRUE(find_card_by_key(key).has_value()) << key;
   }
 }
@@ -44,10 +44,14 @@ TEST(CardTable, DatasheetPeaksForKnownCards) {
     double dram, fp32, fp16;
   };
   const Row rows[] = {
-      {"NVIDIA A100-SXM4-40GB", 8, 0, 1555, 19.5, 312},  {"NVIDIA A100-SXM4-80GB", 8, 0, 2039, 19.5, 312},
-      {"NVIDIA A100 80GB PCIe", 8, 0, 1935, 19.5, 312},  {"NVIDIA H100 80GB HBM3", 9, 0, 3350, 66.9, 989},
-      {"NVIDIA H100 PCIe", 9, 0, 2000, 51, 756},         {"NVIDIA H200", 9, 0, 4800, 67, 989},
-      {"NVIDIA L40S", 8, 9, 864, 91.6, 362},             {"NVIDIA GeForce RTX 4090", 8, 9, 1008, 82.6, 165},
+      {"NVIDIA A100-SXM4-40GB", 8, 0, 1555, 19.5, 312},
+      {"NVIDIA A100-SXM4-80GB", 8, 0, 2039, 19.5, 312},
+      {"NVIDIA A100 80GB PCIe", 8, 0, 1935, 19.5, 312},
+      {"NVIDIA H100 80GB HBM3", 9, 0, 3350, 66.9, 989},
+      {"NVIDIA H100 PCIe", 9, 0, 2000, 51, 756},
+      {"NVIDIA H200", 9, 0, 4800, 67, 989},
+      {"NVIDIA L40S", 8, 9, 864, 91.6, 362},
+      {"NVIDIA GeForce RTX 4090", 8, 9, 1008, 82.6, 165},
       {"NVIDIA GeForce RTX 3090", 8, 6, 936, 35.6, 71},
   };
   for (const auto& r : rows) {

@@ -8,7 +8,7 @@ namespace gpubench {
 namespace {
 
 TEST(DeviceModel, DramPeakFromClockAndBus) {
-  EXPECT_NEAR(dram_peak_GBps(2619000, 5120), 3352.32, 1e-9);  // H100 SXM: 3.35 TB/s
+  EXPECT_NEAR(dram_peak_GBps(2619000, 5120), 3352.32, 1e-9);   // H100 SXM: 3.35 TB/s
   EXPECT_NEAR(dram_peak_GBps(10501000, 384), 1008.096, 1e-9);  // RTX 4090 as its driver reports
   EXPECT_NEAR(dram_peak_GBps(1215000, 5120), 1555.2, 1e-9);    // A100 40GB
   EXPECT_NEAR(dram_peak_GBps(3996000, 7680), 7672.32, 1e-9);   // B200 as its driver reports
@@ -31,7 +31,7 @@ TEST(DeviceModel, FormulaPeaksReproduceDatasheets) {
   DeviceDescription h100;
   h100.cc_major = 9;
   h100.sm_count = 132;
-  h100.sm_clock_kHz = 1830000;  // the clock NVIDIA quotes its tensor peak at
+  h100.sm_clock_kHz = 1830000;                                        // the clock NVIDIA quotes its tensor peak at
   EXPECT_NEAR(formula_peaks(h100).fp16_tensor_TFLOPS, 989.43, 0.01);  // datasheet: 989
   DeviceDescription a100;
   a100.cc_major = 8;
@@ -60,11 +60,11 @@ TEST(DeviceModel, PciePerDirection) {
 }
 
 TEST(Roofline, RidgePointsAndAttainable) {
-  EXPECT_NEAR(ridge_point(989, 3350), 295.22, 0.01);   // H100 SXM FP16 tensor vs HBM3
-  EXPECT_NEAR(ridge_point(66.9, 3350), 19.97, 0.01);   // H100 SXM FP32
-  EXPECT_NEAR(ridge_point(19.5, 1555), 12.54, 0.01);   // A100 40GB FP32
+  EXPECT_NEAR(ridge_point(989, 3350), 295.22, 0.01);  // H100 SXM FP16 tensor vs HBM3
+  EXPECT_NEAR(ridge_point(66.9, 3350), 19.97, 0.01);  // H100 SXM FP32
+  EXPECT_NEAR(ridge_point(19.5, 1555), 12.54, 0.01);  // A100 40GB FP32
   EXPECT_EQ(ridge_point(0, 3350), 0);
-  EXPECT_NEAR(attainable_TFLOPS(1.0, 66.9, 3350), 3.35, 1e-12);  // memory bound
+  EXPECT_NEAR(attainable_TFLOPS(1.0, 66.9, 3350), 3.35, 1e-12);   // memory bound
   EXPECT_NEAR(attainable_TFLOPS(1000, 66.9, 3350), 66.9, 1e-12);  // compute bound
   EXPECT_NEAR(attainable_TFLOPS(ridge_point(66.9, 3350), 66.9, 3350), 66.9, 1e-9);
 }

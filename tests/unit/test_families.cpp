@@ -12,7 +12,7 @@ namespace {
 std::vector<BenchCase> every_case(bool quick) {
   SweepOptions o;
   o.quick = quick;
-  o.l2_bytes = 50ull << 20;      // H100
+  o.l2_bytes = 50ull << 20;  // H100
   o.memory_bytes = 80ull << 30;
   o.backend_kind = "cuda";
   return all_cases(o);

@@ -32,8 +32,8 @@ Shape shape_of(const BenchCase& c) {
 TEST(GemmCases, EveryVariantCoversTheSquareSweepAndModelShapes) {
   std::map<std::string, std::set<Shape>> by_key;
   for (const auto& c : gemm_rows(false)) by_key[c.key()].insert(shape_of(c));
-  for (const char* key : {"compute/sgemm/kernel", "compute/sgemm/cublas", "compute/hgemm/kernel",
-                          "compute/hgemm/wmma", "compute/hgemm/cublas"}) {
+  for (const char* key : {"compute/sgemm/kernel", "compute/sgemm/cublas", "compute/hgemm/kernel", "compute/hgemm/wmma",
+                          "compute/hgemm/cublas"}) {
     const auto& shapes = by_key[key];
     for (int s : {512, 1024, 2048, 4096, 8192}) EXPECT_TRUE(shapes.count({s, s, s})) << key << " lacks " << s;
     EXPECT_TRUE(shapes.count({4096, 4096, 11008})) << key;

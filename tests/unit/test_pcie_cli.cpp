@@ -19,9 +19,9 @@ TEST(PcieCli, NumaBindIsAnOptInSwitch) {
 }
 
 TEST(PcieCli, NumaBindTakesNoValue) {
-  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--numa-bind=1"},
-                                              std::vector<std::string>{"--numa-bind=0"},
-                                              std::vector<std::string>{"--numa"}}) {
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--numa-bind=1"}, std::vector<std::string>{"--numa-bind=0"},
+        std::vector<std::string>{"--numa"}}) {
     try {
       parse_cli(bad);
       FAIL() << bad[0] << " was accepted";

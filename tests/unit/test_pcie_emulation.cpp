@@ -24,8 +24,8 @@ void copy_and_check(std::size_t bytes, int blocks) {
   auto* d = reinterpret_cast<unsigned char*>(dst.data());
   for (std::size_t i = 0; i < src.size() * 16; ++i) s[i] = static_cast<unsigned char>(i * 131 + 7);
   std::memset(d, 0xA5, dst.size() * 16);
-  simt::launch(Dim3{static_cast<unsigned>(blocks)}, Dim3{static_cast<unsigned>(kBlockThreads)},
-               pcie_sm_copy_kernel, static_cast<const uint4*>(src.data()), dst.data(), bytes);
+  simt::launch(Dim3{static_cast<unsigned>(blocks)}, Dim3{static_cast<unsigned>(kBlockThreads)}, pcie_sm_copy_kernel,
+               static_cast<const uint4*>(src.data()), dst.data(), bytes);
   for (std::size_t i = 0; i < bytes; ++i) {
     ASSERT_EQ(d[i], s[i]) << "byte " << i << " of " << bytes << " with " << blocks << " blocks";
   }

@@ -2,12 +2,12 @@
 // per-direction arithmetic, and the downgraded-link warning.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "harness/model/device.h"
 #include "harness/pcie/link.h"
@@ -24,13 +24,13 @@ TEST(PcieBusId, CudaFormatMapsToLowerCaseSysfsName) {
 
 TEST(PcieBusId, NvmlEightDigitDomainAndMissingDomain) {
   EXPECT_EQ(sysfs_pci_address("00000000:3B:00.0"), "0000:3b:00.0");
-  EXPECT_EQ(sysfs_pci_address("3B:00.0"), "0000:3b:00.0");       // lspci without -D
+  EXPECT_EQ(sysfs_pci_address("3B:00.0"), "0000:3b:00.0");            // lspci without -D
   EXPECT_EQ(sysfs_pci_address("00010000:E1:00.0"), "10000:e1:00.0");  // VMD domain kept whole
 }
 
 TEST(PcieBusId, MalformedAddressesThrow) {
-  for (const char* bad : {"", "3b", "0000:3b:00", "0000:3G:00.0", "0000:3b:20.0", "0000:3b:00.8",
-                          "0000:3b.00:0", "000000000:3b:00.0"}) {
+  for (const char* bad :
+       {"", "3b", "0000:3b:00", "0000:3G:00.0", "0000:3b:20.0", "0000:3b:00.8", "0000:3b.00:0", "000000000:3b:00.0"}) {
     EXPECT_THROW(sysfs_pci_address(bad), std::invalid_argument) << bad;
   }
 }
@@ -57,7 +57,7 @@ TEST(PcieSpeed, UnknownAndGarbageAreZero) {
   EXPECT_DOUBLE_EQ(rate, 0.0);
   EXPECT_EQ(parse_link_speed_gen("Unknown speed"), 0);
   EXPECT_EQ(parse_link_speed_gen(""), 0);
-  EXPECT_EQ(parse_link_speed_gen("16.0"), 0);          // no unit
+  EXPECT_EQ(parse_link_speed_gen("16.0"), 0);            // no unit
   EXPECT_EQ(parse_link_speed_gen("12.0 GT/s PCIe"), 0);  // no such generation
   EXPECT_EQ(parse_link_speed_gen("16.0 Gb/s"), 0);
 }
@@ -77,8 +77,8 @@ TEST(PcieLinkSysfs, Gen3Gen4Gen5Gen6FromFixtures) {
     const char* bus_id;
     int gen, width, numa;
   };
-  for (const Case& c : {Case{"0000:17:00.0", 3, 16, 0}, Case{"0000:3B:00.0", 4, 16, 0},
-                        Case{"0000:5E:00.0", 5, 16, 1}, Case{"0000:D8:00.0", 6, 16, 0}}) {
+  for (const Case& c : {Case{"0000:17:00.0", 3, 16, 0}, Case{"0000:3B:00.0", 4, 16, 0}, Case{"0000:5E:00.0", 5, 16, 1},
+                        Case{"0000:D8:00.0", 6, 16, 0}}) {
     const PcieLink l = read_pcie_link(kSysfsFixtures, c.bus_id);
     EXPECT_TRUE(l.found) << c.bus_id;
     EXPECT_EQ(l.current.gen, c.gen) << c.bus_id;
@@ -230,7 +230,8 @@ TEST(PcieLinkNvml, FailedQueriesFillNothing) {
 TEST(PcieLinkSysfs, NoLoadNeededWhenFullSpeed) {
   bool reread = true;
   int loads = 0;
-  const PcieLink l = read_pcie_link_under_load(kSysfsFixtures, "0000:5e:00.0", [&] { ++loads; }, &reread);
+  const PcieLink l = read_pcie_link_under_load(
+      kSysfsFixtures, "0000:5e:00.0", [&] { ++loads; }, &reread);
   EXPECT_EQ(loads, 0);
   EXPECT_FALSE(reread);
   EXPECT_EQ(link_name(l.current), "Gen5 x16");

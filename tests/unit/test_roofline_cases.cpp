@@ -171,8 +171,8 @@ TEST(RooflineHost, Fp16RowsOnlyWithNativeHalfFma) {
   auto backend = make_host_backend();
   const BenchCase c = find_case("intensity_fp16x2", 4);
 #if defined(__x86_64__)
-  const bool native = __builtin_cpu_supports("avx512fp16") && __builtin_cpu_supports("avx512vl") &&
-                      __builtin_cpu_supports("avx512bw");
+  const bool native =
+      __builtin_cpu_supports("avx512fp16") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
 #else
   const bool native = false;
 #endif
@@ -208,7 +208,8 @@ TEST(IntensityVerify, CatchesAWrongStepCountAWrongElementAndAModifiedInput) {
   EXPECT_NE(std::string::npos, v.message.find("element 4322")) << v.message;  // one ulp passes, a zero does not
   auto moved = in;
   moved[7] += 1e-4f;
-  EXPECT_NE(std::string::npos, check_intensity_f32(moved.data(), out.data(), n, 2048, 1, a, b, 1e-6).message.find("modified"));
+  EXPECT_NE(std::string::npos,
+            check_intensity_f32(moved.data(), out.data(), n, 2048, 1, a, b, 1e-6).message.find("modified"));
 
   const std::uint32_t ha = ik::splat_half2(ik::Coefficients::kA16), hb = ik::splat_half2(ik::Coefficients::kB16);
   std::vector<std::uint32_t> hin(n), hout(n);
