@@ -60,6 +60,7 @@ int run_all_devices(const std::vector<std::string>& args, const Options& o) {
       }
     }
     std::vector<char*> cargv;
+    cargv.reserve(child.size() + 1);
     for (auto& s : child) cargv.push_back(s.data());
     cargv.push_back(nullptr);
     pid_t pid = 0;
@@ -164,6 +165,7 @@ int run_app(int argc, char** argv) {
     gb.push_back("--benchmark_out_format=json");
   }
   std::vector<char*> gb_argv;
+  gb_argv.reserve(gb.size() + 1);
   for (auto& s : gb) gb_argv.push_back(s.data());
   int gb_argc = static_cast<int>(gb_argv.size());
   gb_argv.push_back(nullptr);

@@ -23,7 +23,7 @@ bool exists(const std::string& path) {
 // Value of "--name=value"; throws when the value is missing or empty.
 std::string value_of(const std::string& arg, const std::string& name) {
   const std::string prefix = name + "=";
-  const std::string v = arg.substr(prefix.size());
+  std::string v = arg.substr(prefix.size());
   if (v.empty()) throw UsageError(name + " needs a value");
   return v;
 }

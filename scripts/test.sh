@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: the Release build with CUDA (when a toolkit is present) and its ctest suite
+# Every test: the Release build with CUDA (when a toolkit is present), the style gate
+# (scripts/lint.sh: clang-format and clang-tidy) and the Release ctest suite
 # (unit, SIMT emulation, instruction contracts), the host-side code again under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the Python tests (pytest), which also run
 # gpubench end to end on the host backend.
@@ -9,6 +10,8 @@ cd "$GPUBENCH_ROOT"
 
 ensure_venv
 ensure_build "$GPUBENCH_ROOT/build" -DCMAKE_BUILD_TYPE=Release
+say "lint (clang-format, clang-tidy)"
+"$GPUBENCH_ROOT/scripts/lint.sh" "$GPUBENCH_ROOT/build"
 say "ctest (Release)"
 ctest --test-dir build --output-on-failure -j "$GPUBENCH_JOBS"
 

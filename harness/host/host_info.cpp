@@ -37,7 +37,7 @@ std::uint64_t last_level_cache_bytes() {
     if (!(in >> s) || s.empty()) continue;
     std::uint64_t mult = 1;
     if (s.back() == 'K') mult = 1024;
-    if (s.back() == 'M') mult = 1024 * 1024;
+    if (s.back() == 'M') mult = std::uint64_t{1024} * 1024;
     try {
       best = std::max<std::uint64_t>(best, std::stoull(s) * mult);
     } catch (const std::exception&) {

@@ -1,5 +1,6 @@
 #include "harness/model/card_table.h"
 
+#include <cmath>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -60,7 +61,7 @@ std::vector<CardEntry> parse_card_table(const std::string& csv_text) {
     c.match = f[2];
     const double cc = to_double(f[3], line_no, "cc");
     c.cc_major = static_cast<int>(cc);
-    c.cc_minor = static_cast<int>((cc - c.cc_major) * 10.0 + 0.5);
+    c.cc_minor = static_cast<int>(std::lround((cc - c.cc_major) * 10.0));
     c.sm_count = static_cast<int>(to_double(f[4], line_no, "sm_count"));
     c.fp32_TFLOPS = to_double(f[5], line_no, "fp32_TFLOPS");
     c.fp16_tensor_TFLOPS = to_double(f[6], line_no, "fp16_tensor_TFLOPS");

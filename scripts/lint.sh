@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The style gate (STYLE.md: clang-format and clang-tidy configured in the repo and run by the
+# test command): usage: scripts/lint.sh [BUILD_DIR]   (default: build)
+#  (a) clang-format --dry-run --Werror over every C++/CUDA source under harness/, kernels/ and
+#      tests/ (.clang-format);
+#  (b) clang-tidy (.clang-tidy) over the host-side translation units of harness/ (*.cpp only: no
+#      .cu files, no tests, nothing generated into the build directory), with the flags from
+#      BUILD_DIR/compile_commands.json, two files at a time.
+# Exits 1 on any finding, 2 on a usage or setup error; the last line is a one-line summary.
+# Run time: clang-tidy over all of harness/ (39 files) takes about 75 s on 2 busy cores, so
+# nothing is narrowed; if it grows past ~3 minutes, trim the checks or the file list here.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+die() { printf 'lint: %s\n' "$*" >&2; exit 2; }
+
+[[ $# -le 1 ]] || die "usage: scripts/lint.sh [BUILD_DIR]"
+build="${1:-build}"
+[[ "$build" = /* ]] || build="$root/$build"
+[[ -f "$build/compile_commands.json" ]] ||
+  die "no $build/compile_commands.json (configure that build first; CMAKE_EXPORT_COMPILE_COMMANDS is ON)"
+
+pick() {  # the first of the given tools on PATH (the -14 names first: the config was made with 14)
+  local t
+  for t in "$@"; do
+    if command -v "$t" >/dev/null; then command -v "$t"; return; fi
+  done
+  die "none of $* found (apt-get install clang-format clang-tidy)"
+}
+clang_format="$(pick clang-format-14 clang-format)"
+clang_tidy="$(pick clang-tidy-14 clang-tidy)"
+command -v python3 >/dev/null || die "python3 is required to read compile_commands.json"
+
+cd "$root"
+start=$SECONDS
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# (a) Formatting. Tracked files when this is a git checkout (nothing generated or local).
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git ls-files -- 'harness/*' 'kernels/*' 'tests/*' | grep -E '\.(h|cpp|cu|cuh)$' >"$tmp/format.txt" || true
+else
+  find harness kernels tests -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) |
+    sort >"$tmp/format.txt"
+fi
+format_files=$(wc -l <"$tmp/format.txt")
+format_bad=0
+if [[ $format_files -gt 0 ]]; then
+  if ! xargs -d '\n' "$clang_format" --dry-run --Werror <"$tmp/format.txt" >"$tmp/format.log" 2>&1; then
+    format_bad=$({ grep -E '^[^ ]+:[0-9]+:[0-9]+: error:' "$tmp/format.log" || true; } | cut -d: -f1 | sort -u | wc -l)
+    [[ $format_bad -gt 0 ]] || format_bad=1  # clang-format itself failed
+    cat "$tmp/format.log" >&2
+    echo "lint: fix with: $clang_format -i <file>" >&2
+  fi
+fi
+
+# (b) clang-tidy over harness/*.cpp as compiled in BUILD_DIR (one entry per file).
+python3 - "$build/compile_commands.json" "$root/harness/" "$build/" >"$tmp/tidy.txt" <<'EOF'
+import json, os, sys
+db, harness, build = sys.argv[1], sys.argv[2], sys.argv[3]
+files = set()
+for e in json.load(open(db)):
+    f = os.path.normpath(os.path.join(e.get("directory", ""), e["file"]))
+    if f.startswith(harness) and f.endswith(".cpp") and not f.startswith(build):
+        files.add(f)
+print("\n".join(sorted(files)))
+EOF
+tidy_files=$(grep -c . "$tmp/tidy.txt" || true)
+[[ $tidy_files -gt 0 ]] || die "no harness/*.cpp in $build/compile_commands.json"
+mkdir "$tmp/tidy"
+# Each file's output to its own log; a non-zero exit (WarningsAsErrors: '*') marks a finding.
+xargs -d '\n' -P 2 -I{} sh -c \
+  'log="$3/$(printf %s "$2" | tr / _).log"; "$0" -p "$1" --quiet "$2" >"$log" 2>&1 || echo "$2" >>"$3/failed"' \
+  "$clang_tidy" "$build" {} "$tmp/tidy" <"$tmp/tidy.txt"
+tidy_findings=$(cat "$tmp/tidy/"*.log | { grep -E ': (warning|error): ' || true; } | sort -u | wc -l)
+tidy_bad=0
+[[ -f "$tmp/tidy/failed" ]] && tidy_bad=$(sort -u "$tmp/tidy/failed" | wc -l)
+if [[ $tidy_findings -gt 0 || $tidy_bad -gt 0 ]]; then
+  cat "$tmp/tidy/"*.log | grep -vE '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$' >&2 || true
+fi
+
+status=ok
+if [[ $format_bad -gt 0 || $tidy_findings -gt 0 || $tidy_bad -gt 0 ]]; then status=FAILED; fi
+printf 'lint: %s: clang-format %d files, %d need formatting; clang-tidy %d files, %d findings in %d files (%ds)\n' \
+  "$status" "$format_files" "$format_bad" "$tidy_files" "$tidy_findings" "$tidy_bad" "$((SECONDS - start))"
+[[ $status == ok ]]
