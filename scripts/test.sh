@@ -8,6 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GPUBENCH_ROOT"
 
+ensure_tools clang-format:clang-format clang-tidy:clang-tidy
 ensure_venv
 ensure_build "$GPUBENCH_ROOT/build" -DCMAKE_BUILD_TYPE=Release
 say "lint (clang-format, clang-tidy)"

@@ -8,6 +8,46 @@ GPUBENCH_JOBS="${GPUBENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 2; }
 
+# ensure_tools CMD:PACKAGE ...: installs the Debian packages of missing commands when this runs
+# as root with apt-get (a fresh machine); otherwise says what to install and stops.
+ensure_tools() {
+  local missing=() pair
+  for pair in "$@"; do
+    command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    say "installing ${missing[*]}"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2 ||
+      die "apt-get install ${missing[*]} failed"
+  else
+    die "missing tools: install ${missing[*]}"
+  fi
+}
+
+# ensure_debs PACKAGE ...: Debian packages that are libraries, not commands (Google Benchmark,
+# GoogleTest). Installed when missing and this runs as root with apt-get; on other systems the
+# build's find_package / FetchContent fallback decides.
+ensure_debs() {
+  command -v dpkg-query >/dev/null || return 0
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    say "installing ${missing[*]}"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2 ||
+      die "apt-get install ${missing[*]} failed"
+  fi
+}
+
+# python3 -m venv needs Debian's python3-venv (ensurepip); a plain python3 may lack it.
+ensure_python_venv_module() {
+  python3 -c 'import ensurepip, venv' 2>/dev/null && return
+  ensure_tools "__no_such_command__:python3-venv"
+}
+
 # Creates the venv from scripts/requirements.txt, again only when the requirements change.
 ensure_venv() {
   local req="$GPUBENCH_ROOT/scripts/requirements.txt" stamp="$GPUBENCH_VENV/.requirements.sha256"
@@ -16,7 +56,8 @@ ensure_venv() {
   if [[ -x "$GPUBENCH_VENV/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
     return
   fi
-  command -v python3 >/dev/null || die "python3 is required (apt-get install python3 python3-venv)"
+  ensure_tools python3:python3
+  ensure_python_venv_module
   say "creating the Python environment in $GPUBENCH_VENV"
   python3 -m venv "$GPUBENCH_VENV" || die "python3 -m venv failed (apt-get install python3-venv)"
   "$GPUBENCH_VENV/bin/python" -m pip install --quiet --upgrade pip >&2
@@ -28,7 +69,8 @@ ensure_venv() {
 ensure_build() {
   local dir="$1"
   shift
-  command -v cmake >/dev/null || die "cmake is required (apt-get install cmake)"
+  ensure_tools cmake:cmake g++:g++ git:git
+  ensure_debs libbenchmark-dev libgtest-dev
   local generator=()
   if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
   if [[ ! -f "$dir/CMakeCache.txt" ]]; then
