@@ -8,7 +8,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GPUBENCH_ROOT"
 
-ensure_build "$GPUBENCH_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=OFF
+# The same configuration as the test command (they share build/), building gpubench alone.
+ensure_build "$GPUBENCH_ROOT/build" gpubench -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=ON
 ensure_venv
 mkdir -p results plots
 

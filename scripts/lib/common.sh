@@ -65,18 +65,22 @@ ensure_venv() {
   echo "$want" >"$stamp"
 }
 
-# ensure_build DIR [cmake -D options...]: configures (once) and builds DIR.
+# ensure_build DIR TARGET [cmake -D options...]: configures DIR (first time; the options are
+# applied again whenever they differ, so both commands can share build/) and builds TARGET
+# ("all" for everything).
 ensure_build() {
-  local dir="$1"
-  shift
+  local dir="$1" target="$2"
+  shift 2
   ensure_tools cmake:cmake g++:g++ git:git
   ensure_debs libbenchmark-dev libgtest-dev
   local generator=()
   if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
-  if [[ ! -f "$dir/CMakeCache.txt" ]]; then
+  local stamp="$dir/.gpubench-configure-options"
+  if [[ ! -f "$dir/CMakeCache.txt" || ! -f "$stamp" || "$(cat "$stamp")" != "$*" ]]; then
     say "configuring $dir"
     cmake -S "$GPUBENCH_ROOT" -B "$dir" "${generator[@]}" "$@" >&2 || die "cmake configure failed"
+    echo "$*" >"$stamp"
   fi
-  say "building $dir"
-  cmake --build "$dir" -j "$GPUBENCH_JOBS" >&2 || die "build failed"
+  say "building $dir ($target)"
+  cmake --build "$dir" --target "$target" -j "$GPUBENCH_JOBS" >&2 || die "build failed"
 }
