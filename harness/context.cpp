@@ -84,7 +84,8 @@ std::map<std::string, std::string> result_context(const Backend& backend, bool q
   c["cache_policy"] = "none";
   c["byte_convention"] =
       "GB/s = 1e9 bytes/s of useful bytes; a copy counts bytes read plus bytes written (2 x size), "
-      "as STREAM and BabelStream do; sector_GB/s counts the 32-byte sectors the accesses imply";
+      "as STREAM and BabelStream do; sector_GB/s counts the traffic the accesses imply in 32-byte DRAM sectors "
+      "(64-byte cache lines on the host backend)";
   c["quick"] = quick ? "true" : "false";
   c["run_started_utc"] = utc_now();
   // The backend's own entries (driver, runtime, cache policy, link ...) override the defaults.

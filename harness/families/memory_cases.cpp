@@ -51,6 +51,8 @@ BenchCase make(const char* kernel, const char* variant, std::string params, Work
 }  // namespace
 
 std::vector<BenchCase> memory_cases(const SweepOptions& o) {
+  // Traffic granularity: 32-byte DRAM sectors on a GPU, 64-byte cache lines on the host.
+  const double sector = o.backend_kind == "host" ? kHostLineBytes : kSectorBytes;
   std::vector<BenchCase> cases;
   const std::uint64_t top = sweep_top(o);
   const std::uint64_t step = o.quick ? 16 : 4;
@@ -74,7 +76,7 @@ std::vector<BenchCase> memory_cases(const SweepOptions& o) {
   const std::uint64_t span = o.quick ? 16 * MiB : std::min<std::uint64_t>(top, 256 * MiB);
   for (int stride : {1, 2, 4, 8, 16, 32, 64}) {
     const std::string p = "bytes:" + size_token(span) + ",stride:" + std::to_string(stride);
-    cases.push_back(make("strided", "kernel", p, strided_work(static_cast<double>(span), stride, 4), o));
+    cases.push_back(make("strided", "kernel", p, strided_work(static_cast<double>(span), stride, 4, sector), o));
     cases.back().args["bytes"] = static_cast<double>(span);
     cases.back().args["stride"] = stride;
   }
@@ -83,7 +85,7 @@ std::vector<BenchCase> memory_cases(const SweepOptions& o) {
   for (std::uint64_t bytes : geometric(64 * KiB, std::min<std::uint64_t>(top, o.quick ? 16 * MiB : 1 * GiB), 16)) {
     const std::string p = "bytes:" + size_token(bytes);
     for (const char* variant : {"kernel", "thrust"}) {
-      cases.push_back(make("gather", variant, p, gather_work(static_cast<double>(bytes) / 4, 4, 4), o));
+      cases.push_back(make("gather", variant, p, gather_work(static_cast<double>(bytes) / 4, 4, 4, sector), o));
       cases.back().args["bytes"] = static_cast<double>(bytes);
     }
   }
@@ -92,8 +94,8 @@ std::vector<BenchCase> memory_cases(const SweepOptions& o) {
   // run short at DRAM latency while still touching far more lines than L1 holds.
   const double steps = o.quick ? 4096 : 65536;
   for (std::uint64_t bytes : geometric(16 * KiB, std::min<std::uint64_t>(top, o.quick ? 16 * MiB : 256 * MiB), 4)) {
-    cases.push_back(
-        make("chase", "kernel", "bytes:" + size_token(bytes), chase_work(steps, static_cast<double>(bytes), 4), o));
+    cases.push_back(make("chase", "kernel", "bytes:" + size_token(bytes),
+                         chase_work(steps, static_cast<double>(bytes), 4, sector), o));
     cases.back().args["bytes"] = static_cast<double>(bytes);
     cases.back().args["steps"] = steps;
   }

@@ -22,12 +22,12 @@ WorkModel read_work(double bytes) {
 
 WorkModel write_work(double bytes) { return read_work(bytes); }
 
-WorkModel strided_work(double span_bytes, int stride, int elem_bytes) {
+WorkModel strided_work(double span_bytes, int stride, int elem_bytes, double sector_bytes) {
   WorkModel w;
   const double elems = span_bytes / (static_cast<double>(stride) * elem_bytes);
-  // Each touched element is read once and written once. A 32-byte sector carries every
-  // touched element it holds; once stride x elem reaches a sector, each element costs a sector.
-  const double bytes_per_touch = std::min(kSectorBytes, static_cast<double>(stride) * elem_bytes);
+  // Each touched element is read once and written once. A sector carries every touched element
+  // it holds; once stride x elem reaches a sector, each element costs a sector.
+  const double bytes_per_touch = std::min(sector_bytes, static_cast<double>(stride) * elem_bytes);
   w.useful_bytes = 2.0 * elems * elem_bytes;
   w.traffic_bytes = 2.0 * elems * std::max(bytes_per_touch, static_cast<double>(elem_bytes));
   w.working_set_bytes = 2.0 * span_bytes;
@@ -35,20 +35,20 @@ WorkModel strided_work(double span_bytes, int stride, int elem_bytes) {
   return w;
 }
 
-WorkModel gather_work(double n, int elem_bytes, int index_bytes) {
+WorkModel gather_work(double n, int elem_bytes, int index_bytes, double sector_bytes) {
   WorkModel w;
   // Index read and output write are sequential; every gathered read is a whole sector.
   w.useful_bytes = n * (index_bytes + 2.0 * elem_bytes);
-  w.traffic_bytes = n * (index_bytes + elem_bytes + std::max(kSectorBytes, static_cast<double>(elem_bytes)));
+  w.traffic_bytes = n * (index_bytes + elem_bytes + std::max(sector_bytes, static_cast<double>(elem_bytes)));
   w.working_set_bytes = n * (index_bytes + 2.0 * elem_bytes);
   w.peak = PeakKind::dram;
   return w;
 }
 
-WorkModel chase_work(double loads, double span_bytes, int elem_bytes) {
+WorkModel chase_work(double loads, double span_bytes, int elem_bytes, double sector_bytes) {
   WorkModel w;
   w.useful_bytes = loads * elem_bytes;
-  w.traffic_bytes = loads * std::max(kSectorBytes, static_cast<double>(elem_bytes));
+  w.traffic_bytes = loads * std::max(sector_bytes, static_cast<double>(elem_bytes));
   w.working_set_bytes = span_bytes;
   w.peak = PeakKind::none;  // a latency test: its bandwidth is not meant to approach a peak
   return w;

@@ -29,6 +29,8 @@ struct WorkModel {
 
 /// DRAM sector size: the granularity of global-memory traffic on every architecture since Volta.
 constexpr double kSectorBytes = 32.0;
+/// A host CPU moves memory in 64-byte cache lines: the host backend's granularity.
+constexpr double kHostLineBytes = 64.0;
 
 /// Sequential copy of `bytes`: read `bytes`, write `bytes` (BabelStream/STREAM convention: 2x size).
 WorkModel copy_work(double bytes);
@@ -37,13 +39,14 @@ WorkModel read_work(double bytes);
 /// Write-only fill of `bytes`.
 WorkModel write_work(double bytes);
 /// Strided copy out[i*s] = in[i*s] over a span of `span_bytes` with elements of `elem_bytes`:
-/// useful bytes are the touched elements, traffic is one sector per element once s*elem >= 32.
-WorkModel strided_work(double span_bytes, int stride, int elem_bytes);
+/// useful bytes are the touched elements, traffic is one sector (`sector_bytes`: 32 on a GPU,
+/// a 64-byte line on the host) per element once s*elem reaches it.
+WorkModel strided_work(double span_bytes, int stride, int elem_bytes, double sector_bytes = kSectorBytes);
 /// Random gather out[i] = in[idx[i]] of `n` elements of `elem_bytes` with `index_bytes` indices:
 /// each random read costs a whole sector.
-WorkModel gather_work(double n, int elem_bytes, int index_bytes);
+WorkModel gather_work(double n, int elem_bytes, int index_bytes, double sector_bytes = kSectorBytes);
 /// Dependent pointer chase of `loads` loads of `elem_bytes` each over `span_bytes`.
-WorkModel chase_work(double loads, double span_bytes, int elem_bytes);
+WorkModel chase_work(double loads, double span_bytes, int elem_bytes, double sector_bytes = kSectorBytes);
 /// GEMM C = A*B (M x K times K x N): 2MNK FLOP; minimal bytes (MK + KN + MN) x elem.
 WorkModel gemm_work(double m, double n, double k, int in_elem_bytes, int out_elem_bytes, PeakKind peak);
 /// Intensity sweep: n elements loaded and stored once, each with `fma_per_elem` FMAs.

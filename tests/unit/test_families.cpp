@@ -72,6 +72,17 @@ TEST(Families, LargeSetsFlushL2) {
   }
 }
 
+TEST(Families, HostTrafficIsCountedInCacheLines) {
+  SweepOptions o;
+  o.quick = true;
+  o.backend_kind = "host";
+  for (const auto& c : memory_cases(o)) {
+    if (c.kernel == "gather") {
+      EXPECT_DOUBLE_EQ(c.work.traffic_bytes, c.arg("bytes") / 4 * (4 + 4 + 64)) << c.name();
+    }
+  }
+}
+
 TEST(Families, SizeTokens) {
   EXPECT_EQ(size_token(4096), "4KiB");
   EXPECT_EQ(size_token(64ull << 20), "64MiB");

@@ -24,6 +24,18 @@ TEST(WorkModel, StridedFallsToOneSectorPerElement) {
   }
 }
 
+TEST(WorkModel, HostCountsWholeCacheLines) {
+  const double span = 256.0 * 1024 * 1024;
+  // 64-byte lines: 1/stride efficiency holds to stride 16, then one line per element.
+  EXPECT_DOUBLE_EQ(
+      strided_work(span, 8, 4, kHostLineBytes).useful_bytes / strided_work(span, 8, 4, kHostLineBytes).traffic_bytes,
+      1.0 / 8);
+  EXPECT_DOUBLE_EQ(
+      strided_work(span, 32, 4, kHostLineBytes).useful_bytes / strided_work(span, 32, 4, kHostLineBytes).traffic_bytes,
+      4.0 / 64);
+  EXPECT_DOUBLE_EQ(gather_work(1000, 4, 4, kHostLineBytes).traffic_bytes, 1000 * (4.0 + 4.0 + 64.0));
+}
+
 TEST(WorkModel, GatherCostsASectorPerRandomRead) {
   const WorkModel w = gather_work(1000, 4, 4);
   EXPECT_DOUBLE_EQ(w.useful_bytes, 1000 * 12.0);
