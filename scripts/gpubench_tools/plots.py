@@ -99,7 +99,9 @@ def bandwidth_data(result: Result) -> PlotData | None:
                         lambda k: k[1] != "kernel"))
     l2 = result.ctx_number("l2_bytes")
     if l2:
-        d.vlines.append((l2, f"L2 {_fmt_bytes(l2)}"))
+        # The host backend records its last-level cache in l2_bytes.
+        level = "last-level cache" if result.backend == "host" else "L2"
+        d.vlines.append((l2, f"{level} {_fmt_bytes(l2)}"))
     if result.peaks()["dram"]:
         d.hlines.append((result.peaks()["dram"], f"DRAM peak {result.peaks()['dram']:g} GB/s"))
     return d

@@ -256,3 +256,11 @@ def test_aggregates_only_files_plot_their_median_aggregates(tmp_path, host_doc):
         assert p.GBps == pytest.approx(agg["GB/s"])
     code, _, err = cli("compare.py", r.path, r.path)
     assert code == 2 and "too little data" in err and "aggregates_only" in err
+
+
+def test_host_sweep_marks_its_last_level_cache_not_an_l2(host_result, host_doc):
+    r = load_result(host_result)
+    bw = bandwidth_data(r)
+    assert len(bw.vlines) == 1
+    assert bw.vlines[0][0] == float(host_doc["context"]["l2_bytes"])
+    assert bw.vlines[0][1].startswith("last-level cache ")
