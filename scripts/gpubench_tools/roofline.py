@@ -361,8 +361,9 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
             logs = _spread([math.log10(p.y) for p in mem_pts],
                            (math.log10(y_hi) - math.log10(y_lo)) / 45)
             for p, ly in zip(mem_pts, logs):
-                ax.annotate(p.label, (p.x, p.y), xytext=(col_lo / 1.1, 10 ** ly),
-                            textcoords="data", ha="right", va="center", fontsize=5.5,
+                # Labels go right of the column: to its left they ran off the figure.
+                ax.annotate(p.label, (p.x, p.y), xytext=(col_hi * 1.1, 10 ** ly),
+                            textcoords="data", ha="left", va="center", fontsize=5.5,
                             color=color, arrowprops=dict(arrowstyle="-", color=color, lw=0.4))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
               borderaxespad=0.0)
