@@ -1,0 +1,383 @@
+// gpubench_kernel_check: every hand-written kernel launched once through its real launcher at
+// small odd sizes (tails, partial tiles, partial warps), its output verified by the same checks
+// the benchmarks use. Run under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)
+// by scripts/device_kit.sh: one short launch per kernel keeps the sanitizer runs to seconds.
+//
+// Prints one line per check ("ok NAME" / "FAIL NAME: why") and exits 0 when all pass, 1 when any
+// check fails, 2 when no CUDA device is usable.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/cuda/cuda_check.h"
+#include "harness/intensity_verify.h"
+#include "harness/verify.h"
+#include "kernels/gemm.h"
+#include "kernels/gemm_reference.h"
+#include "kernels/half_bits.h"
+#include "kernels/intensity.h"
+#include "kernels/intensity_reference.h"
+#include "kernels/memory.h"
+#include "kernels/pcie.h"
+
+namespace gpubench {
+namespace {
+
+using Coeff = kernels::intensity::Coefficients;
+
+// Sizes chosen odd on purpose: neither a multiple of 16 bytes, of a warp, nor of a tile.
+constexpr std::size_t kOddWords = 100003;
+constexpr std::size_t kOddBytes = 4 * kOddWords + 3;
+
+/// A device allocation freed on scope exit.
+class Dev {
+ public:
+  explicit Dev(std::size_t bytes) : bytes_(bytes) { GPUBENCH_CUDA_CHECK(cudaMalloc(&p_, bytes)); }
+  ~Dev() { GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(p_)); }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p_);
+  }
+  void upload(const void* host) const { GPUBENCH_CUDA_CHECK(cudaMemcpy(p_, host, bytes_, cudaMemcpyHostToDevice)); }
+  void download(void* host) const { GPUBENCH_CUDA_CHECK(cudaMemcpy(host, p_, bytes_, cudaMemcpyDeviceToHost)); }
+  /// Output poisoned on the device, so an unwritten element fails its check.
+  void poison() const {
+    std::vector<unsigned char> h(bytes_);
+    poison_fill(h.data(), bytes_);
+    upload(h.data());
+  }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_;
+};
+
+/// Waits for the launch and turns an asynchronous kernel fault into an exception.
+void finish(int launch_status) {
+  GPUBENCH_CUDA_CHECK(launch_status);
+  GPUBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+int sm_count() {
+  int dev = 0, sms = 0;
+  GPUBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
+Verification copy_check(int sms) {
+  std::vector<unsigned char> in(kOddBytes), out(kOddBytes);
+  fill_random_u32(in.data(), kOddBytes, 11);
+  Dev a(kOddBytes), b(kOddBytes);
+  a.upload(in.data());
+  b.poison();
+  finish(kernels::launch_copy(a.as<void>(), b.as<void>(), kOddBytes, sms, nullptr));
+  b.download(out.data());
+  return check_copy(in.data(), out.data(), kOddBytes);
+}
+
+Verification read_check(int sms) {
+  std::vector<std::uint32_t> in(kOddWords);
+  fill_random_u32(in.data(), kOddWords * 4, 12);
+  const int max_blocks = 4096;
+  Dev a(kOddWords * 4), partial(max_blocks * 4);
+  a.upload(in.data());
+  partial.poison();
+  int blocks = 0;
+  finish(kernels::launch_read(a.as<std::uint32_t>(), kOddWords, partial.as<std::uint32_t>(), max_blocks, &blocks, sms,
+                              nullptr));
+  std::vector<std::uint32_t> sums(max_blocks);
+  partial.download(sums.data());
+  std::uint32_t total = 0;
+  for (int i = 0; i < blocks; ++i) total += sums[static_cast<std::size_t>(i)];
+  return check_sum_u32(in.data(), kOddWords, total);
+}
+
+Verification write_check(int sms) {
+  Dev a(kOddWords * 4);
+  a.poison();
+  finish(kernels::launch_write(a.as<std::uint32_t>(), kOddWords, 0x1234567u, sms, nullptr));
+  std::vector<std::uint32_t> out(kOddWords);
+  a.download(out.data());
+  return check_write_pattern(out.data(), kOddWords, 0x1234567u);
+}
+
+Verification strided_check(int sms, int stride) {
+  std::vector<float> in(kOddWords), out(kOddWords);
+  fill_random_float(in.data(), kOddWords, 13, -1.0f, 1.0f);
+  Dev a(kOddWords * 4), b(kOddWords * 4);
+  a.upload(in.data());
+  b.poison();
+  finish(kernels::launch_strided_copy(a.as<float>(), b.as<float>(), kOddWords, stride, sms, nullptr));
+  b.download(out.data());
+  return check_strided(in.data(), out.data(), kOddWords, stride);
+}
+
+Verification gather_check(int sms) {
+  std::vector<float> in(kOddWords), out(kOddWords);
+  std::vector<std::uint32_t> idx(kOddWords);
+  fill_random_float(in.data(), kOddWords, 14, -1.0f, 1.0f);
+  make_permutation(idx.data(), kOddWords, 15);
+  Dev a(kOddWords * 4), ix(kOddWords * 4), b(kOddWords * 4);
+  a.upload(in.data());
+  ix.upload(idx.data());
+  b.poison();
+  finish(kernels::launch_gather(a.as<float>(), ix.as<std::uint32_t>(), b.as<float>(), kOddWords, sms, nullptr));
+  b.download(out.data());
+  return check_gather(in.data(), idx.data(), out.data(), kOddWords);
+}
+
+Verification chase_check() {
+  const std::size_t n = 4099, steps = 10007;
+  std::vector<std::uint32_t> next(n);
+  make_single_cycle(next.data(), n, 16);
+  Dev ring(n * 4), sink(4), cycles(8);
+  ring.upload(next.data());
+  sink.poison();
+  finish(kernels::launch_pointer_chase(ring.as<std::uint32_t>(), steps, 0, sink.as<std::uint32_t>(),
+                                       cycles.as<long long>(), nullptr));
+  std::uint32_t got = 0;
+  sink.download(&got);
+  return check_chase(next.data(), n, 0, steps, got);
+}
+
+Verification permutation_check() {
+  Dev ix(kOddWords * 4);
+  ix.poison();
+  finish(kernels::random_permutation(ix.as<std::uint32_t>(), kOddWords, 17, nullptr));
+  std::vector<std::uint32_t> idx(kOddWords);
+  ix.download(idx.data());
+  std::vector<unsigned char> seen(kOddWords, 0);
+  for (std::size_t i = 0; i < kOddWords; ++i) {
+    if (idx[i] >= kOddWords || seen[idx[i]])
+      return Verification::fail("idx[" + std::to_string(i) + "] = " + std::to_string(idx[i]) +
+                                " repeats or is out of range");
+    seen[idx[i]] = 1;
+  }
+  return Verification::pass();
+}
+
+template <class T>
+Verification gemm_check(int m, int n, int k, const std::function<int(const T*, const T*, float*)>& launch) {
+  std::vector<T> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(k) * n);
+  std::vector<float> c(static_cast<std::size_t>(m) * n);
+  if constexpr (sizeof(T) == 4) {
+    fill_random_float(a.data(), a.size(), 18, -1.0f, 1.0f);
+    fill_random_float(b.data(), b.size(), 19, -1.0f, 1.0f);
+  } else {
+    std::vector<float> fa(a.size()), fb(b.size());
+    fill_random_float(fa.data(), fa.size(), 18, -1.0f, 1.0f);
+    fill_random_float(fb.data(), fb.size(), 19, -1.0f, 1.0f);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = kernels::float_to_half_bits(fa[i]);
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = kernels::float_to_half_bits(fb[i]);
+  }
+  Dev da(a.size() * sizeof(T)), db(b.size() * sizeof(T)), dc(c.size() * 4);
+  da.upload(a.data());
+  db.upload(b.data());
+  dc.poison();
+  finish(launch(da.as<T>(), db.as<T>(), dc.as<float>()));
+  dc.download(c.data());
+  const kernels::GemmMismatch r = kernels::check_gemm_full(a.data(), b.data(), c.data(), m, n, k);
+  return r.found ? Verification::fail(r.describe()) : Verification::pass();
+}
+
+Verification intensity_f32_check(int sms, int fma, int every) {
+  const std::size_t n = kOddWords;
+  std::vector<float> in(n), out(n);
+  fill_intensity_f32(in.data(), n, 20);
+  Dev a(n * 4), b(n * 4);
+  a.upload(in.data());
+  b.poison();
+  finish(kernels::launch_intensity_fp32(a.as<float>(), b.as<float>(), n, fma, every, Coeff::kA32, Coeff::kB32, sms,
+                                        nullptr));
+  b.download(out.data());
+  return check_intensity_f32(in.data(), out.data(), n, fma, every, Coeff::kA32, Coeff::kB32, 1e-6);
+}
+
+Verification intensity_f16_check(int sms, int fma) {
+  const std::size_t n = kOddWords;
+  std::vector<std::uint32_t> in(n), out(n);
+  fill_intensity_f16x2(in.data(), n, 21);
+  const std::uint32_t ha = kernels::intensity::splat_half2(Coeff::kA16);
+  const std::uint32_t hb = kernels::intensity::splat_half2(Coeff::kB16);
+  Dev a(n * 4), b(n * 4);
+  a.upload(in.data());
+  b.poison();
+  finish(kernels::launch_intensity_fp16x2(a.as<std::uint32_t>(), b.as<std::uint32_t>(), n, fma, ha, hb, sms, nullptr));
+  b.download(out.data());
+  return check_intensity_f16x2(in.data(), out.data(), n, fma, ha, hb, 1);
+}
+
+Verification peak_check(int sms, bool fp32) {
+  const std::size_t n = kernels::kPeakTileElems * 37;  // the launcher needs whole tiles
+  const int rounds = 3;
+  const long long steps = static_cast<long long>(rounds) * kernels::kPeakStepsPerRound;
+  Dev a(n * 4), b(n * 4);
+  b.poison();
+  if (fp32) {
+    std::vector<float> in(n), out(n);
+    fill_intensity_f32(in.data(), n, 22);
+    a.upload(in.data());
+    finish(kernels::launch_peak_fp32(a.as<float>(), b.as<float>(), n, rounds, Coeff::kA32, Coeff::kB32, sms, nullptr));
+    b.download(out.data());
+    return check_intensity_f32(in.data(), out.data(), n, steps, 1, Coeff::kA32, Coeff::kB32, 1e-6);
+  }
+  std::vector<std::uint32_t> in(n), out(n);
+  fill_intensity_f16x2(in.data(), n, 23);
+  const std::uint32_t ha = kernels::intensity::splat_half2(Coeff::kA16);
+  const std::uint32_t hb = kernels::intensity::splat_half2(Coeff::kB16);
+  a.upload(in.data());
+  finish(kernels::launch_peak_fp16x2(a.as<std::uint32_t>(), b.as<std::uint32_t>(), n, rounds, ha, hb, sms, nullptr));
+  b.download(out.data());
+  return check_intensity_f16x2(in.data(), out.data(), n, steps, ha, hb, 1);
+}
+
+/// The PCIe SM-copy kernel reading mapped pinned host memory into device memory.
+Verification pcie_sm_copy_check(int sms) {
+  void* host = nullptr;
+  GPUBENCH_CUDA_CHECK(cudaHostAlloc(&host, kOddBytes, cudaHostAllocMapped));
+  std::vector<unsigned char> out(kOddBytes);
+  fill_random_u32(host, kOddBytes, 24);
+  Verification v;
+  try {
+    void* dev_view = nullptr;
+    GPUBENCH_CUDA_CHECK(cudaHostGetDevicePointer(&dev_view, host, 0));
+    Dev b(kOddBytes);
+    b.poison();
+    finish(kernels::launch_pcie_sm_copy(dev_view, b.as<void>(), kOddBytes, sms, nullptr));
+    b.download(out.data());
+    v = check_copy(host, out.data(), kOddBytes);
+  } catch (...) {
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFreeHost(host));
+    throw;
+  }
+  GPUBENCH_CUDA_CHECK(cudaFreeHost(host));
+  return v;
+}
+
+/// The spin kernel released by the host through mapped memory (the flag is set before the
+/// launch, so the kernel sees it at once and reports kSpinReleased).
+Verification pcie_spin_check() {
+  std::uint32_t* flag = nullptr;
+  GPUBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flag), 4, cudaHostAllocMapped));
+  *flag = 1;
+  Verification v;
+  try {
+    void* dev_flag = nullptr;
+    GPUBENCH_CUDA_CHECK(cudaHostGetDevicePointer(&dev_flag, flag, 0));
+    Dev status(4);
+    status.poison();
+    finish(kernels::launch_pcie_spin(static_cast<const std::uint32_t*>(dev_flag), status.as<std::uint32_t>(),
+                                     1000000000ull, nullptr));
+    std::uint32_t got = 0;
+    status.download(&got);
+    v = got == kernels::kSpinReleased
+            ? Verification::pass()
+            : Verification::fail("spin status " + std::to_string(got) + ", expected released");
+  } catch (...) {
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFreeHost(flag));
+    throw;
+  }
+  GPUBENCH_CUDA_CHECK(cudaFreeHost(flag));
+  return v;
+}
+
+struct Check {
+  std::string name;
+  std::function<Verification()> run;
+};
+
+std::vector<Check> all_checks(int sms) {
+  using u16 = std::uint16_t;
+  std::vector<Check> checks = {
+      {"copy", [=] { return copy_check(sms); }},
+      {"read", [=] { return read_check(sms); }},
+      {"write", [=] { return write_check(sms); }},
+      {"gather", [=] { return gather_check(sms); }},
+      {"chase", [] { return chase_check(); }},
+      {"random_permutation", [] { return permutation_check(); }},
+      {"sgemm_naive 131x137x73",
+       [] {
+         return gemm_check<float>(131, 137, 73, [](const float* a, const float* b, float* c) {
+           return kernels::launch_sgemm_naive(a, b, c, 131, 137, 73, nullptr);
+         });
+       }},
+      {"sgemm 131x137x73",
+       [] {
+         return gemm_check<float>(131, 137, 73, [](const float* a, const float* b, float* c) {
+           return kernels::launch_sgemm(a, b, c, 131, 137, 73, nullptr);
+         });
+       }},
+      {"hgemm 131x136x72",
+       [] {
+         GPUBENCH_CUDA_CHECK(kernels::hgemm_configure());
+         return gemm_check<u16>(131, 136, 72, [](const u16* a, const u16* b, float* c) {
+           return kernels::launch_hgemm(a, b, c, 131, 136, 72, nullptr);
+         });
+       }},
+      {"hgemm_wmma 128x256x96",
+       [] {
+         return gemm_check<u16>(128, 256, 96, [](const u16* a, const u16* b, float* c) {
+           return kernels::launch_hgemm_wmma(a, b, c, 128, 256, 96, nullptr);
+         });
+       }},
+      {"intensity_fp32 k=8", [=] { return intensity_f32_check(sms, 8, 1); }},
+      {"intensity_fp32 k=1 every=2", [=] { return intensity_f32_check(sms, 1, 2); }},
+      {"intensity_fp16x2 k=16", [=] { return intensity_f16_check(sms, 16); }},
+      {"peak_fp32", [=] { return peak_check(sms, true); }},
+      {"peak_fp16x2", [=] { return peak_check(sms, false); }},
+      {"pcie_sm_copy", [=] { return pcie_sm_copy_check(sms); }},
+      {"pcie_spin", [] { return pcie_spin_check(); }},
+  };
+  for (int stride : {1, 3, 8, 32}) {
+    checks.push_back({"strided stride=" + std::to_string(stride), [=] { return strided_check(sms, stride); }});
+  }
+  return checks;
+}
+
+}  // namespace
+}  // namespace gpubench
+
+int main(int argc, char** argv) {
+  using namespace gpubench;
+  const char* only = argc > 1 ? argv[1] : nullptr;  // optional substring: run the matching checks
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "gpubench_kernel_check: no usable CUDA device\n");
+    return 2;
+  }
+  int failed = 0, ran = 0;
+  try {
+    const int sms = sm_count();
+    for (const auto& c : all_checks(sms)) {
+      if (only != nullptr && c.name.find(only) == std::string::npos) continue;
+      ++ran;
+      Verification v;
+      try {
+        v = c.run();
+      } catch (const std::exception& e) {
+        v = Verification::fail(e.what());
+      }
+      if (v.ok) {
+        std::printf("ok   %s\n", c.name.c_str());
+      } else {
+        std::printf("FAIL %s: %s\n", c.name.c_str(), v.message.c_str());
+        ++failed;
+      }
+      std::fflush(stdout);
+    }
+  } catch (const std::exception& e) {
+    std::printf("FAIL setup: %s\n", e.what());
+    return 1;
+  }
+  std::printf("%d of %d kernel checks passed\n", ran - failed, ran);
+  return failed == 0 && ran > 0 ? 0 : 1;
+}

@@ -1,0 +1,389 @@
+#!/usr/bin/env bash
+# The device kit: everything gpubench needs to learn from a lent GPU machine (no internet, a few
+# minutes per command, at most 8 files back) in stages that each end well inside 8 minutes.
+#
+#   scripts/device_kit.sh prepare [BUILD_DIR]  here: build gpubench and gpubench_kernel_check for
+#                                              sm_90 (Hopper) and sm_80, fill .kit/ with them, the
+#                                              Google Benchmark library they load, and what a build
+#                                              there needs; check what travels fits (64 MiB)
+#   scripts/device_kit.sh STAGE OUTDIR         there: run one stage, leave OUTDIR/STAGE.tar.gz
+#                                              (every log, result JSON, CSV) and OUTDIR/STAGE.txt
+#                                              (the summary) - two files a stage
+#   scripts/device_kit.sh pack WORKDIR OUTDIR  the packing a stage ends with, on its own
+#
+# Stages (each samples clocks, power and temperature with nvidia-smi while it runs):
+#   smoke      the machine (nvidia-smi, driver, toolkit, libraries), every hand-written kernel
+#              once at odd sizes, verified, plain and under compute-sanitizer memcheck,
+#              racecheck, synccheck and initcheck; gpubench --device=0 --quick over every
+#              family, and the same quick bandwidth run under memcheck
+#   bandwidth  the full `gpubench --filter=bandwidth` with its wall time, and its roofline PNG
+#   compute    the full compute family, then the roofline family
+#   ncu        Nsight Compute on copy at 1 GiB, strided at strides 8 and 32, gather at 256 MiB
+#              (DRAM bytes against the work model, L2 hit rate), the FP16 GEMM and SGEMM at 4096
+#              and 8192 (pipe utilization, shared-memory throughput, stall reasons)
+#
+# Exit status: 0 the stage ran (read STAGE.txt for what it found), 2 bad usage or no GPU.
+set -euo pipefail
+KIT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+KIT_DIR="${GPUBENCH_KIT_DIR:-$KIT_ROOT/.kit}"
+KIT_LIMIT_MIB="${GPUBENCH_KIT_LIMIT_MIB:-64}"  # the device tool's limit on what travels
+KIT_MAX_FILES=8                               # and on the files that come back
+# A stage stops starting work once this many seconds have passed, so that it always packs what it
+# has before the device tool's 10-minute limit on one command.
+STAGE_SECONDS="${GPUBENCH_KIT_STAGE_SECONDS:-480}"
+
+die() {
+  printf 'device_kit: %s\n' "$*" >&2
+  exit 2
+}
+usage() { sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+# --- here: prepare what travels -------------------------------------------------------------
+
+# Bytes of what the device tool sends: tracked files, untracked files git does not ignore, the
+# kit folder (carried).
+travelling_bytes() {
+  local tree kit
+  tree="$(cd "$KIT_ROOT" && git ls-files -z --cached --others --exclude-standard |
+    xargs -0 -r stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')"
+  kit="$(du -sb "$KIT_DIR" 2>/dev/null | cut -f1)"
+  echo $((tree + ${kit:-0}))
+}
+
+prepare() {
+  local build="${1:-$KIT_ROOT/build-kit}"
+  command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || die "prepare needs the CUDA toolkit (nvcc)"
+  if [[ ! -f "$build/CMakeCache.txt" ]]; then
+    local gen=()
+    command -v ninja >/dev/null && gen=(-G Ninja)
+    cmake -S "$KIT_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=OFF \
+      -DGPUBENCH_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=80;90" >&2 || die "cmake configure failed"
+  fi
+  cmake --build "$build" --target gpubench gpubench_kernel_check -j "$(nproc)" >&2 || die "build failed"
+  rm -rf "$KIT_DIR"
+  mkdir -p "$KIT_DIR/bin" "$KIT_DIR/lib" "$KIT_DIR/deps"
+  cp "$build/harness/gpubench" "$build/harness/gpubench_kernel_check" "$KIT_DIR/bin/"
+  # The Google Benchmark shared library the binaries load (Debian names it libbenchmark.so.1debian);
+  # the CUDA runtime and cuBLAS come from the machine's own CUDA 13 toolkit.
+  local lib
+  while read -r lib; do
+    [[ -n "$lib" ]] && cp -L "$lib" "$KIT_DIR/lib/"
+  done < <(ldd "$KIT_DIR/bin/gpubench" | awk '/libbenchmark/ {print $3}')
+  # For a build there, should the machine's C library be older than this one's: Google
+  # Benchmark's headers, library and CMake package, in their usual layout.
+  local cfg
+  cfg="$(dirname "$(find /usr/lib /usr/local/lib -path '*cmake/benchmark/benchmarkConfig.cmake' 2>/dev/null | head -n 1)")"
+  if [[ -d "$cfg" && -d /usr/include/benchmark ]]; then
+    local libdir prefix
+    libdir="$(dirname "$(dirname "$cfg")")"
+    prefix="$(dirname "$(dirname "$libdir")")"
+    mkdir -p "$KIT_DIR/deps$libdir/cmake" "$KIT_DIR/deps$prefix/include"
+    cp -a "$cfg" "$KIT_DIR/deps$libdir/cmake/"
+    cp -a /usr/include/benchmark "$KIT_DIR/deps$prefix/include/"
+    cp -a "$libdir"/libbenchmark.so* "$KIT_DIR/deps$libdir/" 2>/dev/null || true
+    cp -a "$libdir"/libbenchmark_main.a "$KIT_DIR/deps$libdir/" 2>/dev/null || true
+    echo "deps${libdir}/cmake/benchmark" >"$KIT_DIR/benchmark_dir"
+  fi
+  (cd "$KIT_ROOT" && git rev-parse --short=12 HEAD 2>/dev/null || echo unknown) >"$KIT_DIR/revision"
+  local bytes limit
+  bytes="$(travelling_bytes)"
+  limit=$((KIT_LIMIT_MIB * 1024 * 1024))
+  if ((bytes > limit)); then
+    die "what travels is $((bytes / 1024 / 1024)) MiB, over the ${KIT_LIMIT_MIB} MiB limit"
+  fi
+  echo "kit: $KIT_DIR ($(du -sh "$KIT_DIR" | cut -f1)); travelling in all: $((bytes / 1024)) KiB of ${KIT_LIMIT_MIB} MiB"
+  echo "carry: .kit   then there: scripts/device_kit.sh smoke \$OUT (bandwidth, compute, ncu)"
+}
+
+# --- there: the stages --------------------------------------------------------------------
+
+pack() {
+  local work="$1" out="$2" stage
+  [[ -d "$work" ]] || die "pack: '$work' is not a directory"
+  mkdir -p "$out" || die "pack: cannot create '$out'"
+  stage="$(basename "$work")"
+  tar -czf "$out/$stage.tar.gz" -C "$(dirname "$work")" "$stage"
+  [[ -f "$work/summary.txt" ]] && cp "$work/summary.txt" "$out/$stage.txt"
+  local n
+  n="$(find "$out" -maxdepth 1 -type f | wc -l)"
+  ((n <= KIT_MAX_FILES)) || die "pack: $n files in $out, more than the $KIT_MAX_FILES that come back"
+}
+
+# The binaries to run: the carried build when it loads here, else a build made here from the
+# working tree (native architecture) with the carried Google Benchmark.
+BIN=""
+choose_binaries() {
+  export LD_LIBRARY_PATH="$KIT_DIR/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if "$KIT_DIR/bin/gpubench" --version >/dev/null 2>&1 &&
+    ! ldd "$KIT_DIR/bin/gpubench_kernel_check" 2>&1 | grep -q 'not found'; then
+    BIN="$KIT_DIR/bin"
+    echo "binaries: carried (built at $(cat "$KIT_DIR/revision" 2>/dev/null || echo '?'))"
+    return
+  fi
+  echo "binaries: the carried build does not load here; building from the working tree"
+  ldd "$KIT_DIR/bin/gpubench" 2>&1 | grep -i 'not found' || true
+  local bdir="$KIT_ROOT/build-device" bm=()
+  [[ -f "$KIT_DIR/benchmark_dir" ]] && bm=("-Dbenchmark_DIR=$KIT_DIR/$(cat "$KIT_DIR/benchmark_dir")")
+  cmake -S "$KIT_ROOT" -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=OFF -DGPUBENCH_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=native "${bm[@]}" >"$WORK/build.log" 2>&1 &&
+    cmake --build "$bdir" --target gpubench gpubench_kernel_check -j "$(nproc)" >>"$WORK/build.log" 2>&1 ||
+    die "the build there failed (build.log)"
+  BIN="$bdir/harness"
+}
+
+TELEMETRY_PID=""
+start_telemetry() {
+  local reasons=clocks_event_reasons.active
+  nvidia-smi --help-query-gpu 2>/dev/null | grep -q "$reasons" || reasons=clocks_throttle_reasons.active
+  nvidia-smi --query-gpu="timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,temperature.memory,$reasons,utilization.gpu,memory.used" \
+    --format=csv -lms 500 >"$WORK/telemetry.csv" 2>"$WORK/telemetry.err" &
+  TELEMETRY_PID=$!
+}
+stop_telemetry() {
+  [[ -n "$TELEMETRY_PID" ]] && kill "$TELEMETRY_PID" 2>/dev/null || true
+  wait "$TELEMETRY_PID" 2>/dev/null || true
+  TELEMETRY_PID=""
+  # min / median / max of SM clock, power and temperature over the stage
+  python3 - "$WORK/telemetry.csv" >>"$WORK/summary.txt" 2>/dev/null <<'EOF' || true
+import csv, statistics, sys
+rows = list(csv.reader(open(sys.argv[1])))
+if len(rows) < 2:
+    sys.exit(0)
+head = [h.strip() for h in rows[0]]
+def col(i):
+    out = []
+    for r in rows[1:]:
+        try:
+            out.append(float(r[i].strip().split()[0]))
+        except (ValueError, IndexError):
+            pass
+    return out
+print("telemetry (%d samples, every 0.5 s): min / median / max" % (len(rows) - 1))
+for i, h in enumerate(head):
+    v = col(i)
+    if v and h != "timestamp":
+        print("  %-36s %10.1f %10.1f %10.1f" % (h, min(v), statistics.median(v), max(v)))
+EOF
+}
+
+# timed NAME SECONDS CMD...: runs CMD with a time limit, its output in NAME.log, its exit status and
+# wall time in the summary.
+timed() {
+  local name="$1" limit="$2"
+  shift 2
+  local t0 t1 rc=0 left
+  left=$((STAGE_SECONDS - SECONDS - 15))
+  if ((left < 10)); then
+    printf '%-28s skipped: the stage ran out of time\n' "$name" >>"$WORK/summary.txt"
+    : >"$WORK/$name.log"
+    return 0
+  fi
+  ((limit > left)) && limit=$left
+  t0="$(date +%s.%N)"
+  timeout "$limit" "$@" >"$WORK/$name.log" 2>&1 || rc=$?
+  t1="$(date +%s.%N)"
+  printf '%-28s exit %-3s %7.1f s%s\n' "$name" "$rc" "$(awk "BEGIN {print $t1 - $t0}")" \
+    "$( ((rc == 124)) && echo "  (stopped at the ${limit} s limit)")" >>"$WORK/summary.txt"
+  return 0
+}
+
+# The result file a gpubench run published (its "result: PATH" line), or nothing.
+result_of() { sed -n 's/^result: //p' "$WORK/$1.log" 2>/dev/null | tail -n 1 || true; }
+
+# Per benchmark of a result: name, median GB/s or TFLOPS, % of peak, error.
+result_table() {
+  python3 - "$@" <<'EOF' || true
+import json, statistics, sys
+from collections import defaultdict
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    c = d.get("context", {})
+    print(f"{path}: backend {c.get('backend')}, device {c.get('device_name')}")
+    by = defaultdict(list)
+    errors = {}
+    for b in d.get("benchmarks", []):
+        if b.get("run_type") == "aggregate":
+            continue
+        name = b.get("run_name", b["name"])
+        if b.get("error_occurred"):
+            errors[name] = b.get("error_message", "")
+            continue
+        by[name].append(b)
+    for name, runs in by.items():
+        def med(k):
+            v = [r[k] for r in runs if k in r]
+            return statistics.median(v) if v else None
+        rate = med("TFLOPS")
+        unit = "TFLOPS"
+        if rate is None or "GB/s" in runs[0] and not name.startswith(("compute/", "roofline/")):
+            rate, unit = med("GB/s"), "GB/s"
+        pct = med("pct_of_peak")
+        extra = ""
+        if med("latency_ns") is not None:
+            extra = f"  latency {med('latency_ns'):.1f} ns"
+        if med("pct_of_cublas") is not None:
+            extra += f"  {med('pct_of_cublas'):.1f} % of cuBLAS"
+        print(f"  {name:64s} {rate if rate is not None else float('nan'):10.2f} {unit:6s}"
+              f" {'' if pct is None else f'{pct:6.1f} % of peak'}{extra}")
+    for name, msg in errors.items():
+        print(f"  {name:64s} ERROR {msg}")
+EOF
+}
+
+stage_smoke() {
+  {
+    echo "== machine"
+    uname -r
+    nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id,pcie.link.gen.max,pcie.link.width.max,clocks.max.sm,clocks.max.mem,power.limit,ecc.mode.current --format=csv 2>&1
+    nvcc --version 2>&1 | tail -n 1 || true
+    compute-sanitizer --version 2>&1 | head -n 2 | tail -n 1 || true
+    ncu --version 2>&1 | tail -n 1 || true
+    echo "binaries: $BIN"
+  } >>"$WORK/summary.txt" 2>&1
+  nvidia-smi -q >"$WORK/nvidia-smi-q.txt" 2>&1 || true
+  ldd "$BIN/gpubench" >"$WORK/ldd.txt" 2>&1 || true
+  timed kernel_check 120 "$BIN/gpubench_kernel_check"
+  local tool
+  for tool in memcheck racecheck synccheck initcheck; do
+    local extra=()
+    [[ $tool == memcheck ]] && extra=(--leak-check full)
+    timed "sanitizer_$tool" 90 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 \
+      "$BIN/gpubench_kernel_check"
+  done
+  mkdir -p "$WORK/results"
+  timed quick_all 240 "$BIN/gpubench" --device=0 --quick --results-dir="$WORK/results"
+  timed quick_bandwidth_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/gpubench" \
+    --device=0 --quick --filter=bandwidth/ --benchmark_repetitions=1 --benchmark_min_time=0.001 --out="$WORK/memcheck_run.json"
+  {
+    echo "== kernel checks"
+    tail -n 3 "$WORK/kernel_check.log"
+    grep FAIL "$WORK/kernel_check.log" || true
+    for tool in memcheck racecheck synccheck initcheck; do
+      echo "== compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$WORK/sanitizer_$tool.log" | tr '\n' ' ')"
+    done
+    echo "== memcheck over gpubench --quick --filter=bandwidth/: $(grep -E 'ERROR SUMMARY' "$WORK/quick_bandwidth_memcheck.log" | tr '\n' ' ')"
+    echo "== gpubench --quick (every family)"
+    grep -E '^(gpubench|result)' "$WORK/quick_all.log" || true
+    local r
+    r="$(result_of quick_all)"
+    if [[ -n "$r" ]]; then result_table "$r"; fi
+  } >>"$WORK/summary.txt" 2>&1
+}
+
+stage_bandwidth() {
+  mkdir -p "$WORK/results"
+  timed bandwidth 480 "$BIN/gpubench" --device=0 --filter=bandwidth --results-dir="$WORK/results"
+  local r
+  r="$(result_of bandwidth)"
+  {
+    echo "== gpubench --filter=bandwidth"
+    grep -E '^(gpubench|result)' "$WORK/bandwidth.log" || true
+    if [[ -n "$r" ]]; then result_table "$r"; fi
+  } >>"$WORK/summary.txt" 2>&1
+  if [[ -n "$r" ]]; then
+    (cd "$KIT_ROOT" && timeout 60 python3 scripts/roofline.py "$r" --out "$WORK/roofline.png" &&
+      timeout 60 python3 scripts/plot.py "$r" --out-dir "$WORK/plots") >"$WORK/plots.log" 2>&1 || true
+  fi
+}
+
+stage_compute() {
+  mkdir -p "$WORK/results"
+  timed compute 330 "$BIN/gpubench" --device=0 --filter=compute --results-dir="$WORK/results"
+  timed roofline 120 "$BIN/gpubench" --device=0 --filter=roofline --results-dir="$WORK/results"
+  {
+    local name r
+    for name in compute roofline; do
+      echo "== gpubench --filter=$name"
+      grep -E '^(gpubench|result)' "$WORK/$name.log" || true
+      r="$(result_of "$name")"
+      if [[ -n "$r" ]]; then result_table "$r"; fi
+    done
+  } >>"$WORK/summary.txt" 2>&1
+}
+
+# One ncu profile: NAME, kernel-name regex, gpubench filter; the first matching launch, with the
+# clocks left as they are (--clock-control none) and caches flushed before it (ncu's default).
+profile() {
+  local name="$1" kernel="$2" filter="$3"
+  timed "ncu_$name" 90 ncu --clock-control none -k "regex:$kernel" --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    --section WarpStateStats --section LaunchStats --section Occupancy \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,gpu__time_duration.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum \
+    --print-units base --csv --page raw \
+    "$BIN/gpubench" --device=0 "--filter=$filter" --benchmark_repetitions=1 --benchmark_min_time=0.001
+}
+
+stage_ncu() {
+  profile copy_1GiB 'copy_kernel' 'bandwidth/copy/kernel/bytes:1GiB$'
+  profile strided_8 'strided_copy_kernel' 'bandwidth/strided/kernel/bytes:256MiB,stride:8$'
+  profile strided_32 'strided_copy_kernel' 'bandwidth/strided/kernel/bytes:256MiB,stride:32$'
+  profile gather_256MiB 'gather_kernel' 'bandwidth/gather/kernel/bytes:256MiB$'
+  profile hgemm_4096 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:4096,n:4096,k:4096$'
+  profile hgemm_8192 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:8192,n:8192,k:8192$'
+  profile sgemm_4096 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:4096,n:4096,k:4096$'
+  profile sgemm_8192 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:8192,n:8192,k:8192$'
+  python3 - "$WORK" >>"$WORK/summary.txt" 2>&1 <<'EOF' || true
+import csv, glob, io, os, sys
+want = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
+        "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"]
+for log in sorted(glob.glob(os.path.join(sys.argv[1], "ncu_*.log"))):
+    text = open(log).read()
+    start = text.find('"ID"')
+    print("== " + os.path.basename(log)[:-4])
+    if start < 0:
+        print("  no profile (see the log)")
+        continue
+    rows = list(csv.reader(io.StringIO(text[start:])))
+    head = rows[0]
+    for r in rows[2:3]:
+        print("  kernel: " + r[head.index("Kernel Name")][:90] if "Kernel Name" in head else "")
+        for w in want:
+            if w in head:
+                print(f"  {w:80s} {r[head.index(w)]}")
+EOF
+}
+
+run_stage() {
+  local stage="$1" out="$2"
+  command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || die "no GPU here (nvidia-smi finds none)"
+  SECONDS=0
+  WORK="$(mktemp -d)/$stage"
+  mkdir -p "$WORK"
+  echo "device kit, stage $stage, $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$WORK/summary.txt"
+  choose_binaries >>"$WORK/summary.txt" 2>&1
+  start_telemetry
+  "stage_$stage"
+  stop_telemetry
+  pack "$WORK" "$out"
+  cat "$WORK/summary.txt"
+}
+
+main() {
+  [[ $# -ge 1 ]] || {
+    usage >&2
+    exit 2
+  }
+  case "$1" in
+    prepare)
+      [[ $# -le 2 ]] || die "prepare takes at most a build directory"
+      prepare "${2:-}"
+      ;;
+    pack)
+      [[ $# -eq 3 ]] || die "pack needs WORKDIR OUTDIR"
+      pack "$2" "$3"
+      ;;
+    smoke | bandwidth | compute | ncu)
+      [[ $# -eq 2 ]] || die "$1 needs an output folder"
+      run_stage "$1" "$2"
+      ;;
+    -h | --help) usage ;;
+    *) die "unknown stage '$1' (prepare, smoke, bandwidth, compute, ncu, pack)" ;;
+  esac
+}
+
+main "$@"
