@@ -102,11 +102,13 @@ pack() {
   [[ -d "$work" ]] || die "pack: '$work' is not a directory"
   mkdir -p "$out" || die "pack: cannot create '$out'"
   stage="$(basename "$work")"
-  tar -czf "$out/$stage.tar.gz" -C "$(dirname "$work")" "$stage"
-  [[ -f "$work/summary.txt" ]] && cp "$work/summary.txt" "$out/$stage.txt"
+  # Counted before anything is written: files already there, plus the archive and the summary.
   local n
-  n="$(find "$out" -maxdepth 1 -type f | wc -l)"
+  n=$(($(find "$out" -maxdepth 1 -type f ! -name "$stage.tar.gz" ! -name "$stage.txt" | wc -l) + 1))
+  [[ -f "$work/summary.txt" ]] && n=$((n + 1))
   ((n <= KIT_MAX_FILES)) || die "pack: $n files in $out, more than the $KIT_MAX_FILES that come back"
+  tar -czf "$out/$stage.tar.gz" -C "$(dirname "$work")" "$stage"
+  if [[ -f "$work/summary.txt" ]]; then cp "$work/summary.txt" "$out/$stage.txt"; fi
 }
 
 # The binaries to run: the carried build when it loads here, else a build made here from the

@@ -87,14 +87,14 @@ Verification copy_check(int sms) {
 Verification read_check(int sms) {
   std::vector<std::uint32_t> in(kOddWords);
   fill_random_u32(in.data(), kOddWords * 4, 12);
-  const int max_blocks = 4096;
-  Dev a(kOddWords * 4), partial(max_blocks * 4);
+  constexpr std::size_t kMaxBlocks = 4096;
+  Dev a(kOddWords * 4), partial(kMaxBlocks * 4);
   a.upload(in.data());
   partial.poison();
   int blocks = 0;
-  finish(kernels::launch_read(a.as<std::uint32_t>(), kOddWords, partial.as<std::uint32_t>(), max_blocks, &blocks, sms,
-                              nullptr));
-  std::vector<std::uint32_t> sums(max_blocks);
+  finish(kernels::launch_read(a.as<std::uint32_t>(), kOddWords, partial.as<std::uint32_t>(),
+                              static_cast<int>(kMaxBlocks), &blocks, sms, nullptr));
+  std::vector<std::uint32_t> sums(kMaxBlocks);
   partial.download(sums.data());
   std::uint32_t total = 0;
   for (int i = 0; i < blocks; ++i) total += sums[static_cast<std::size_t>(i)];
@@ -296,7 +296,7 @@ struct Check {
 };
 
 std::vector<Check> all_checks(int sms) {
-  using u16 = std::uint16_t;
+  using U16 = std::uint16_t;
   std::vector<Check> checks = {
       {"copy", [=] { return copy_check(sms); }},
       {"read", [=] { return read_check(sms); }},
@@ -319,13 +319,13 @@ std::vector<Check> all_checks(int sms) {
       {"hgemm 131x136x72",
        [] {
          GPUBENCH_CUDA_CHECK(kernels::hgemm_configure());
-         return gemm_check<u16>(131, 136, 72, [](const u16* a, const u16* b, float* c) {
+         return gemm_check<U16>(131, 136, 72, [](const U16* a, const U16* b, float* c) {
            return kernels::launch_hgemm(a, b, c, 131, 136, 72, nullptr);
          });
        }},
       {"hgemm_wmma 128x256x96",
        [] {
-         return gemm_check<u16>(128, 256, 96, [](const u16* a, const u16* b, float* c) {
+         return gemm_check<U16>(128, 256, 96, [](const U16* a, const U16* b, float* c) {
            return kernels::launch_hgemm_wmma(a, b, c, 128, 256, 96, nullptr);
          });
        }},

@@ -1,0 +1,173 @@
+"""The device kit (scripts/device_kit.sh): the parts that run without a GPU - preparing what
+travels, its size check, the packing - and a whole stage driven through stand-ins for
+nvidia-smi, compute-sanitizer and ncu, so the stage logic (time limits, summaries, two files
+back) is exercised here; the real tools run on the lent GPU machine."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, ROOT
+
+KIT = ROOT / "scripts" / "device_kit.sh"
+BUILD = BIN.parent.parent  # the build tree gpubench came from
+
+
+def kit(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run(["bash", str(KIT), *args], capture_output=True, text=True, env=full, timeout=timeout)
+
+
+def cuda_build() -> bool:
+    return (BUILD / "harness" / "gpubench_kernel_check").exists()
+
+
+needs_cuda_build = pytest.mark.skipif(not shutil.which("nvcc") and not Path("/usr/local/cuda/bin/nvcc").exists(),
+                                      reason="no CUDA toolkit: the kit carries CUDA binaries")
+
+
+@needs_cuda_build
+def test_prepare_fills_the_kit_and_checks_what_travels(tmp_path):
+    assert cuda_build(), f"{BUILD} has no gpubench_kernel_check: the test build must include CUDA"
+    kit_dir = tmp_path / "kit"
+    r = kit("prepare", str(BUILD), env={"GPUBENCH_KIT_DIR": str(kit_dir)})
+    assert r.returncode == 0, r.stderr
+    assert (kit_dir / "bin" / "gpubench").stat().st_size > 0
+    assert (kit_dir / "bin" / "gpubench_kernel_check").stat().st_size > 0
+    libs = [p.name for p in (kit_dir / "lib").iterdir()]
+    assert any(name.startswith("libbenchmark") for name in libs), libs
+    # the build-there fallback: Google Benchmark's CMake package, found where benchmark_dir says
+    bm_dir = kit_dir / (kit_dir / "benchmark_dir").read_text().strip()
+    assert (bm_dir / "benchmarkConfig.cmake").exists()
+    assert "of 64 MiB" in r.stdout and "travelling in all" in r.stdout
+    # the carried gpubench is the one just built: same version line
+    carried = subprocess.run([str(kit_dir / "bin" / "gpubench"), "--version"], capture_output=True, text=True)
+    built = subprocess.run([str(BIN), "--version"], capture_output=True, text=True)
+    assert carried.returncode == 0 and carried.stdout == built.stdout
+
+
+@needs_cuda_build
+def test_prepare_refuses_a_kit_over_the_limit(tmp_path):
+    r = kit("prepare", str(BUILD), env={"GPUBENCH_KIT_DIR": str(tmp_path / "kit"), "GPUBENCH_KIT_LIMIT_MIB": "1"})
+    assert r.returncode == 2
+    assert "over the 1 MiB limit" in r.stderr
+
+
+def test_pack_leaves_two_files_that_hold_the_stage(tmp_path):
+    work = tmp_path / "w" / "bandwidth"
+    (work / "results").mkdir(parents=True)
+    (work / "summary.txt").write_text("stage summary\n")
+    (work / "results" / "r.json").write_text('{"benchmarks": []}')
+    out = tmp_path / "out"
+    r = kit("pack", str(work), str(out))
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["bandwidth.tar.gz", "bandwidth.txt"]
+    assert (out / "bandwidth.txt").read_text() == "stage summary\n"
+    with tarfile.open(out / "bandwidth.tar.gz") as t:
+        assert "bandwidth/results/r.json" in t.getnames()
+
+
+def test_pack_refuses_more_files_than_come_back(tmp_path):
+    work = tmp_path / "w" / "ncu"
+    work.mkdir(parents=True)
+    (work / "summary.txt").write_text("s\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    for i in range(7):
+        (out / f"earlier{i}.txt").write_text("x")
+    r = kit("pack", str(work), str(out))
+    assert r.returncode == 2
+    assert "more than the 8 that come back" in r.stderr
+    assert not (out / "ncu.tar.gz").exists()  # nothing written when it would not all come back
+
+
+def test_a_stage_without_a_gpu_says_so(tmp_path):
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    r = kit("smoke", str(tmp_path / "out"), env={"PATH": f"{empty}:/usr/bin:/bin"})
+    assert r.returncode == 2
+    assert "no GPU here" in r.stderr
+
+
+def test_usage_errors_exit_2():
+    assert kit("nonsense").returncode == 2
+    assert kit("smoke").returncode == 2  # no output folder
+    assert kit().returncode == 2
+
+
+STAND_INS = {
+    # nvidia-smi: one GPU; a steady stream of samples when asked to loop
+    "nvidia-smi": """#!/bin/bash
+case "$*" in
+  -L) echo "GPU 0: Stand-in";;
+  *--help-query-gpu*) echo clocks_event_reasons.active;;
+  *-lms*) echo "timestamp, clocks.current.sm [MHz], power.draw [W]";
+          while true; do echo "2026/11/23 07:00:00.000, 1980 MHz, 300.5 W"; sleep 0.2; done;;
+  *) echo "stand-in $*";;
+esac
+""",
+    # compute-sanitizer: runs the program after its own options, then reports like the real one
+    "compute-sanitizer": """#!/bin/bash
+[[ "$1" == --version ]] && { echo; echo "stand-in sanitizer"; exit 0; }
+while [[ "$1" == --* ]]; do case "$1" in --tool|--leak-check|--error-exitcode) shift 2;; *) shift;; esac; done
+"$@"; echo "========= ERROR SUMMARY: 0 errors"
+""",
+    # ncu: one profiled kernel in --csv --page raw form
+    "ncu": """#!/bin/bash
+echo '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes_read.sum"'
+echo '"","","ns","byte"'
+echo '"0","copy_kernel","100","1073741824"'
+""",
+}
+
+
+@pytest.fixture
+def stand_in_path(tmp_path):
+    d = tmp_path / "stand-ins"
+    d.mkdir()
+    for name, text in STAND_INS.items():
+        (d / name).write_text(text)
+        (d / name).chmod(0o755)
+    return f"{d}:{os.environ['PATH']}"
+
+
+def test_smoke_stage_runs_every_step_and_packs_its_logs(tmp_path, stand_in_path):
+    kit_dir = tmp_path / "kit"
+    (kit_dir / "bin").mkdir(parents=True)
+    os.symlink(BIN, kit_dir / "bin" / "gpubench")
+    checker = BIN.parent / "gpubench_kernel_check"
+    os.symlink(checker if checker.exists() else "/bin/false", kit_dir / "bin" / "gpubench_kernel_check")
+    out = tmp_path / "out"
+    r = kit("smoke", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir)})
+    assert r.returncode == 0, r.stderr
+    summary = (out / "smoke.txt").read_text()
+    for step in ("kernel_check", "sanitizer_memcheck", "sanitizer_racecheck", "sanitizer_synccheck",
+                 "sanitizer_initcheck", "quick_all", "quick_bandwidth_memcheck"):
+        assert any(line.startswith(step + " ") and " exit " in line for line in summary.splitlines()), step
+    # no GPU behind the stand-ins: the real gpubench refuses --device=0, and the summary shows it
+    assert "quick_all                    exit 2" in summary
+    assert "telemetry" in summary and "1980.0" in summary
+    with tarfile.open(out / "smoke.tar.gz") as t:
+        names = t.getnames()
+    assert "smoke/quick_all.log" in names and "smoke/telemetry.csv" in names
+
+
+def test_a_stage_stops_starting_work_when_its_time_is_spent(tmp_path, stand_in_path):
+    kit_dir = tmp_path / "kit"
+    (kit_dir / "bin").mkdir(parents=True)
+    os.symlink(BIN, kit_dir / "bin" / "gpubench")
+    out = tmp_path / "out"
+    r = kit("ncu", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir),
+                                  "GPUBENCH_KIT_STAGE_SECONDS": "20"})
+    assert r.returncode == 0, r.stderr
+    summary = (out / "ncu.txt").read_text()
+    profiles = [line for line in summary.splitlines() if line.startswith("ncu_")]
+    assert len(profiles) == 8
+    assert all(line.endswith("skipped: the stage ran out of time") for line in profiles), profiles
