@@ -122,6 +122,7 @@ int run_app(int argc, char** argv) {
   sweep.backend_kind = backend->kind();
   sweep.l2_bytes = backend->device().l2_bytes;
   sweep.memory_bytes = backend->device().memory_bytes;
+  sweep.traffic = traffic_geometry(backend->device(), backend->kind() == "host");
   const std::vector<BenchCase> cases = all_cases(sweep);
   RunOutcome outcome;
   register_cases(*backend, cases, outcome);

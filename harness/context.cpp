@@ -49,6 +49,7 @@ const char* const kRequired[] = {"gpubench_version",
                                  "runtime_version",
                                  "cache_policy",
                                  "byte_convention",
+                                 "traffic_model",
                                  "quick",
                                  "run_started_utc",
                                  nullptr};
@@ -84,8 +85,9 @@ std::map<std::string, std::string> result_context(const Backend& backend, bool q
   c["cache_policy"] = "none";
   c["byte_convention"] =
       "GB/s = 1e9 bytes/s of useful bytes; a copy counts bytes read plus bytes written (2 x size), "
-      "as STREAM and BabelStream do; sector_GB/s counts the traffic the accesses imply in 32-byte DRAM sectors "
-      "(64-byte cache lines on the host backend)";
+      "as STREAM and BabelStream do; sector_GB/s counts the traffic the accesses imply (traffic_model: "
+      "32-byte sectors and the L2 fetch unit on a GPU, 64-byte cache lines on the host backend)";
+  c["traffic_model"] = describe_traffic(traffic_geometry(d, backend.kind() == "host"));
   c["quick"] = quick ? "true" : "false";
   c["run_started_utc"] = utc_now();
   // The backend's own entries (driver, runtime, cache policy, link ...) override the defaults.

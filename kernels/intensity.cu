@@ -27,6 +27,8 @@ using intensity::kBlockThreads;
 static_assert(kPeakTileElems == static_cast<std::size_t>(intensity::kPeakChains) * kBlockThreads,
               "kernels/intensity.h and the peak kernels disagree on the tile");
 static_assert(kPeakStepsPerRound == intensity::kPeakUnroll, "kernels/intensity.h and the peak kernels disagree");
+static_assert(kSweepMaxUnrolledSteps == intensity::kMaxUnrolledSteps,
+              "kernels/intensity.h and the sweep kernels disagree");
 static_assert(kSweepTileElems == static_cast<std::size_t>(kBlockThreads) * 4 * intensity::kVectorsPerThread,
               "kernels/intensity.h and the sweep kernels disagree on the tile");
 

@@ -47,6 +47,9 @@ constexpr bool intensity_fp16x2_supported(int fma_per_elem) { return intensity_f
 /// Steps per round of the peak kernels (the unrolled body); a peak run does rounds x this many
 /// steps per element.
 constexpr int kPeakStepsPerRound = 64;
+/// The sweep kernels unroll at most this many steps of a chain; longer chains are a rolled loop of
+/// such bodies (the instruction contract counts the body).
+constexpr int kSweepMaxUnrolledSteps = 32;
 /// Elements per thread of the peak kernels (independent chains) times threads per block: the
 /// peak kernels need n to be a multiple of this.
 constexpr std::size_t kPeakTileElems = 4 * 256;

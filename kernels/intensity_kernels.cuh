@@ -16,11 +16,12 @@
 //    unrolled body), loaded once and stored once (so the compiler cannot drop the chains): the
 //    empirical compute ceiling.
 //
-// FMA-count contract (tests/contract, read from the PTX): K is a template parameter and every
-// FMA loop is fully unrolled, so each instantiation's body holds an exact FMA count:
-//  intensity fp32:   K * (8 / kEvery) in the vector loop + 1 in the scalar tail's step loop
+// FMA-count contract (tests/contract, read from the PTX): K is a template parameter and the
+// step loop is unrolled up to B = min(K, kMaxUnrolledSteps) steps (a rolled loop of K / B rounds
+// around it beyond that), so each instantiation's body holds an exact FMA count:
+//  intensity fp32:   B * (8 / kEvery) in the vector loop + 1 in the scalar tail's step loop
 //                    (kept rolled with `#pragma unroll 1`: the tail is under one tile);
-//  intensity fp16x2: K * 8 in the vector loop + 1 in the tail's step loop;
+//  intensity fp16x2: B * 8 in the vector loop + 1 in the tail's step loop;
 //  peak:             kChains * kUnroll in the (rolled) rounds loop.
 #pragma once
 
@@ -48,6 +49,8 @@ namespace gpubench::kernels::intensity {
 constexpr int kBlockThreads = 256;
 /// 16-byte vectors per thread per iteration of the sweep kernels (8 elements, 8 chains).
 constexpr int kVectorsPerThread = 2;
+/// The longest FMA chain segment written out in straight-line code (see chain_body_steps).
+constexpr int kMaxUnrolledSteps = 32;
 /// Independent chains per thread and unrolled steps per round of the peak kernels: 4 chains per
 /// thread cover the ~4-cycle FMA latency even with a single warp per scheduler, so the ceiling
 /// does not hinge on occupancy; 64 steps amortise the loop branch. Few chains keep the tile
@@ -79,22 +82,41 @@ __device__ __forceinline__ std::uint32_t fma_f16x2(std::uint32_t x, std::uint32_
 
 /// K steps on each of N interleaved chains (only chains whose index is a multiple of kEvery):
 /// the step loop is outside so consecutive FMAs are independent.
-template <int K, int kEvery, int N>
+/// Chains longer than kMaxBody (kMaxUnrolledSteps for the sweep; the peak kernels keep their
+/// 64-step bodies) run as a rolled loop of K / kMaxBody rounds around an unrolled body: fully unrolled, K = 2048 on 8
+/// chains was 16k FFMA (256 KiB of SASS), beyond the SM's instruction caches, and measured 65-72 % of the FP32 peak on
+/// an H100 against 94 % at K = 256 (results/h100_80gb_hbm3-*/VALIDATION.md).
+template <int K, int kMaxBody>
+constexpr int chain_body_steps() {
+  return K > kMaxBody ? kMaxBody : K;
+}
+
+template <int K, int kEvery, int kMaxBody, int N>
 __device__ __forceinline__ void fma_chains_f32(float (&v)[N], float a, float b) {
-  GPUBENCH_INTENSITY_UNROLLED
-  for (int s = 0; s < K; ++s) {
+  constexpr int kBody = chain_body_steps<K, kMaxBody>();
+  static_assert(K % kBody == 0, "K is a whole number of bodies");
+  GPUBENCH_INTENSITY_ROLLED
+  for (int r = 0; r < K / kBody; ++r) {
     GPUBENCH_INTENSITY_UNROLLED
-    for (int e = 0; e < N; e += kEvery) v[e] = fma_f32(v[e], a, b);
+    for (int s = 0; s < kBody; ++s) {
+      GPUBENCH_INTENSITY_UNROLLED
+      for (int e = 0; e < N; e += kEvery) v[e] = fma_f32(v[e], a, b);
+    }
   }
 }
 
 /// K fma.rn.f16x2 steps on each of N interleaved half2 chains.
-template <int K, int N>
+template <int K, int kMaxBody, int N>
 __device__ __forceinline__ void fma_chains_f16x2(std::uint32_t (&v)[N], std::uint32_t a, std::uint32_t b) {
-  GPUBENCH_INTENSITY_UNROLLED
-  for (int s = 0; s < K; ++s) {
+  constexpr int kBody = chain_body_steps<K, kMaxBody>();
+  static_assert(K % kBody == 0, "K is a whole number of bodies");
+  GPUBENCH_INTENSITY_ROLLED
+  for (int r = 0; r < K / kBody; ++r) {
     GPUBENCH_INTENSITY_UNROLLED
-    for (int e = 0; e < N; ++e) v[e] = fma_f16x2(v[e], a, b);
+    for (int s = 0; s < kBody; ++s) {
+      GPUBENCH_INTENSITY_UNROLLED
+      for (int e = 0; e < N; ++e) v[e] = fma_f16x2(v[e], a, b);
+    }
   }
 }
 
@@ -126,7 +148,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     }
     // Element 4j+c sits at an index congruent to c mod 4, so "index % kEvery == 0" is
     // "position in v % kEvery == 0" for kEvery in {1, 2}.
-    fma_chains_f32<K, kEvery>(v, a, b);
+    fma_chains_f32<K, kEvery, kMaxUnrolledSteps>(v, a, b);
     GPUBENCH_INTENSITY_UNROLLED
     for (int j = 0; j < kVectorsPerThread; ++j) {
       out4[base + static_cast<std::size_t>(j) * blockDim.x] =
@@ -170,7 +192,7 @@ __global__ void __launch_bounds__(kBlockThreads)
       v[4 * j + 2] = q.z;
       v[4 * j + 3] = q.w;
     }
-    fma_chains_f16x2<K>(v, a, b);
+    fma_chains_f16x2<K, kMaxUnrolledSteps>(v, a, b);
     GPUBENCH_INTENSITY_UNROLLED
     for (int j = 0; j < kVectorsPerThread; ++j) {
       out4[base + static_cast<std::size_t>(j) * blockDim.x] =
@@ -203,7 +225,7 @@ __global__ void __launch_bounds__(kBlockThreads) peak_fp32_kernel(const float* _
     GPUBENCH_INTENSITY_UNROLLED
     for (int c = 0; c < kChains; ++c) v[c] = in[base + static_cast<std::size_t>(c) * blockDim.x];
     GPUBENCH_INTENSITY_ROLLED
-    for (int r = 0; r < rounds; ++r) fma_chains_f32<kUnroll, 1>(v, a, b);
+    for (int r = 0; r < rounds; ++r) fma_chains_f32<kUnroll, 1, kUnroll>(v, a, b);
     GPUBENCH_INTENSITY_UNROLLED
     for (int c = 0; c < kChains; ++c) out[base + static_cast<std::size_t>(c) * blockDim.x] = v[c];
   }
@@ -223,7 +245,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     GPUBENCH_INTENSITY_UNROLLED
     for (int c = 0; c < kChains; ++c) v[c] = in[base + static_cast<std::size_t>(c) * blockDim.x];
     GPUBENCH_INTENSITY_ROLLED
-    for (int r = 0; r < rounds; ++r) fma_chains_f16x2<kUnroll>(v, a, b);
+    for (int r = 0; r < rounds; ++r) fma_chains_f16x2<kUnroll, kUnroll>(v, a, b);
     GPUBENCH_INTENSITY_UNROLLED
     for (int c = 0; c < kChains; ++c) out[base + static_cast<std::size_t>(c) * blockDim.x] = v[c];
   }

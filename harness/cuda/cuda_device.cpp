@@ -35,6 +35,7 @@ DeviceDescription describe_cuda_device(int index, std::string* pci_bus_id) {
   d.bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, index);
   d.l2_bytes = static_cast<std::uint64_t>(attribute(cudaDevAttrL2CacheSize, index));
   d.geforce = d.name.find("GeForce") != std::string::npos;
+  d.ecc = attribute(cudaDevAttrEccEnabled, index) != 0;
   char bus[64] = {};
   GPUBENCH_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), index));
   *pci_bus_id = bus;
@@ -45,6 +46,14 @@ CudaDevice::CudaDevice(int index, const DeviceDescription& desc, const std::stri
     : index_(index), desc_(desc), pci_bus_id_(pci_bus_id), flusher_(desc.l2_bytes, desc.sm_count) {
   GPUBENCH_CUDA_CHECK(cudaSetDevice(index_));
   GPUBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  // A per-context limit, so read once the context exists: the unit an L2 miss fetches (64 B on
+  // an H100, where Nsight Compute's DRAM byte counts of random reads show it).
+  std::size_t fetch = 0;
+  if (cudaDeviceGetLimit(&fetch, cudaLimitMaxL2FetchGranularity) == cudaSuccess) {
+    desc_.l2_fetch_bytes = static_cast<int>(fetch);
+  } else {
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGetLastError());  // unsupported: the models assume a sector
+  }
   nvml_ = Nvml::open(pci_bus_id_, &nvml_status_);
   if (nvml_) nvml_status_ = "NVML loaded";
 }

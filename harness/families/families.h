@@ -17,6 +17,7 @@ struct SweepOptions {
   std::string backend_kind;        ///< "cuda" or "host"
   std::uint64_t l2_bytes = 0;      ///< last-level cache of the device (0 = unknown)
   std::uint64_t memory_bytes = 0;  ///< device (or host) memory (0 = unknown)
+  TrafficGeometry traffic;         ///< what the strided, gather and chase byte models assume
 };
 
 /// bandwidth/{copy,read,write,strided,gather,chase}/...: device (or host) memory.

@@ -51,8 +51,8 @@ BenchCase make(const char* kernel, const char* variant, std::string params, Work
 }  // namespace
 
 std::vector<BenchCase> memory_cases(const SweepOptions& o) {
-  // Traffic granularity: 32-byte DRAM sectors on a GPU, 64-byte cache lines on the host.
-  const double sector = o.backend_kind == "host" ? kHostLineBytes : kSectorBytes;
+  // Traffic granularity (sectors, fetch unit, read-fill): from the device, via SweepOptions.
+  const TrafficGeometry& sector = o.traffic;
   std::vector<BenchCase> cases;
   const std::uint64_t top = sweep_top(o);
   const std::uint64_t step = o.quick ? 16 : 4;

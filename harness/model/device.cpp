@@ -74,4 +74,8 @@ Peaks formula_peaks(const DeviceDescription& d) {
   return p;
 }
 
+TrafficGeometry traffic_geometry(const DeviceDescription& d, bool host_backend) {
+  return host_backend ? kHostLines : gpu_traffic_geometry(d.l2_fetch_bytes, d.ecc);
+}
+
 }  // namespace gpubench

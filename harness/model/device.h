@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "harness/model/work_model.h"
+
 namespace gpubench {
 
 /// What the harness knows about a device: read from the CUDA runtime (or the host), optionally
@@ -24,7 +26,9 @@ struct DeviceDescription {
   int pcie_width = 0;    ///< negotiated lanes
   int pcie_gen_max = 0;  ///< what the device supports
   int pcie_width_max = 0;
-  bool geforce = false;  ///< GeForce cards run FP16 tensor math with FP32 accumulate at half rate
+  bool geforce = false;    ///< GeForce cards run FP16 tensor math with FP32 accumulate at half rate
+  int l2_fetch_bytes = 0;  ///< L2 fetch granularity of a miss (cudaLimitMaxL2FetchGranularity), 0 = unknown
+  bool ecc = false;        ///< ECC on device memory enabled
 };
 
 /// Theoretical peaks. 0 means unknown: the percentage is then left out, never invented.
@@ -49,5 +53,9 @@ double pcie_GBps_per_direction(int gen, int width);
 
 /// Peaks from formulas only (for cards the table lacks).
 Peaks formula_peaks(const DeviceDescription& d);
+
+/// The traffic geometry the byte models of device `d` assume: 64-byte lines on the host backend,
+/// the GPU's sectors, fetch granularity and ECC read-fill otherwise.
+TrafficGeometry traffic_geometry(const DeviceDescription& d, bool host_backend);
 
 }  // namespace gpubench

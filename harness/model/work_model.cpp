@@ -22,33 +22,50 @@ WorkModel read_work(double bytes) {
 
 WorkModel write_work(double bytes) { return read_work(bytes); }
 
-WorkModel strided_work(double span_bytes, int stride, int elem_bytes, double sector_bytes) {
+TrafficGeometry gpu_traffic_geometry(int l2_fetch_bytes, bool ecc) {
+  TrafficGeometry g;
+  g.fetch_bytes = std::max(kSectorBytes, static_cast<double>(l2_fetch_bytes));
+  g.partial_write_fill = ecc;
+  return g;
+}
+
+std::string describe_traffic(const TrafficGeometry& g) {
+  const auto bytes = [](double b) { return std::to_string(static_cast<long long>(b)) + " B"; };
+  return "written back in " + bytes(g.sector_bytes) + " units, misses fetched in " + bytes(g.fetch_bytes) +
+         (g.partial_write_fill ? ", partially written units read first (ECC read-fill)" : ", no read-fill");
+}
+
+WorkModel strided_work(double span_bytes, int stride, int elem_bytes, const TrafficGeometry& g) {
   WorkModel w;
-  const double elems = span_bytes / (static_cast<double>(stride) * elem_bytes);
-  // Each touched element is read once and written once. A sector carries every touched element
-  // it holds; once stride x elem reaches a sector, each element costs a sector.
-  const double bytes_per_touch = std::min(sector_bytes, static_cast<double>(stride) * elem_bytes);
-  w.useful_bytes = 2.0 * elems * elem_bytes;
-  w.traffic_bytes = 2.0 * elems * std::max(bytes_per_touch, static_cast<double>(elem_bytes));
+  const double elem = elem_bytes;
+  const double pitch = static_cast<double>(stride) * elem;
+  const double elems = span_bytes / pitch;
+  // Per touched element: the input it shares a fetch unit with neighbours until the pitch
+  // reaches a unit, the output sector likewise, and the read-fill of a sector it only partly writes.
+  const double read = std::max(std::min(pitch, g.fetch_bytes), elem);
+  const double write = std::max(std::min(pitch, g.sector_bytes), elem);
+  const double fill = g.partial_write_fill && pitch > elem ? write : 0.0;
+  w.useful_bytes = 2.0 * elems * elem;
+  w.traffic_bytes = elems * (read + write + fill);
   w.working_set_bytes = 2.0 * span_bytes;
   w.peak = PeakKind::dram;
   return w;
 }
 
-WorkModel gather_work(double n, int elem_bytes, int index_bytes, double sector_bytes) {
+WorkModel gather_work(double n, int elem_bytes, int index_bytes, const TrafficGeometry& g) {
   WorkModel w;
-  // Index read and output write are sequential; every gathered read is a whole sector.
+  // Index read and output write are sequential; every gathered read is a whole fetch unit.
   w.useful_bytes = n * (index_bytes + 2.0 * elem_bytes);
-  w.traffic_bytes = n * (index_bytes + elem_bytes + std::max(sector_bytes, static_cast<double>(elem_bytes)));
+  w.traffic_bytes = n * (index_bytes + elem_bytes + std::max(g.fetch_bytes, static_cast<double>(elem_bytes)));
   w.working_set_bytes = n * (index_bytes + 2.0 * elem_bytes);
   w.peak = PeakKind::dram;
   return w;
 }
 
-WorkModel chase_work(double loads, double span_bytes, int elem_bytes, double sector_bytes) {
+WorkModel chase_work(double loads, double span_bytes, int elem_bytes, const TrafficGeometry& g) {
   WorkModel w;
   w.useful_bytes = loads * elem_bytes;
-  w.traffic_bytes = loads * std::max(sector_bytes, static_cast<double>(elem_bytes));
+  w.traffic_bytes = loads * std::max(g.fetch_bytes, static_cast<double>(elem_bytes));
   w.working_set_bytes = span_bytes;
   w.peak = PeakKind::none;  // a latency test: its bandwidth is not meant to approach a peak
   return w;

@@ -32,6 +32,26 @@ constexpr double kSectorBytes = 32.0;
 /// A host CPU moves memory in 64-byte cache lines: the host backend's granularity.
 constexpr double kHostLineBytes = 64.0;
 
+/// How the memory system moves partial accesses: the assumptions of the strided, gather and
+/// chase byte models, so that their traffic_bytes is what DRAM moves.
+struct TrafficGeometry {
+  double sector_bytes = kSectorBytes;  ///< unit written back (and allocated) per store
+  double fetch_bytes = kSectorBytes;   ///< unit read per miss: the L2 fetch granularity on a GPU
+  bool partial_write_fill = false;     ///< a partially written sector is read before write-back
+};
+/// Plain 32-byte sectors, no fetch beyond the sector, no read-fill.
+constexpr TrafficGeometry kGpuSectors{};
+/// The host: 64-byte lines read and written whole (stores' read-for-ownership not counted).
+constexpr TrafficGeometry kHostLines{kHostLineBytes, kHostLineBytes, false};
+/// A GPU's geometry: 32-byte sectors, misses fetched in `l2_fetch_bytes` (the device's
+/// cudaLimitMaxL2FetchGranularity; 0 = unknown, taken as a sector), and with ECC on, partially
+/// written sectors read-filled. On an H100 (fetch 64 B, ECC on) Nsight Compute's DRAM byte counts
+/// match this within 2 % for strided copies and 6 % for a 256 MiB gather
+/// (results/h100_80gb_hbm3-*/VALIDATION.md).
+TrafficGeometry gpu_traffic_geometry(int l2_fetch_bytes, bool ecc);
+/// One line for the result context: the geometry the byte models assumed.
+std::string describe_traffic(const TrafficGeometry& g);
+
 /// Sequential copy of `bytes`: read `bytes`, write `bytes` (BabelStream/STREAM convention: 2x size).
 WorkModel copy_work(double bytes);
 /// Read-only stream of `bytes` (a reduction; its scalar output is negligible).
@@ -39,14 +59,16 @@ WorkModel read_work(double bytes);
 /// Write-only fill of `bytes`.
 WorkModel write_work(double bytes);
 /// Strided copy out[i*s] = in[i*s] over a span of `span_bytes` with elements of `elem_bytes`:
-/// useful bytes are the touched elements, traffic is one sector (`sector_bytes`: 32 on a GPU,
-/// a 64-byte line on the host) per element once s*elem reaches it.
-WorkModel strided_work(double span_bytes, int stride, int elem_bytes, double sector_bytes = kSectorBytes);
+/// useful bytes are the touched elements; traffic per element is the input read (the pitch
+/// s*elem, at most one fetch unit), the output written back (the pitch, at most one sector) and,
+/// where the geometry read-fills partial sectors and s > 1, that sector read first.
+WorkModel strided_work(double span_bytes, int stride, int elem_bytes, const TrafficGeometry& g = kGpuSectors);
 /// Random gather out[i] = in[idx[i]] of `n` elements of `elem_bytes` with `index_bytes` indices:
-/// each random read costs a whole sector.
-WorkModel gather_work(double n, int elem_bytes, int index_bytes, double sector_bytes = kSectorBytes);
+/// each random read costs a whole fetch unit (no reuse assumed: an upper bound where the input
+/// partly fits in the cache); index reads and output writes are sequential.
+WorkModel gather_work(double n, int elem_bytes, int index_bytes, const TrafficGeometry& g = kGpuSectors);
 /// Dependent pointer chase of `loads` loads of `elem_bytes` each over `span_bytes`.
-WorkModel chase_work(double loads, double span_bytes, int elem_bytes, double sector_bytes = kSectorBytes);
+WorkModel chase_work(double loads, double span_bytes, int elem_bytes, const TrafficGeometry& g = kGpuSectors);
 /// GEMM C = A*B (M x K times K x N): 2MNK FLOP; minimal bytes (MK + KN + MN) x elem.
 WorkModel gemm_work(double m, double n, double k, int in_elem_bytes, int out_elem_bytes, PeakKind peak);
 /// Intensity sweep: n elements loaded and stored once, each with `fma_per_elem` FMAs.

@@ -133,9 +133,15 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMemoryClockRate: *value = 2619000; break;
     case cudaDevAttrGlobalMemoryBusWidth: *value = 5120; break;
     case cudaDevAttrL2CacheSize: *value = 52428800; break;
+    case cudaDevAttrEccEnabled: *value = 1; break;
     case cudaDevAttrCanMapHostMemory: *value = state().can_map_host_memory ? 1 : 0; break;
     default: return fail(cudaErrorInvalidValue);
   }
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+  if (limit != cudaLimitMaxL2FetchGranularity) return fail(cudaErrorUnsupportedLimit);
+  *value = 64;  // what an H100 reports
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetPCIBusId(char* out, int len, int device) {

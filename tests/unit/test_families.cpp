@@ -5,6 +5,7 @@
 #include <set>
 
 #include "harness/families/families.h"
+#include "harness/model/device.h"
 
 namespace gpubench {
 namespace {
@@ -76,11 +77,34 @@ TEST(Families, HostTrafficIsCountedInCacheLines) {
   SweepOptions o;
   o.quick = true;
   o.backend_kind = "host";
+  o.traffic = traffic_geometry(DeviceDescription{}, true);  // as the app sets it for the host backend
   for (const auto& c : memory_cases(o)) {
     if (c.kernel == "gather") {
       EXPECT_DOUBLE_EQ(c.work.traffic_bytes, c.arg("bytes") / 4 * (4 + 4 + 64)) << c.name();
     }
   }
+}
+
+TEST(Families, GpuTrafficFollowsTheDevicesFetchUnitAndEcc) {
+  SweepOptions o;
+  o.quick = true;
+  o.backend_kind = "cuda";
+  DeviceDescription h100;
+  h100.l2_fetch_bytes = 64;
+  h100.ecc = true;
+  o.traffic = traffic_geometry(h100, false);
+  int strided = 0;
+  for (const auto& c : memory_cases(o)) {
+    if (c.kernel == "gather") {
+      EXPECT_DOUBLE_EQ(c.work.traffic_bytes, c.arg("bytes") / 4 * (4 + 4 + 64)) << c.name();
+    }
+    if (c.kernel == "strided" && c.arg("stride") == 8) {
+      // read 32 + write 32 + read-fill 32 bytes per touched element
+      EXPECT_DOUBLE_EQ(c.work.traffic_bytes, c.work.useful_bytes / 8 * 96) << c.name();
+      ++strided;
+    }
+  }
+  EXPECT_EQ(strided, 1);
 }
 
 TEST(Families, SizeTokens) {
