@@ -26,6 +26,9 @@ struct BenchCase {
   WorkModel work;                      ///< per execution
   int min_cc = 0;                      ///< minimum compute capability x10 (80 = sm_80); 0 for any
   bool needs_flush = false;            ///< working set large enough that the L2 must be flushed first
+  /// DRAM-sized rows that rotate instead of flushing: copies of their buffers cycled through,
+  /// together at least 4 x L2, so each pass misses the L2 (1 = no rotation).
+  int slots = 1;
 
   std::string name() const { return family + "/" + kernel + "/" + variant + "/" + params; }
   /// family/kernel/variant: the key backends use to find the workload factory.

@@ -118,7 +118,7 @@ Verification check_gather(const float* in, const std::uint32_t* idx, const float
                             hex(float_bits(in[idx[i]])) + ", got " + hex(float_bits(out[i])));
 }
 
-Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t got) {
+Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t got, std::uint32_t times) {
   std::vector<std::uint32_t> partial(host_threads(), 0);
   parallel_for(n, [&](std::size_t b, std::size_t e, unsigned t) {
     std::uint32_t s = 0;
@@ -127,8 +127,11 @@ Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t
   });
   std::uint32_t want = 0;
   for (auto s : partial) want += s;
+  want *= times;  // wrapping, like the kernel
   if (want == got) return Verification::pass();
-  return Verification::fail("sum of " + std::to_string(n) + " words: expected " + hex(want) + ", got " + hex(got));
+  return Verification::fail("sum of " + std::to_string(n) + " words" +
+                            (times == 1 ? std::string() : " read " + std::to_string(times) + " times") + ": expected " +
+                            hex(want) + ", got " + hex(got));
 }
 
 Verification check_close(const double* expected, const float* actual, std::size_t n, double abs_tol, double rel_tol,

@@ -29,8 +29,9 @@ Verification check_write_pattern(const std::uint32_t* out, std::size_t n, std::u
 Verification check_strided(const float* in, const float* out, std::size_t n, int stride);
 /// out[i] == in[idx[i]], compared bitwise.
 Verification check_gather(const float* in, const std::uint32_t* idx, const float* out, std::size_t n);
-/// got == the wrapping uint32 sum of in[0..n).
-Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t got);
+/// got == `times` x the wrapping uint32 sum of in[0..n) (mod 2^32): a kernel that read the words
+/// `times` times (passes over copies of them).
+Verification check_sum_u32(const std::uint32_t* in, std::size_t n, std::uint32_t got, std::uint32_t times = 1);
 /// |actual - expected| <= abs_tol + rel_tol * |expected| for every element; `what` names the array.
 Verification check_close(const double* expected, const float* actual, std::size_t n, double abs_tol, double rel_tol,
                          const std::string& what);

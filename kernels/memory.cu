@@ -53,24 +53,31 @@ cudaError_t grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::si
 
 int launched() { return static_cast<int>(cudaGetLastError()); }
 
+/// Vectors a thread takes per pass when sizing the grid: one when the launch repeats passes
+/// (a small, cache-resident set then spreads over as many SMs as it can feed), the unroll
+/// otherwise.
+std::size_t vectors_per_thread(const Passes& p) { return p.count > 1 ? 1 : kMemoryUnroll; }
+
 }  // namespace
 
-int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Stream stream) {
-  if (sm_count < 1 || src == nullptr || dst == nullptr) return cudaErrorInvalidValue;
+int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Stream stream, Passes passes) {
+  if (sm_count < 1 || src == nullptr || dst == nullptr || !passes_ok(passes, bytes)) return cudaErrorInvalidValue;
   if (bytes == 0) return cudaSuccess;
   static OccupancyCache cache;
   const auto kernel = copy_kernel<kMemoryUnroll>;
   int grid = 0;
-  const cudaError_t err = grid_for(kernel, cache, sm_count, bytes / 16 + 1, kMemoryUnroll, &grid);
+  const cudaError_t err = grid_for(kernel, cache, sm_count, bytes / 16 + 1, vectors_per_thread(passes), &grid);
   if (err != cudaSuccess) return err;
   kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(static_cast<const unsigned char*>(src),
-                                                   static_cast<unsigned char*>(dst), bytes);
+                                                   static_cast<unsigned char*>(dst), bytes, passes.count, passes.slots,
+                                                   passes.slot_stride);
   return launched();
 }
 
 int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks,
-                int sm_count, Stream stream) {
-  if (sm_count < 1 || max_blocks < 1 || blocks == nullptr || in == nullptr || partial == nullptr) {
+                int sm_count, Stream stream, Passes passes) {
+  if (sm_count < 1 || max_blocks < 1 || blocks == nullptr || in == nullptr || partial == nullptr ||
+      !passes_ok(passes, n * 4)) {
     return cudaErrorInvalidValue;
   }
   *blocks = 0;
@@ -78,23 +85,23 @@ int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, 
   static OccupancyCache cache;
   const auto kernel = read_kernel<kMemoryUnroll>;
   int grid = 0;
-  const cudaError_t err = grid_for(kernel, cache, sm_count, n / 4 + 1, kMemoryUnroll, &grid);
+  const cudaError_t err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
   if (err != cudaSuccess) return err;
   grid = std::min(grid, max_blocks);
-  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(in, n, partial);
+  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(in, n, partial, passes.count, passes.slots, passes.slot_stride / 4);
   *blocks = grid;
   return launched();
 }
 
-int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream) {
-  if (sm_count < 1 || out == nullptr) return cudaErrorInvalidValue;
+int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream, Passes passes) {
+  if (sm_count < 1 || out == nullptr || !passes_ok(passes, n * 4)) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   static OccupancyCache cache;
   const auto kernel = write_kernel<kMemoryUnroll>;
   int grid = 0;
-  const cudaError_t err = grid_for(kernel, cache, sm_count, n / 4 + 1, kMemoryUnroll, &grid);
+  const cudaError_t err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
   if (err != cudaSuccess) return err;
-  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(out, n, seed);
+  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(out, n, seed, passes.count, passes.slots, passes.slot_stride / 4);
   return launched();
 }
 

@@ -18,18 +18,39 @@ namespace gpubench::kernels {
 
 using Stream = CUstream_st*;
 
+/// Several passes inside one launch, so that a timed launch is long enough to measure (a
+/// kernel boundary costs microseconds, which would swamp a cache-resident working set) and, for
+/// DRAM-sized sets, rotates among `slots` copies of its buffers `slot_stride` bytes apart
+/// (together larger than the L2, so every pass misses it without a flush). Pass p works on
+/// slot p mod slots. The default is one pass over one slot.
+struct Passes {
+  int count = 1;                ///< passes over the working set in this launch (>= 1)
+  int slots = 1;                ///< buffer copies rotated through (>= 1)
+  std::size_t slot_stride = 0;  ///< bytes between slots (a multiple of 256)
+};
+/// True when `p` can be launched (count and slots >= 1, the stride 256-byte aligned and, with
+/// several slots, at least the size of one slot's data: `bytes`).
+constexpr bool passes_ok(const Passes& p, std::size_t bytes) {
+  return p.count >= 1 && p.slots >= 1 && p.slot_stride % 256 == 0 && (p.slots == 1 || p.slot_stride >= bytes);
+}
+
 /// dst[0..bytes) = src[0..bytes): 16-byte loads and stores for the aligned bulk, several in
 /// flight per thread, byte-wise tail. Any byte count.
-int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Stream stream);
+/// With `passes`, the copy runs passes.count times in the launch, pass p on slot p mod slots of
+/// both buffers.
+int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Stream stream, Passes passes = {});
 
 /// Reads in[0..n) once (16-byte loads) and writes one wrapping uint32 sum per block into
 /// partial[0..blocks). Returns the block count used in *blocks (<= max_blocks; partial must
-/// hold max_blocks values). The sum of the partials (mod 2^32) equals the sum of in[].
+/// hold max_blocks values). The sum of the partials (mod 2^32) equals the sum of in[]; with
+/// `passes`, the sum over all passes (slot p mod slots in pass p).
 int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks,
-                int sm_count, Stream stream);
+                int sm_count, Stream stream, Passes passes = {});
 
-/// Write-only fill: out[i] = seed + i (mod 2^32) for i in [0, n), 16-byte stores.
-int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream);
+/// Write-only fill: out[i] = seed + i (mod 2^32) for i in [0, n), 16-byte stores; with
+/// `passes`, in every slot, passes.count times.
+int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream,
+                 Passes passes = {});
 
 /// Strided copy over a span of n elements: out[i] = in[i] for every i that is a multiple of
 /// `stride`; other elements of out are left untouched.

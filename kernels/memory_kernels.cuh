@@ -116,76 +116,106 @@ __device__ __forceinline__ std::uint32_t block_sum(std::uint32_t v) {
 /// dst[0..bytes) = src[0..bytes). When src and dst share their offset within 16 bytes (always
 /// for cudaMalloc buffers) the bulk moves as 16-byte vectors with byte-wise head and tail;
 /// otherwise no 16-byte access can be aligned for both, and the kernel copies byte by byte
-/// (correct, slow: callers that want bandwidth pass co-aligned buffers).
+/// (correct, slow: callers that want bandwidth pass co-aligned buffers). `passes` times, pass p
+/// on the slot p mod slots, `slot_stride` bytes after the first (Passes in kernels/memory.h).
 template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
-    copy_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst, std::size_t bytes) {
+    copy_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst, std::size_t bytes, int passes,
+                int slots, std::size_t slot_stride) {
   const detail::GridPosition g = detail::grid_position();
   const std::uintptr_t relative = (reinterpret_cast<std::uintptr_t>(src) ^ reinterpret_cast<std::uintptr_t>(dst)) & 15u;
-  if (relative != 0) {
-    for (std::size_t i = g.thread; i < bytes; i += g.threads) dst[i] = src[i];
-    return;
-  }
+  // Slots are 256-byte multiples apart, so head, tail and alignment are those of slot 0.
   const std::size_t head = detail::head_elements(src, 1, bytes);
   const std::size_t vectors = (bytes - head) / 16u;
   const std::size_t tail = head + vectors * 16u;
-  for (std::size_t i = g.thread; i < head; i += g.threads) dst[i] = src[i];
-  for (std::size_t i = tail + g.thread; i < bytes; i += g.threads) dst[i] = src[i];
-  detail::copy_vectors<kUnroll>(reinterpret_cast<const uint4*>(src + head), reinterpret_cast<uint4*>(dst + head),
-                                vectors, g);
+  const unsigned char* s = src;
+  unsigned char* d = dst;
+  int slot = 0;
+  GPUBENCH_NO_UNROLL
+  for (int p = 0; p < passes; ++p) {
+    if (relative != 0) {
+      for (std::size_t i = g.thread; i < bytes; i += g.threads) d[i] = s[i];
+    } else {
+      for (std::size_t i = g.thread; i < head; i += g.threads) d[i] = s[i];
+      for (std::size_t i = tail + g.thread; i < bytes; i += g.threads) d[i] = s[i];
+      detail::copy_vectors<kUnroll>(reinterpret_cast<const uint4*>(s + head), reinterpret_cast<uint4*>(d + head),
+                                    vectors, g);
+    }
+    // The next slot (walking pointers: fewer registers than recomputing p mod slots).
+    if (++slot == slots) {
+      slot = 0;
+      s = src;
+      d = dst;
+    } else {
+      s += slot_stride;
+      d += slot_stride;
+    }
+  }
 }
 
 /// Reads in[0..n) and writes the block's wrapping sum to partial[blockIdx.x] (every block
-/// writes one, 0 when it had no work). blockDim.x: a multiple of 32.
+/// writes one, 0 when it had no work), summed over `passes` passes, pass p reading the slot
+/// p mod slots, `slot_stride_words` words after the first. blockDim.x: a multiple of 32.
 template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
-    read_kernel(const std::uint32_t* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial) {
+    read_kernel(const std::uint32_t* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial, int passes,
+                int slots, std::size_t slot_stride_words) {
   const detail::GridPosition g = detail::grid_position();
   const std::size_t head = detail::head_elements(in, 4, n);
   const std::size_t vectors = (n - head) / 4u;
   const std::size_t tail = head + vectors * 4u;
   std::uint32_t sum = 0;
-  for (std::size_t i = g.thread; i < head; i += g.threads) sum += in[i];
-  for (std::size_t i = tail + g.thread; i < n; i += g.threads) sum += in[i];
-  const uint4* v = reinterpret_cast<const uint4*>(in + head);
-  std::size_t i = g.thread;
   GPUBENCH_NO_UNROLL
-  for (; i + (kUnroll - 1) * g.threads < vectors; i += kUnroll * g.threads) {
-    uint4 r[kUnroll];
-    GPUBENCH_UNROLL
-    for (int u = 0; u < kUnroll; ++u) r[u] = v[i + u * g.threads];
-    GPUBENCH_UNROLL
-    for (int u = 0; u < kUnroll; ++u) sum += detail::sum4(r[u]);
+  for (int p = 0; p < passes; ++p) {
+    const std::uint32_t* slot = in + static_cast<std::size_t>(p % slots) * slot_stride_words;
+    for (std::size_t i = g.thread; i < head; i += g.threads) sum += slot[i];
+    for (std::size_t i = tail + g.thread; i < n; i += g.threads) sum += slot[i];
+    const uint4* v = reinterpret_cast<const uint4*>(slot + head);
+    std::size_t i = g.thread;
+    GPUBENCH_NO_UNROLL
+    for (; i + (kUnroll - 1) * g.threads < vectors; i += kUnroll * g.threads) {
+      uint4 r[kUnroll];
+      GPUBENCH_UNROLL
+      for (int u = 0; u < kUnroll; ++u) r[u] = v[i + u * g.threads];
+      GPUBENCH_UNROLL
+      for (int u = 0; u < kUnroll; ++u) sum += detail::sum4(r[u]);
+    }
+    for (; i < vectors; i += g.threads) sum += detail::sum4(v[i]);
   }
-  for (; i < vectors; i += g.threads) sum += detail::sum4(v[i]);
   sum = detail::block_sum(sum);
   if (threadIdx.x == 0) partial[blockIdx.x] = sum;
 }
 
-/// out[i] = seed + i (mod 2^32) for i in [0, n): 16-byte stores for the aligned bulk.
+/// out[i] = seed + i (mod 2^32) for i in [0, n): 16-byte stores for the aligned bulk; `passes`
+/// times, pass p on the slot p mod slots, `slot_stride_words` words after the first.
 template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
-    write_kernel(std::uint32_t* __restrict__ out, std::size_t n, std::uint32_t seed) {
+    write_kernel(std::uint32_t* __restrict__ out, std::size_t n, std::uint32_t seed, int passes, int slots,
+                 std::size_t slot_stride_words) {
   const detail::GridPosition g = detail::grid_position();
   const std::size_t head = detail::head_elements(out, 4, n);
   const std::size_t vectors = (n - head) / 4u;
   const std::size_t tail = head + vectors * 4u;
-  for (std::size_t i = g.thread; i < head; i += g.threads) out[i] = seed + static_cast<std::uint32_t>(i);
-  for (std::size_t i = tail + g.thread; i < n; i += g.threads) out[i] = seed + static_cast<std::uint32_t>(i);
-  uint4* v = reinterpret_cast<uint4*>(out + head);
   const std::uint32_t base = seed + static_cast<std::uint32_t>(head);
-  std::size_t i = g.thread;
   GPUBENCH_NO_UNROLL
-  for (; i + (kUnroll - 1) * g.threads < vectors; i += kUnroll * g.threads) {
-    GPUBENCH_UNROLL
-    for (int u = 0; u < kUnroll; ++u) {
-      const std::uint32_t b = base + 4u * static_cast<std::uint32_t>(i + u * g.threads);
-      v[i + u * g.threads] = make_uint4(b, b + 1u, b + 2u, b + 3u);
+  for (int p = 0; p < passes; ++p) {
+    std::uint32_t* slot = out + static_cast<std::size_t>(p % slots) * slot_stride_words;
+    for (std::size_t i = g.thread; i < head; i += g.threads) slot[i] = seed + static_cast<std::uint32_t>(i);
+    for (std::size_t i = tail + g.thread; i < n; i += g.threads) slot[i] = seed + static_cast<std::uint32_t>(i);
+    uint4* v = reinterpret_cast<uint4*>(slot + head);
+    std::size_t i = g.thread;
+    GPUBENCH_NO_UNROLL
+    for (; i + (kUnroll - 1) * g.threads < vectors; i += kUnroll * g.threads) {
+      GPUBENCH_UNROLL
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::uint32_t b = base + 4u * static_cast<std::uint32_t>(i + u * g.threads);
+        v[i + u * g.threads] = make_uint4(b, b + 1u, b + 2u, b + 3u);
+      }
     }
-  }
-  for (; i < vectors; i += g.threads) {
-    const std::uint32_t b = base + 4u * static_cast<std::uint32_t>(i);
-    v[i] = make_uint4(b, b + 1u, b + 2u, b + 3u);
+    for (; i < vectors; i += g.threads) {
+      const std::uint32_t b = base + 4u * static_cast<std::uint32_t>(i);
+      v[i] = make_uint4(b, b + 1u, b + 2u, b + 3u);
+    }
   }
 }
 

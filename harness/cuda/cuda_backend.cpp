@@ -20,8 +20,10 @@
 namespace gpubench {
 
 const char* const kCudaCachePolicy =
-    "L2 flushed before each timed run for working sets >= L2/2 by reading a 2xL2 buffer (outside "
-    "the timed events, one event pair per run); smaller sets stay cache-resident by design";
+    "copy/read/write: working sets >= L2/2 rotate among copies of their buffers totalling >= 4xL2 (counter "
+    "slots), smaller sets stay cache-resident by design; the hand-written kernels make several passes per launch "
+    "(counter passes_per_launch) so that a launch lasts >= 100 us (>= 200 us when rotating). Other rows with "
+    "working sets >= L2/2: L2 flushed before each timed run by reading a 2xL2 buffer (outside the timed events)";
 
 // ---- pure helpers ----
 
@@ -142,7 +144,8 @@ class CudaBackend final : public CudaBackendBase {
     context_["byte_convention"] =
         "GB/s = 1e9 bytes/s; a copy counts bytes read + bytes written (2 x size, as STREAM and BabelStream)";
     context_["timing"] =
-        "CUDA events; cache-resident sizes time a CUDA graph of the batch, flushed sizes one event pair per run";
+        "CUDA events; a CUDA graph of the batch's launches between two events, except flushed rows: one event pair "
+        "per run; one operation = one pass over the working set";
     context_["telemetry"] = device_.nvml_status();
     double max_sm = 0, max_mem = 0;
     if (device_.nvml() && device_.nvml()->max_clocks(&max_sm, &max_mem)) {

@@ -135,6 +135,50 @@ Verification gather_check(int sms) {
   return check_gather(in.data(), idx.data(), out.data(), kOddWords);
 }
 
+// Several passes in one launch over 3 slots (kernels::Passes), as the streaming rows run:
+// 5 passes touch slots 0, 1, 2, 0, 1; every slot of the copy and the write is complete and the
+// read sums each pass.
+Verification passes_check(int sms) {
+  constexpr int kPasses = 5, kSlots = 3;
+  const std::size_t stride = (kOddBytes + 255) / 256 * 256;
+  const kernels::Passes plan{kPasses, kSlots, stride};
+  std::vector<unsigned char> in(stride * kSlots), out(stride * kSlots);
+  fill_random_u32(in.data(), in.size(), 25);
+  Dev a(in.size()), b(in.size()), partial(std::size_t{4096} * 4);
+  a.upload(in.data());
+  b.poison();
+  finish(kernels::launch_copy(a.as<void>(), b.as<void>(), kOddBytes, sms, nullptr, plan));
+  b.download(out.data());
+  for (int k = 0; k < kSlots; ++k) {
+    const Verification v = check_copy(in.data() + k * stride, out.data() + k * stride, kOddBytes);
+    if (!v.ok) return Verification::fail("copy slot " + std::to_string(k) + ": " + v.message);
+  }
+  const std::size_t words = kOddBytes / 4;
+  int blocks = 0;
+  partial.poison();
+  finish(kernels::launch_read(a.as<std::uint32_t>(), words, partial.as<std::uint32_t>(), 4096, &blocks, sms, nullptr,
+                              plan));
+  std::vector<std::uint32_t> sums(4096);
+  partial.download(sums.data());
+  std::uint32_t got = 0, want = 0;
+  for (int i = 0; i < blocks; ++i) got += sums[static_cast<std::size_t>(i)];
+  for (int p = 0; p < kPasses; ++p) {
+    const auto* slot = reinterpret_cast<const std::uint32_t*>(in.data() + (p % kSlots) * stride);
+    for (std::size_t i = 0; i < words; ++i) want += slot[i];
+  }
+  if (got != want)
+    return Verification::fail("read over 5 passes: sum " + std::to_string(got) + ", expected " + std::to_string(want));
+  b.poison();
+  finish(kernels::launch_write(b.as<std::uint32_t>(), words, 99u, sms, nullptr, plan));
+  b.download(out.data());
+  for (int k = 0; k < kSlots; ++k) {
+    const Verification v =
+        check_write_pattern(reinterpret_cast<const std::uint32_t*>(out.data() + k * stride), words, 99u);
+    if (!v.ok) return Verification::fail("write slot " + std::to_string(k) + ": " + v.message);
+  }
+  return Verification::pass();
+}
+
 Verification chase_check() {
   const std::size_t n = 4099, steps = 10007;
   std::vector<std::uint32_t> next(n);
@@ -302,6 +346,7 @@ std::vector<Check> all_checks(int sms) {
       {"read", [=] { return read_check(sms); }},
       {"write", [=] { return write_check(sms); }},
       {"gather", [=] { return gather_check(sms); }},
+      {"copy/read/write, 5 passes over 3 slots", [=] { return passes_check(sms); }},
       {"chase", [] { return chase_check(); }},
       {"random_permutation", [] { return permutation_check(); }},
       {"sgemm_naive 131x137x73",

@@ -253,25 +253,41 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
 // ---- the memory launchers, on the host ----
 namespace gpubench::kernels {
 
-int launch_copy(const void* src, void* dst, std::size_t bytes, int, Stream s) {
+// The Passes plan as the kernels apply it: pass p on slot p mod slots.
+int launch_copy(const void* src, void* dst, std::size_t bytes, int, Stream s, Passes passes) {
+  if (!passes_ok(passes, bytes)) return fail(cudaErrorInvalidValue);
   ++state().kernel_launches;
-  return enqueue(s, [=] { std::memcpy(dst, src, bytes); });
+  return enqueue(s, [=] {
+    for (int p = 0; p < passes.count; ++p) {
+      const std::size_t off = static_cast<std::size_t>(p % passes.slots) * passes.slot_stride;
+      std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, bytes);
+    }
+  });
 }
 int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks, int,
-                Stream s) {
+                Stream s, Passes passes) {
+  if (!passes_ok(passes, n * 4)) return fail(cudaErrorInvalidValue);
   ++state().kernel_launches;
   const int grid = std::max(1, std::min(max_blocks, 7));  // an odd block count
   *blocks = grid;
   return enqueue(s, [=] {
     for (int b = 0; b < grid; ++b) partial[b] = 0;
-    for (std::size_t i = 0; i < n; ++i) partial[i % grid] += in[i];
+    for (int p = 0; p < passes.count; ++p) {
+      const std::uint32_t* slot = in + static_cast<std::size_t>(p % passes.slots) * (passes.slot_stride / 4);
+      for (std::size_t i = 0; i < n; ++i) partial[i % grid] += slot[i];
+    }
   });
 }
-int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int, Stream s) {
+int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int, Stream s, Passes passes) {
+  if (!passes_ok(passes, n * 4)) return fail(cudaErrorInvalidValue);
   ++state().kernel_launches;
   return enqueue(s, [=] {
-    for (std::size_t i = 0; i < n; ++i) out[i] = seed + static_cast<std::uint32_t>(i);
-    if (state().break_write && n > 3) out[3] ^= 1u;
+    for (int p = 0; p < passes.count; ++p) {
+      std::uint32_t* slot = out + static_cast<std::size_t>(p % passes.slots) * (passes.slot_stride / 4);
+      for (std::size_t i = 0; i < n; ++i) slot[i] = seed + static_cast<std::uint32_t>(i);
+      // broken in the last slot only (every pass when there is one slot)
+      if (state().break_write && n > 3 && p % passes.slots == passes.slots - 1) slot[3] ^= 1u;
+    }
   });
 }
 int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, int, Stream s) {

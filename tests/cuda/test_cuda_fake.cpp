@@ -98,7 +98,7 @@ TEST_F(FakeCuda, EveryCudaMemoryRowRunsAndVerifies) {
 }
 
 TEST_F(FakeCuda, HotRunsCaptureOnceAndReplayTheGraph) {
-  auto w = backend().create(find_case(cases_, "bandwidth/copy/kernel/bytes:4KiB"));
+  auto w = backend().create(find_case(cases_, "bandwidth/copy/thrust/bytes:4KiB"));
   w->prepare();
   w->poison();
   const auto& s = fake_cuda::state();
@@ -120,15 +120,62 @@ TEST_F(FakeCuda, HotRunsCaptureOnceAndReplayTheGraph) {
   EXPECT_TRUE(w->verify().ok);
 }
 
+// A cache-resident row of a hand-written streaming kernel: one launch makes several passes,
+// calibrated on the first run; `batch` operations are ceil(batch / passes) launches in a graph.
+TEST_F(FakeCuda, StreamingKernelsMakeSeveralPassesPerLaunch) {
+  const BenchCase& c = find_case(cases_, "bandwidth/copy/kernel/bytes:4KiB");
+  ASSERT_FALSE(c.needs_flush);
+  ASSERT_EQ(c.slots, 1);
+  auto w = backend().create(c);
+  w->prepare();
+  w->poison();
+  (void)w->run(1);  // calibrates
+  const int passes = static_cast<int>(w->extra_counters(1e-3).at("passes_per_launch"));
+  ASSERT_GE(passes, 1);
+  const auto& s = fake_cuda::state();
+  const int launches = s.kernel_launches;
+  (void)w->run(3 * passes);
+  EXPECT_EQ(s.kernel_launches - launches, 3);  // three launches captured into one graph
+  (void)w->run(3 * passes);
+  EXPECT_EQ(s.kernel_launches - launches, 3);  // replayed, not launched again
+  EXPECT_GE(s.graph_launches, 2);
+  (void)w->run(3 * passes + 1);
+  EXPECT_EQ(s.kernel_launches - launches, 3 + 4);  // a partial launch's worth rounds up
+  EXPECT_TRUE(w->verify().ok);
+}
+
+// DRAM-sized streaming rows rotate among copies of their buffers (4 x L2 together) instead of
+// flushing: no flush read is launched, and every slot is verified.
+TEST_F(FakeCuda, DramStreamingRowsRotateAmongSlotsWithoutAFlush) {
+  const BenchCase& c = find_case(cases_, "bandwidth/write/kernel/bytes:1MiB");
+  ASSERT_FALSE(c.needs_flush);
+  ASSERT_EQ(c.slots, 4);  // 4 x 1 MiB of L2 over a 1 MiB working set
+  auto w = backend().create(c);
+  const Verification ok = run_like_the_runner(*w, 8);
+  EXPECT_TRUE(ok.ok) << ok.message;
+  const auto counters = w->extra_counters(1e-3);
+  EXPECT_EQ(counters.at("slots"), 4.0);
+  EXPECT_EQ(static_cast<int>(counters.at("passes_per_launch")) % 4, 0);  // every launch covers every slot
+  const int launches = fake_cuda::state().kernel_launches;
+  (void)w->run(static_cast<int>(counters.at("passes_per_launch")));
+  EXPECT_LE(fake_cuda::state().kernel_launches - launches, 1);  // no flush read beside the write
+  // A write that goes wrong in the last slot only is caught there.
+  fake_cuda::state().break_write = true;
+  auto broken = backend().create(c);
+  const Verification bad = run_like_the_runner(*broken, 8);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.message.find("slot 3"), std::string::npos) << bad.message;
+}
+
 TEST_F(FakeCuda, FlushedRunsFlushBeforeEveryExecution) {
-  const BenchCase& c = find_case(cases_, "bandwidth/copy/kernel/bytes:1MiB");
+  const BenchCase& c = find_case(cases_, "bandwidth/gather/kernel/bytes:1MiB");
   ASSERT_TRUE(c.needs_flush);
   auto w = backend().create(c);
   w->prepare();
   w->poison();
   const int before = fake_cuda::state().kernel_launches;
   (void)w->run(4);
-  EXPECT_EQ(fake_cuda::state().kernel_launches - before, 1 + 8);  // warm-up, 4 x (flush read + copy)
+  EXPECT_EQ(fake_cuda::state().kernel_launches - before, 1 + 8);  // warm-up, 4 x (flush read + gather)
   (void)w->run(4);
   EXPECT_EQ(fake_cuda::state().kernel_launches - before, 1 + 16);
   EXPECT_EQ(fake_cuda::state().graph_launches, 0);

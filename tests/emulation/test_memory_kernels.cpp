@@ -79,7 +79,7 @@ TEST(MemoryKernels, CopyCoAlignedAnySize) {
         std::memcpy(sp, src_data.data(), bytes + 64);
         std::memset(dp, kGuard, dst.size() * 16);
         launch(Dim3{s.blocks}, Dim3{s.threads}, k::copy_kernel<k::kMemoryUnroll>,
-               static_cast<const unsigned char*>(sp + offset), dp + offset, bytes);
+               static_cast<const unsigned char*>(sp + offset), dp + offset, bytes, 1, 1, std::size_t{0});
         for (std::size_t i = 0; i < dst.size() * 16; ++i) {
           const bool inside = i >= offset && i < offset + bytes;
           const unsigned char expected = inside ? sp[i] : kGuard;
@@ -100,7 +100,7 @@ TEST(MemoryKernels, CopyRelativelyMisalignedFallsBackToBytes) {
       std::memcpy(sp, data.data(), bytes + 32);
       std::memset(dp, kGuard, dst.size() * 16);
       launch(Dim3{s.blocks}, Dim3{s.threads}, k::copy_kernel<k::kMemoryUnroll>,
-             static_cast<const unsigned char*>(sp + 3), dp + 8, bytes);
+             static_cast<const unsigned char*>(sp + 3), dp + 8, bytes, 1, 1, std::size_t{0});
       for (std::size_t i = 0; i < dst.size() * 16; ++i) {
         const bool inside = i >= 8 && i < 8 + bytes;
         ASSERT_EQ(dp[i], inside ? sp[i - 8 + 3] : kGuard) << "byte " << i << ", " << where(bytes, 3, s);
@@ -119,7 +119,8 @@ TEST(MemoryKernels, ReadSumsEveryElementOnce) {
         // (std::vector<uint32_t> data is 16-byte aligned from operator new)
         const std::uint32_t expected = std::accumulate(in, in + n, std::uint32_t{0});
         std::vector<std::uint32_t> partial(s.blocks + 1, kPoison);
-        launch(Dim3{s.blocks}, Dim3{s.threads}, k::read_kernel<k::kMemoryUnroll>, in, n, partial.data());
+        launch(Dim3{s.blocks}, Dim3{s.threads}, k::read_kernel<k::kMemoryUnroll>, in, n, partial.data(), 1, 1,
+               std::size_t{0});
         std::uint32_t sum = 0;
         for (unsigned b = 0; b < s.blocks; ++b) {
           ASSERT_NE(partial[b], kPoison) << "block " << b << " wrote no partial, " << where(n, offset, s);
@@ -136,10 +137,48 @@ TEST(MemoryKernels, ReadSumWrapsModulo2To32) {
   std::vector<std::uint32_t> in(1000, 0xFFFFFFFFu);
   std::vector<std::uint32_t> partial(4, kPoison);
   launch(Dim3{4}, Dim3{128}, k::read_kernel<k::kMemoryUnroll>, static_cast<const std::uint32_t*>(in.data()), in.size(),
-         partial.data());
+         partial.data(), 1, 1, std::size_t{0});
   std::uint32_t sum = 0;
   for (std::uint32_t p : partial) sum += p;
   EXPECT_EQ(sum, static_cast<std::uint32_t>(0u - 1000u));  // 1000 x (2^32 - 1) mod 2^32
+}
+
+// Several passes in one launch, rotating over slots (kernels::Passes): 5 passes over 3 slots
+// touch slots 0, 1, 2, 0, 1. Every slot of the copy and the write is complete; the read sums
+// each pass's slot.
+TEST(MemoryKernels, PassesRotateOverSlots) {
+  constexpr int kPasses = 5, kSlots = 3;
+  for (std::size_t n : {1u, 5u, 1023u, 4099u}) {
+    const std::size_t stride_words = (n + 63) / 64 * 64 + 64;  // a 256-byte multiple, past the data
+    for (Shape s : kShapes) {
+      if (s.threads % 32 != 0) continue;
+      auto in = random_words(stride_words * kSlots, static_cast<unsigned>(n));
+      std::vector<std::uint32_t> out(stride_words * kSlots, kPoison);
+      launch(Dim3{s.blocks}, Dim3{s.threads}, k::copy_kernel<k::kMemoryUnroll>,
+             reinterpret_cast<const unsigned char*>(in.data()), reinterpret_cast<unsigned char*>(out.data()), n * 4,
+             kPasses, kSlots, stride_words * 4);
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const bool inside = i % stride_words < n;
+        ASSERT_EQ(out[i], inside ? in[i] : kPoison) << "copy word " << i << ", " << where(n, 0, s);
+      }
+      std::vector<std::uint32_t> partial(s.blocks, kPoison);
+      launch(Dim3{s.blocks}, Dim3{s.threads}, k::read_kernel<k::kMemoryUnroll>,
+             static_cast<const std::uint32_t*>(in.data()), n, partial.data(), kPasses, kSlots, stride_words);
+      std::uint32_t expected = 0;
+      for (int p = 0; p < kPasses; ++p) {
+        const std::uint32_t* slot = in.data() + static_cast<std::size_t>(p % kSlots) * stride_words;
+        expected = std::accumulate(slot, slot + n, expected);
+      }
+      EXPECT_EQ(std::accumulate(partial.begin(), partial.end(), std::uint32_t{0}), expected) << where(n, 0, s);
+      std::vector<std::uint32_t> filled(stride_words * kSlots, kPoison);
+      launch(Dim3{s.blocks}, Dim3{s.threads}, k::write_kernel<k::kMemoryUnroll>, filled.data(), n, 7u, kPasses, kSlots,
+             stride_words);
+      for (std::size_t i = 0; i < filled.size(); ++i) {
+        const std::size_t j = i % stride_words;
+        ASSERT_EQ(filled[i], j < n ? 7u + static_cast<std::uint32_t>(j) : kPoison) << "write word " << i;
+      }
+    }
+  }
 }
 
 TEST(MemoryKernels, WriteFillsSeedPlusIndex) {
@@ -148,7 +187,8 @@ TEST(MemoryKernels, WriteFillsSeedPlusIndex) {
       for (Shape s : kShapes) {
         const std::uint32_t seed = 0xFFFFFFF0u;  // wraps within the first 16 elements
         std::vector<std::uint32_t> out(n + 8, kPoison);
-        launch(Dim3{s.blocks}, Dim3{s.threads}, k::write_kernel<k::kMemoryUnroll>, out.data() + offset, n, seed);
+        launch(Dim3{s.blocks}, Dim3{s.threads}, k::write_kernel<k::kMemoryUnroll>, out.data() + offset, n, seed, 1, 1,
+               std::size_t{0});
         for (std::size_t i = 0; i < out.size(); ++i) {
           const bool inside = i >= offset && i < offset + n;
           const std::uint32_t expected = inside ? seed + static_cast<std::uint32_t>(i - offset) : kPoison;

@@ -59,18 +59,30 @@ TEST(Families, QuickIsSmall) {
   for (const auto& c : memory_cases(o)) EXPECT_LE(c.work.working_set_bytes, 64.0 * (1 << 20)) << c.name();
 }
 
-TEST(Families, LargeSetsFlushL2) {
+TEST(Families, LargeStreamingSetsRotateOtherLargeSetsFlush) {
   SweepOptions o;
   o.l2_bytes = 50ull << 20;
+  int rotating = 0, flushed = 0;
   for (const auto& c : memory_cases(o)) {
-    if (c.kernel != "copy") continue;
-    if (c.arg("bytes") >= (1 << 30)) {
-      EXPECT_TRUE(c.needs_flush) << c.name();
-    }
-    if (c.arg("bytes") <= (64 << 10)) {
+    const double ws = c.work.working_set_bytes;
+    if (c.kernel == "copy" || c.kernel == "read" || c.kernel == "write") {
       EXPECT_FALSE(c.needs_flush) << c.name();
+      if (ws >= 25.0 * (1 << 20)) {
+        // together at least 4 x L2, and no more copies than that needs
+        EXPECT_GE(c.slots * ws, 4.0 * (50 << 20)) << c.name();
+        EXPECT_LT((c.slots - 1) * ws, 4.0 * (50 << 20)) << c.name();
+        ++rotating;
+      } else {
+        EXPECT_EQ(c.slots, 1) << c.name();
+      }
+    } else if (c.kernel != "chase" && ws >= 25.0 * (1 << 20)) {
+      EXPECT_TRUE(c.needs_flush) << c.name();
+      EXPECT_EQ(c.slots, 1) << c.name();
+      ++flushed;
     }
   }
+  EXPECT_GT(rotating, 0);
+  EXPECT_GT(flushed, 0);
 }
 
 TEST(Families, HostTrafficIsCountedInCacheLines) {
