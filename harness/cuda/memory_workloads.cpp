@@ -90,6 +90,12 @@ class CudaMemoryWorkload : public Workload {
   }
   CUstream_st* stream() const { return dev_.stream(); }
   int sms() const { return dev_.sm_count(); }
+  /// A DRAM-sized set (the rows that rotate among slots or, with one slot, are larger than 4 x L2).
+  bool dram_sized() const { return c_.work.working_set_bytes >= static_cast<double>(dev_.description().l2_bytes) / 2; }
+  /// Library references on DRAM-sized sets: issued to the stream as a user would, not captured.
+  void library_call_as_issued() {
+    if (dram_sized()) timer_.use_stream_launches();
+  }
 
   // ---- rotation and passes (kernels::Passes) ----
   // A streaming row's buffers hold c_.slots copies of its data, slot_stride(bytes) apart.
@@ -196,6 +202,7 @@ class CopyWorkload final : public CudaMemoryWorkload {
     }
     replicate_slots(in_, bytes_);
     out_ = DeviceBuffer(slotted(bytes_));
+    if (V != CopyVariant::kernel) library_call_as_issued();
   }
   void poison() override {
     poison_device(out_.get(), out_.bytes(), stream());
@@ -267,6 +274,7 @@ class ReadWorkload final : public CudaMemoryWorkload {
       temp_ = DeviceBuffer(std::max<std::size_t>(temp_bytes, 4));
     }
     replicate_slots(in_, bytes);
+    if (V != ReadVariant::kernel) library_call_as_issued();
   }
   void poison() override { poison_device(out_.get(), out_.bytes(), stream()); }
   double run(int batch) override {

@@ -81,8 +81,11 @@ TEST_F(FakeCuda, EveryCudaMemoryRowRunsAndVerifies) {
     EXPECT_TRUE(v.ok) << v.message;
     kernels.insert(c.kernel + "/" + c.variant);
     const auto counters = w->extra_counters(1e-3);
+    const bool dram_library = c.variant != "kernel" && c.work.working_set_bytes >= fake_backend::kL2Bytes / 2.0;
     if (c.needs_flush) {
       ++flushed;
+    } else if (dram_library) {
+      EXPECT_EQ(counters.at("cuda_graph"), 0.0);  // issued to the stream as a user would
     } else {
       ++hot;
       EXPECT_EQ(counters.at("cuda_graph"), 1.0);  // captured and replayed
@@ -165,6 +168,19 @@ TEST_F(FakeCuda, DramStreamingRowsRotateAmongSlotsWithoutAFlush) {
   const Verification bad = run_like_the_runner(*broken, 8);
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.message.find("slot 3"), std::string::npos) << bad.message;
+}
+
+TEST_F(FakeCuda, DramSizedLibraryCallsAreIssuedNotCaptured) {
+  for (const char* name : {"bandwidth/copy/memcpy_ce/bytes:1MiB", "bandwidth/read/cub/bytes:16MiB"}) {
+    SCOPED_TRACE(name);
+    auto w = backend().create(find_case(cases_, name));
+    const Verification v = run_like_the_runner(*w, 4);
+    EXPECT_TRUE(v.ok) << v.message;
+    EXPECT_EQ(w->extra_counters(1e-3).at("cuda_graph"), 0.0);
+  }
+  auto small = backend().create(find_case(cases_, "bandwidth/copy/memcpy_ce/bytes:4KiB"));
+  EXPECT_TRUE(run_like_the_runner(*small, 4).ok);
+  EXPECT_EQ(small->extra_counters(1e-3).at("cuda_graph"), 1.0);  // cache-resident: still a graph
 }
 
 TEST_F(FakeCuda, FlushedRunsFlushBeforeEveryExecution) {
