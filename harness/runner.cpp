@@ -47,16 +47,39 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
 namespace {
 
 // The workload of the case that ran last, kept so that repetitions of one benchmark (which run
-// back to back unless interleaving is asked for) allocate and fill their inputs once. Only one
-// is kept, so memory holds a single working set.
+// back to back unless interleaving is asked for) allocate and fill their inputs once, size
+// their batch once and verify once. Only one is kept, so memory holds a single working set.
 struct LastWorkload {
   const BenchCase* c = nullptr;
   std::unique_ptr<Workload> w;
+  int batch = 0;          ///< operations per timed sample, 0 until sized
+  bool verified = false;  ///< the output of a timed loop was checked
 };
 LastWorkload& last_workload() {
   static LastWorkload last;
   return last;
 }
+
+}  // namespace
+
+int size_batch(Workload& w) {
+  // The best of three single operations: a slow first one (lazy loading, a busy host, clocks
+  // ramping) must not leave the batch too small. The estimate includes the fixed cost of a
+  // sample (a graph launch, waking the host threads), so grow the batch until one sample
+  // really fills kMinSampleSeconds.
+  double best = w.run(1);
+  for (int i = 0; i < 2; ++i) best = std::min(best, w.run(1));
+  int batch = choose_batch(best);
+  for (int round = 0; round < 4; ++round) {
+    const double seconds = w.run(batch);
+    const int next = choose_batch(seconds / batch);
+    if (next <= batch) break;
+    batch = next;
+  }
+  return batch;
+}
+
+namespace {
 
 void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, RunOutcome* outcome) {
   if (!outcome->device_lost.empty()) {
@@ -66,48 +89,58 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
   }
   LastWorkload& last = last_workload();
   if (last.c != c) {
-    last.w.reset();  // free the previous working set before allocating this one
-    last.c = nullptr;
+    last = LastWorkload{};  // free the previous working set before allocating this one
   }
-  Workload* w = last.w.get();
-  double total_seconds = 0;
-  std::int64_t ops = 0;
+  // What Google Benchmark was told: its real_time is reported_seconds / reported_ops, and every
+  // counter derives from the same time per operation.
+  double reported_seconds = 0;
+  std::int64_t reported_ops = 0;
   Telemetry telemetry;
   try {
-    if (!w) {
+    if (!last.w) {
       auto fresh = backend->create(*c);
       fresh->prepare();
       last.w = std::move(fresh);
       last.c = c;
-      w = last.w.get();
     }
+    Workload* w = last.w.get();
     w->poison();
-    // Warm-up: lazy module loading, first-touch page faults, clocks ramping; then size the batch.
-    // The first estimate includes the fixed cost of a sample (a graph launch, waking the host
-    // threads), so grow the batch until one sample really fills kMinSampleSeconds.
-    int batch = choose_batch(w->run(1));
-    for (int round = 0; round < 4; ++round) {
-      const double seconds = w->run(batch);
-      const int next = choose_batch(seconds / batch);
-      if (next <= batch) break;
-      batch = next;
+    if (last.batch == 0) {
+      last.batch = size_batch(*w);
+    } else {
+      (void)w->run(1);  // warm-up: the device may have idled (clocks) while the host verified
     }
+    const int batch = last.batch;
     w->poison();  // the verified output must come from the timed runs alone
+    // One Google Benchmark iteration is one operation, so real_time is the time of one
+    // operation whatever the batch (tools that compare two runs, like Google Benchmark's
+    // compare.py, compare like with like). Operations run in samples of `batch`; each of a
+    // sample's iterations is given the sample's time per operation. Google Benchmark's
+    // min_time applies to those times, which add up to the device time measured.
+    int left_in_sample = 0;
+    double per_op = 0;
     for (auto _ : state) {
-      const double s = w->run(batch);
-      state.SetIterationTime(s);
-      total_seconds += s;
-      ops += batch;
+      if (left_in_sample == 0) {
+        per_op = w->run(batch) / batch;
+        left_in_sample = batch;
+      }
+      state.SetIterationTime(per_op);
+      reported_seconds += per_op;
+      ++reported_ops;
+      --left_in_sample;
     }
     telemetry = backend->sample_telemetry();
-    const Verification v = w->verify();
-    if (!v.ok) {
-      last = LastWorkload{};  // a fresh workload for the next repetition
-      state.SkipWithError(("verification failed: " + v.message).c_str());
-      ++outcome->failed;
-      return;
+    if (!last.verified) {
+      const Verification v = w->verify();
+      if (!v.ok) {
+        last = LastWorkload{};  // a fresh workload for the next repetition
+        state.SkipWithError(("verification failed: " + v.message).c_str());
+        ++outcome->failed;
+        return;
+      }
+      last.verified = true;
     }
-    state.counters["ops_per_iteration"] = batch;
+    state.counters["ops_per_sample"] = batch;
   } catch (const SkipCase& e) {
     last = LastWorkload{};
     state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
@@ -126,7 +159,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     return;
   }
 
-  const double per_op = ops > 0 ? total_seconds / static_cast<double>(ops) : 0;
+  const double per_op = reported_ops > 0 ? reported_seconds / static_cast<double>(reported_ops) : 0;
   const WorkModel& work = c->work;
   const DerivedCounters d = derive_counters(work, per_op, backend->peaks());
   auto& k = state.counters;
@@ -144,7 +177,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     k["mem_clock_MHz"] = telemetry.mem_clock_MHz;
     k["throttled"] = telemetry.throttled ? 1 : 0;
   }
-  for (const auto& [name, value] : w->extra_counters(per_op)) k[name] = value;
+  for (const auto& [name, value] : last_workload().w->extra_counters(per_op)) k[name] = value;
 }
 
 }  // namespace

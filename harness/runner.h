@@ -34,6 +34,10 @@ constexpr double kMinSampleSeconds = 2e-3;
 int choose_batch(double seconds_per_op);
 constexpr int kMaxBatch = 4096;
 
+/// The batch of a prepared workload: from the best of three single operations, grown until one
+/// sample of `batch` operations fills kMinSampleSeconds.
+int size_batch(Workload& w);
+
 /// The counters of one benchmark, derived only from its work model, the measured time per
 /// operation and the backend's peaks. Unknown peaks leave pct_of_peak out.
 struct DerivedCounters {

@@ -22,5 +22,6 @@ say "ctest (host code under ASan + UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
 
+ensure_debs libbenchmark-tools  # Google Benchmark's own compare.py, which a test runs on our results
 say "pytest"
 GPUBENCH_BIN="$GPUBENCH_ROOT/build/harness/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q tests/python

@@ -1,5 +1,13 @@
-// The runner's arithmetic: batch sizing and the counters derived from a work model.
+// The runner: batch sizing, the counters derived from a work model, and run_case as Google
+// Benchmark runs it (a workload on a virtual clock, so the times are exact).
+#include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/runner.h"
 
@@ -41,6 +49,132 @@ TEST(Runner, TflopsAndComputePeak) {
   const DerivedCounters d = derive_counters(g, seconds, peaks);
   EXPECT_NEAR(d.TFLOPS, 494.5, 1e-9);
   EXPECT_NEAR(d.pct_of_peak, 50.0, 1e-9);
+}
+
+// A workload whose operation takes exactly `per_op` seconds of "device" time, and which records
+// what the runner asked of it.
+struct Calls {
+  int prepares = 0, poisons = 0, verifies = 0;
+  std::vector<int> batches;
+  bool written_since_poison = false;
+};
+class ClockWorkload final : public Workload {
+ public:
+  ClockWorkload(double per_op, double first_op, Calls* calls) : per_op_(per_op), first_(first_op), calls_(calls) {}
+  void prepare() override { ++calls_->prepares; }
+  void poison() override {
+    ++calls_->poisons;
+    calls_->written_since_poison = false;
+  }
+  double run(int batch) override {
+    calls_->batches.push_back(batch);
+    calls_->written_since_poison = true;
+    const double first = std::exchange(first_, 0.0);  // a slow first operation (lazy loading)
+    return batch * per_op_ + first;
+  }
+  Verification verify() override {
+    ++calls_->verifies;
+    return calls_->written_since_poison ? Verification::pass() : Verification::fail("output never written");
+  }
+
+ private:
+  double per_op_, first_;
+  Calls* calls_;
+};
+
+class ClockBackend final : public Backend {
+ public:
+  ClockBackend(double per_op, double first_op) : per_op_(per_op), first_(first_op) {}
+  std::string kind() const override { return "host"; }
+  const DeviceDescription& device() const override { return device_; }
+  const Peaks& peaks() const override { return peaks_; }
+  std::string device_key() const override { return "clock"; }
+  bool supports(const BenchCase&) const override { return true; }
+  std::unique_ptr<Workload> create(const BenchCase&) override {
+    return std::make_unique<ClockWorkload>(per_op_, first_, &calls);
+  }
+  std::map<std::string, std::string> context() const override { return {}; }
+  Calls calls;
+
+ private:
+  double per_op_, first_;
+  DeviceDescription device_;
+  Peaks peaks_;
+};
+
+// Keeps the per-repetition runs Google Benchmark reports.
+class Collect final : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& reported) override {
+    for (const Run& r : reported)
+      if (r.run_type == Run::RT_Iteration) runs.push_back(r);
+  }
+  std::vector<Run> runs;
+};
+
+std::vector<benchmark::BenchmarkReporter::Run> run_through_google_benchmark(ClockBackend& backend, const BenchCase& c,
+                                                                            int repetitions, RunOutcome* outcome) {
+  benchmark::ClearRegisteredBenchmarks();
+  static std::vector<BenchCase> cases;  // must outlive the run
+  cases = {c};
+  register_cases(backend, cases, *outcome);
+  std::string reps = "--benchmark_repetitions=" + std::to_string(repetitions);
+  std::string min_time = "--benchmark_min_time=0.05";
+  std::vector<char*> argv = {const_cast<char*>("test"), reps.data(), min_time.data()};
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  Collect collect;
+  benchmark::RunSpecifiedBenchmarks(&collect);
+  release_cached_workload();
+  benchmark::ClearRegisteredBenchmarks();
+  return collect.runs;
+}
+
+BenchCase copy_case(double bytes) {
+  BenchCase c;
+  c.family = "bandwidth";
+  c.kernel = "copy";
+  c.variant = "kernel";
+  c.params = "bytes:test";
+  c.work = copy_work(bytes);
+  return c;
+}
+
+// One iteration is one operation: real_time is the time per operation (here exactly 1 us),
+// whatever the batch, so two runs compare like with like; GB/s follows from the same time.
+TEST(RunnerUnderGoogleBenchmark, RealTimeIsTheTimeOfOneOperation) {
+  for (double per_op : {1e-6, 3e-4}) {
+    ClockBackend backend(per_op, 5e-3);
+    RunOutcome outcome;
+    const auto runs = run_through_google_benchmark(backend, copy_case(1e6), 3, &outcome);
+    ASSERT_EQ(runs.size(), 3u);
+    for (const auto& r : runs) {
+      EXPECT_NEAR(r.GetAdjustedRealTime(), per_op * 1e6, per_op * 1e6 * 1e-6);  // microseconds
+      EXPECT_NEAR(r.counters.at("GB/s").value, 2e6 / per_op / 1e9, 1e-6 * 2e6 / per_op / 1e9);
+      // the batch fills the 2 ms sample (the slow first operation did not shrink it)
+      EXPECT_EQ(r.counters.at("ops_per_sample").value, choose_batch(per_op));
+      EXPECT_GE(static_cast<double>(r.iterations) * per_op, 0.05 * 0.99);  // min_time of operations
+    }
+    EXPECT_EQ(outcome.failed, 0);
+  }
+}
+
+// Prepared, sized and verified once for all repetitions; poisoned before every timed loop.
+TEST(RunnerUnderGoogleBenchmark, PreparesSizesAndVerifiesOnce) {
+  ClockBackend backend(1e-5, 0);
+  RunOutcome outcome;
+  const auto runs = run_through_google_benchmark(backend, copy_case(1e6), 4, &outcome);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(backend.calls.prepares, 1);
+  EXPECT_EQ(backend.calls.verifies, 1);
+  EXPECT_GE(backend.calls.poisons, 2 * 4);  // before the warm-up and before the timed loop
+  for (const auto& r : runs) EXPECT_EQ(r.counters.at("verified").value, 1);
+  // after sizing, every timed sample is one whole batch
+  const int batch = choose_batch(1e-5);
+  int full = 0;
+  for (int b : backend.calls.batches) full += b == batch ? 1 : 0;
+  EXPECT_GT(full, 4);
 }
 
 }  // namespace
