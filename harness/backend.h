@@ -3,6 +3,7 @@
 // once (harness/runner.cpp) and each backend only knows how to run its own workloads.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -64,9 +65,15 @@ struct Verification {
 
 /// Clocks and throttling sampled around a run (NVML on a GPU); empty when unavailable.
 struct Telemetry {
-  double sm_clock_MHz = 0;
+  double sm_clock_MHz = 0;      ///< median over the region
+  double sm_clock_min_MHz = 0;  ///< lowest reading
   double mem_clock_MHz = 0;
-  bool throttled = false;
+  double power_W = -1;                 ///< mean; < 0 unknown
+  double temperature_C = -1;           ///< highest; < 0 unknown
+  double energy_J = -1;                ///< energy the device used over the region; < 0 unknown
+  std::uint64_t throttle_reasons = 0;  ///< every reason seen (NVML bits)
+  int samples = 0;
+  bool throttled = false;  ///< clocks were pulled down (power cap, thermal, slowdown) at some point
   bool available = false;
 };
 
@@ -103,8 +110,10 @@ class Backend {
   virtual bool supports(const BenchCase& c) const = 0;
   /// A fresh workload for a supported case. Must not allocate until prepare().
   virtual std::unique_ptr<Workload> create(const BenchCase& c) = 0;
-  /// Telemetry now (clocks, throttle reasons); default: none.
-  virtual Telemetry sample_telemetry() { return {}; }
+  /// Starts sampling telemetry for a timed region (a GPU: NVML in a background thread).
+  virtual void telemetry_start() {}
+  /// Ends the region and summarizes it; available=false where there is no telemetry.
+  virtual Telemetry telemetry_stop() { return {}; }
   /// Context entries specific to this backend (driver/runtime versions, cache policy, link...).
   virtual std::map<std::string, std::string> context() const = 0;
 };

@@ -44,6 +44,22 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
   return d;
 }
 
+std::map<std::string, double> telemetry_counters(const Telemetry& t, const WorkModel& work, std::int64_t ops) {
+  std::map<std::string, double> k;
+  k["sm_clock_MHz"] = t.sm_clock_MHz;
+  k["sm_clock_min_MHz"] = t.sm_clock_min_MHz;
+  k["mem_clock_MHz"] = t.mem_clock_MHz;
+  k["throttled"] = t.throttled ? 1 : 0;
+  if (t.power_W >= 0) k["power_W"] = t.power_W;
+  if (t.temperature_C >= 0) k["temperature_C"] = t.temperature_C;
+  if (t.energy_J > 0 && ops > 0) {
+    const double per_op = t.energy_J / static_cast<double>(ops);
+    if (work.useful_bytes > 0) k["energy_J_per_GB"] = per_op / (work.useful_bytes / 1e9);
+    if (work.flop > 0) k["energy_pJ_per_FLOP"] = per_op / work.flop * 1e12;
+  }
+  return k;
+}
+
 namespace {
 
 // The workload of the case that ran last, kept so that repetitions of one benchmark (which run
@@ -95,6 +111,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
   // counter derives from the same time per operation.
   double reported_seconds = 0;
   std::int64_t reported_ops = 0;
+  std::int64_t executed_ops = 0;  // operations run while telemetry was sampled
   Telemetry telemetry;
   try {
     if (!last.w) {
@@ -119,17 +136,19 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     // min_time applies to those times, which add up to the device time measured.
     int left_in_sample = 0;
     double per_op = 0;
+    backend->telemetry_start();  // clocks, power and energy while the samples run
     for (auto _ : state) {
       if (left_in_sample == 0) {
         per_op = w->run(batch) / batch;
         left_in_sample = batch;
+        executed_ops += batch;
       }
       state.SetIterationTime(per_op);
       reported_seconds += per_op;
       ++reported_ops;
       --left_in_sample;
     }
-    telemetry = backend->sample_telemetry();
+    telemetry = backend->telemetry_stop();
     if (!last.verified) {
       const Verification v = w->verify();
       if (!v.ok) {
@@ -173,9 +192,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
   k["working_set_bytes"] = work.working_set_bytes;
   k["verified"] = 1;
   if (telemetry.available) {
-    k["sm_clock_MHz"] = telemetry.sm_clock_MHz;
-    k["mem_clock_MHz"] = telemetry.mem_clock_MHz;
-    k["throttled"] = telemetry.throttled ? 1 : 0;
+    for (const auto& [name, value] : telemetry_counters(telemetry, work, executed_ops)) k[name] = value;
   }
   for (const auto& [name, value] : last_workload().w->extra_counters(per_op)) k[name] = value;
 }

@@ -3,6 +3,8 @@
 // backends and families.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,5 +49,10 @@ struct DerivedCounters {
   double pct_of_peak = -1;  ///< < 0: unknown peak
 };
 DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const Peaks& peaks);
+
+/// The telemetry counters of a timed region of `ops` operations: clocks (median, minimum),
+/// throttled (0/1), mean power, peak temperature, and energy per useful GB and per FLOP where
+/// the device reported its energy.
+std::map<std::string, double> telemetry_counters(const Telemetry& t, const WorkModel& work, std::int64_t ops);
 
 }  // namespace gpubench

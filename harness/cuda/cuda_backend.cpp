@@ -3,9 +3,12 @@
 #include <cuda_runtime_api.h>
 
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,6 +19,7 @@
 #include "harness/model/card_table.h"
 #include "harness/pcie/pcie_context.h"
 #include "harness/slug.h"
+#include "harness/telemetry_sampler.h"
 
 namespace gpubench {
 
@@ -168,7 +172,34 @@ class CudaBackend final : public CudaBackendBase {
     if (!f) throw std::logic_error("the CUDA backend does not implement " + c.name());
     return f(c, *this);
   }
-  Telemetry sample_telemetry() override { return device_.telemetry(); }
+  // NVML every 10 ms in a background thread while the samples run, and the energy counter's
+  // difference over the region.
+  void telemetry_start() override {
+    const Nvml* nvml = device_.nvml();
+    if (!nvml) return;
+    if (!sampler_) {
+      sampler_ = std::make_unique<TelemetrySampler>(
+          [nvml]() -> std::optional<TelemetryReading> {
+            const Telemetry now = nvml->sample();
+            if (!now.available) return std::nullopt;
+            TelemetryReading r;
+            r.sm_clock_MHz = now.sm_clock_MHz;
+            r.mem_clock_MHz = now.mem_clock_MHz;
+            r.throttle_reasons = nvml->throttle_reasons();
+            r.throttled = is_throttled(r.throttle_reasons);
+            r.power_W = nvml->power_W();
+            r.temperature_C = nvml->temperature_C();
+            return r;
+          },
+          [nvml]() -> std::optional<double> {
+            const double joules = nvml->total_energy_J();
+            return joules >= 0 ? std::optional<double>(joules) : std::nullopt;
+          },
+          std::chrono::milliseconds(10));
+    }
+    sampler_->start();
+  }
+  Telemetry telemetry_stop() override { return sampler_ ? sampler_->stop() : Telemetry{}; }
   std::map<std::string, std::string> context() const override {
     auto c = context_;
     // Read now, not at construction: after --numa-bind it shows where the benchmarks run.
@@ -191,6 +222,7 @@ class CudaBackend final : public CudaBackendBase {
   std::string driver_version_;
   std::map<std::string, std::string> context_;
   WorkloadTable table_;
+  std::unique_ptr<TelemetrySampler> sampler_;  // after device_: destroyed (thread ended) before NVML closes
 };
 
 }  // namespace

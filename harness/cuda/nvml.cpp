@@ -43,6 +43,7 @@ using nvmlDevice_t = void*;
 constexpr int kNvmlSuccess = 0;
 constexpr int kNvmlClockSm = 1;
 constexpr int kNvmlClockMem = 2;
+constexpr int kNvmlTemperatureGpu = 0;
 
 }  // namespace
 
@@ -61,6 +62,10 @@ struct Nvml::Api {
   nvmlReturn_t (*pcie_width)(nvmlDevice_t, unsigned int*) = nullptr;
   nvmlReturn_t (*pcie_max_gen)(nvmlDevice_t, unsigned int*) = nullptr;
   nvmlReturn_t (*pcie_max_width)(nvmlDevice_t, unsigned int*) = nullptr;
+  // Power (mW), temperature (sensor 0 = GPU, degrees C), energy since load (mJ); optional.
+  nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
+  nvmlReturn_t (*total_energy)(nvmlDevice_t, unsigned long long*) = nullptr;
 };
 
 namespace {
@@ -96,6 +101,9 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& pci_bus_id, std::string* why
   if (!bind(handle, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &api->pcie_max_gen))
     bind(handle, "nvmlDeviceGetMaxPcieLinkGeneration", &api->pcie_max_gen);
   bind(handle, "nvmlDeviceGetMaxPcieLinkWidth", &api->pcie_max_width);
+  bind(handle, "nvmlDeviceGetPowerUsage", &api->power_usage);
+  bind(handle, "nvmlDeviceGetTemperature", &api->temperature);
+  bind(handle, "nvmlDeviceGetTotalEnergyConsumption", &api->total_energy);
   if (!ok) {
     dlclose(handle);
     return fail(std::string("NVML not available (") + library + " lacks the expected functions)");
@@ -137,6 +145,24 @@ std::uint64_t Nvml::throttle_reasons() const {
   unsigned long long r = 0;
   if (!api_->reasons || api_->reasons(device_, &r) != kNvmlSuccess) return 0;
   return r;
+}
+
+double Nvml::power_W() const {
+  unsigned int mW = 0;
+  if (!api_->power_usage || api_->power_usage(device_, &mW) != kNvmlSuccess) return -1;
+  return mW / 1000.0;
+}
+
+double Nvml::temperature_C() const {
+  unsigned int c = 0;
+  if (!api_->temperature || api_->temperature(device_, kNvmlTemperatureGpu, &c) != kNvmlSuccess) return -1;
+  return c;
+}
+
+double Nvml::total_energy_J() const {
+  unsigned long long mJ = 0;
+  if (!api_->total_energy || api_->total_energy(device_, &mJ) != kNvmlSuccess) return -1;
+  return static_cast<double>(mJ) / 1000.0;
 }
 
 bool Nvml::max_clocks(double* sm_MHz, double* mem_MHz) const {

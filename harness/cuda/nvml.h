@@ -48,6 +48,13 @@ class Nvml {
   Telemetry sample() const;
   /// Raw throttle reasons now (0 when the query fails).
   std::uint64_t throttle_reasons() const;
+  /// Board power in watts (nvmlDeviceGetPowerUsage); < 0 when unknown.
+  double power_W() const;
+  /// GPU temperature in degrees C (nvmlDeviceGetTemperature, the GPU sensor); < 0 when unknown.
+  double temperature_C() const;
+  /// Energy used since the driver loaded, in joules (nvmlDeviceGetTotalEnergyConsumption, Volta
+  /// and newer); < 0 when unknown.
+  double total_energy_J() const;
   /// The maximum SM and memory clocks in MHz (nvmlDeviceGetMaxClockInfo); false if unknown.
   bool max_clocks(double* sm_MHz, double* mem_MHz) const;
   /// The driver version string ("550.54.15"), empty if unknown.

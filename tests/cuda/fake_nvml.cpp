@@ -39,6 +39,24 @@ int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* rea
   *reasons = 0x1ull | 0x40ull;  // idle + HW thermal slowdown
   return 0;
 }
+int nvmlDeviceGetPowerUsage(void* device, unsigned int* milliwatts) {
+  if (device != &g_device_tag) return 2;
+  *milliwatts = 312500;
+  return 0;
+}
+int nvmlDeviceGetTemperature(void* device, int sensor, unsigned int* celsius) {
+  if (device != &g_device_tag || sensor != 0) return 2;  // only NVML_TEMPERATURE_GPU
+  *celsius = 47;
+  return 0;
+}
+// A counter that moves: 1.5 J more at every read.
+int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* millijoules) {
+  static unsigned long long total = 1000000;
+  if (device != &g_device_tag) return 2;
+  total += 1500;
+  *millijoules = total;
+  return 0;
+}
 int nvmlSystemGetDriverVersion(char* out, unsigned int length) {
   const char* v = "550.54.15";
   if (length < std::strlen(v) + 1) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE

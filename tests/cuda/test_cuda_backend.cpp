@@ -204,6 +204,10 @@ TEST(Nvml, LoadsAndReadsALibraryWithTheNvmlEntryPoints) {
     EXPECT_TRUE(t.throttled);  // HW thermal slowdown is set beside idle
     EXPECT_EQ(nvml->throttle_reasons(), 0x41u);
     EXPECT_EQ(nvml->driver_version(), "550.54.15");
+    EXPECT_DOUBLE_EQ(nvml->power_W(), 312.5);
+    EXPECT_DOUBLE_EQ(nvml->temperature_C(), 47);
+    const double e0 = nvml->total_energy_J();
+    EXPECT_DOUBLE_EQ(nvml->total_energy_J() - e0, 1.5);  // joules, from millijoules
     double sm = 0, mem = 0;
     ASSERT_TRUE(nvml->max_clocks(&sm, &mem));
     EXPECT_EQ(sm, 1980);

@@ -94,10 +94,21 @@ class ClockBackend final : public Backend {
     return std::make_unique<ClockWorkload>(per_op_, first_, &calls);
   }
   std::map<std::string, std::string> context() const override { return {}; }
+  // Telemetry: the region must hold the timed samples; 1 J per operation run inside it.
+  void telemetry_start() override { region_start_ = calls.batches.size(); }
+  Telemetry telemetry_stop() override {
+    Telemetry t;
+    t.available = true;
+    t.sm_clock_MHz = t.sm_clock_min_MHz = 1980;
+    t.energy_J = 0;
+    for (std::size_t i = region_start_; i < calls.batches.size(); ++i) t.energy_J += calls.batches[i];
+    return t;
+  }
   Calls calls;
 
  private:
   double per_op_, first_;
+  std::size_t region_start_ = 0;
   DeviceDescription device_;
   Peaks peaks_;
 };
@@ -169,7 +180,12 @@ TEST(RunnerUnderGoogleBenchmark, PreparesSizesAndVerifiesOnce) {
   EXPECT_EQ(backend.calls.prepares, 1);
   EXPECT_EQ(backend.calls.verifies, 1);
   EXPECT_GE(backend.calls.poisons, 2 * 4);  // before the warm-up and before the timed loop
-  for (const auto& r : runs) EXPECT_EQ(r.counters.at("verified").value, 1);
+  for (const auto& r : runs) {
+    EXPECT_EQ(r.counters.at("verified").value, 1);
+    // telemetry of the timed region: 1 J per operation of 2e6 useful bytes = 500 J/GB
+    EXPECT_DOUBLE_EQ(r.counters.at("energy_J_per_GB").value, 500.0);
+    EXPECT_EQ(r.counters.at("sm_clock_MHz").value, 1980);
+  }
   // after sizing, every timed sample is one whole batch
   const int batch = choose_batch(1e-5);
   int full = 0;

@@ -1,0 +1,110 @@
+// Telemetry during the timed region: the summary of the readings, the sampling thread, and the
+// counters the runner derives (energy per GB and per FLOP).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "harness/runner.h"
+#include "harness/telemetry_sampler.h"
+
+namespace gpubench {
+namespace {
+
+TelemetryReading reading(double sm, double power, double temp, std::uint64_t reasons, bool throttled) {
+  TelemetryReading r;
+  r.sm_clock_MHz = sm;
+  r.mem_clock_MHz = 2619;
+  r.power_W = power;
+  r.temperature_C = temp;
+  r.throttle_reasons = reasons;
+  r.throttled = throttled;
+  return r;
+}
+
+TEST(Telemetry, SummaryOfTheRegion) {
+  const Telemetry t = summarize_telemetry(
+      {reading(1980, 300, 50, 0, false), reading(1755, 700, 61, 0x4, true), reading(1980, 500, 55, 0x1, false)}, 12.5);
+  EXPECT_TRUE(t.available);
+  EXPECT_EQ(t.samples, 3);
+  EXPECT_DOUBLE_EQ(t.sm_clock_MHz, 1980);      // median
+  EXPECT_DOUBLE_EQ(t.sm_clock_min_MHz, 1755);  // the dip a single reading afterwards would miss
+  EXPECT_DOUBLE_EQ(t.power_W, 500);            // mean
+  EXPECT_DOUBLE_EQ(t.temperature_C, 61);       // highest
+  EXPECT_TRUE(t.throttled);                    // one throttled reading marks the region
+  EXPECT_EQ(t.throttle_reasons, 0x5u);
+  EXPECT_DOUBLE_EQ(t.energy_J, 12.5);
+}
+
+TEST(Telemetry, UnreadFieldsStayUnknown) {
+  TelemetryReading r;
+  r.sm_clock_MHz = 1500;  // power and temperature could not be read
+  const Telemetry t = summarize_telemetry({r}, -1);
+  EXPECT_TRUE(t.available);
+  EXPECT_LT(t.power_W, 0);
+  EXPECT_LT(t.temperature_C, 0);
+  EXPECT_LT(t.energy_J, 0);
+  EXPECT_FALSE(summarize_telemetry({}, 3.0).available);
+  EXPECT_FALSE(summarize_telemetry({TelemetryReading{}}, 3.0).available);  // no clock read
+}
+
+TEST(Telemetry, SamplerReadsWhileTheRegionRuns) {
+  std::atomic<int> reads{0};
+  double energy = 100.0;
+  TelemetrySampler sampler(
+      [&]() -> std::optional<TelemetryReading> {
+        const int n = ++reads;
+        return reading(n % 2 ? 1980 : 1900, 400, 50, 0, false);
+      },
+      [&]() -> std::optional<double> {
+        energy += 7.0;
+        return energy;
+      },
+      std::chrono::milliseconds(2));
+  EXPECT_FALSE(sampler.stop().available);  // never started
+  sampler.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  const Telemetry t = sampler.stop();
+  EXPECT_GE(reads.load(), 5);  // a first, several periodic and a last reading
+  EXPECT_EQ(t.samples, reads.load());
+  EXPECT_DOUBLE_EQ(t.energy_J, 7.0);  // the counter's difference between start and stop
+  EXPECT_DOUBLE_EQ(t.sm_clock_min_MHz, 1900);
+  const int after = reads.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(reads.load(), after);  // the thread is gone
+  sampler.start();                 // reusable: a new region, new readings
+  const Telemetry again = sampler.stop();
+  EXPECT_EQ(again.samples, reads.load() - after);
+}
+
+TEST(Telemetry, SamplerWithoutEnergyCounter) {
+  TelemetrySampler sampler([] { return std::optional<TelemetryReading>(reading(1980, 300, 40, 0, false)); }, nullptr,
+                           std::chrono::milliseconds(1));
+  sampler.start();
+  const Telemetry t = sampler.stop();
+  EXPECT_TRUE(t.available);
+  EXPECT_LT(t.energy_J, 0);
+}
+
+TEST(Telemetry, EnergyPerByteAndPerFlop) {
+  Telemetry t;
+  t.available = true;
+  t.sm_clock_MHz = 1980;
+  t.energy_J = 50.0;
+  t.power_W = 500;
+  // 100 copies of 1 GB (2e9 useful bytes each): 0.5 J per copy, 0.25 J per GB
+  auto k = telemetry_counters(t, copy_work(1e9), 100);
+  EXPECT_DOUBLE_EQ(k.at("energy_J_per_GB"), 0.25);
+  EXPECT_EQ(k.count("energy_pJ_per_FLOP"), 0u);
+  EXPECT_DOUBLE_EQ(k.at("power_W"), 500);
+  EXPECT_EQ(k.count("temperature_C"), 0u);  // unknown: left out
+  // 10 GEMMs of 2 x 1024^3 FLOP with 50 J: 5 J each
+  k = telemetry_counters(t, gemm_work(1024, 1024, 1024, 2, 4, PeakKind::fp16_tensor), 10);
+  EXPECT_NEAR(k.at("energy_pJ_per_FLOP"), 5.0 / (2.0 * 1024 * 1024 * 1024) * 1e12, 1e-9);
+  t.energy_J = -1;  // no energy counter
+  EXPECT_EQ(telemetry_counters(t, copy_work(1e9), 100).count("energy_J_per_GB"), 0u);
+}
+
+}  // namespace
+}  // namespace gpubench
