@@ -1,6 +1,9 @@
 #include "harness/device_select.h"
 
+#include <cstdlib>
+
 #include "harness/host/host_backend.h"
+#include "harness/nvidia_driver.h"
 #ifdef GPUBENCH_HAVE_CUDA
 #include "harness/cuda/cuda_backend.h"
 #endif
@@ -18,6 +21,15 @@ int usable_cuda_devices(std::string* reason) {
 #endif
 }
 
+std::string auto_fallback_error(bool gpu_present, const std::string& driver_version, const char* cuda_visible_devices,
+                                const std::string& reason) {
+  if (!gpu_present || cuda_visible_devices != nullptr) return {};  // no GPU, or hidden on purpose
+  return "--device=auto: an NVIDIA GPU is present (driver " + (driver_version.empty() ? "unknown" : driver_version) +
+         ") but CUDA cannot use it: " + reason +
+         ". Install a driver that supports this gpubench's CUDA runtime, or build gpubench with a CUDA toolkit "
+         "your driver supports (cmake -DCMAKE_CUDA_COMPILER=<that toolkit>/bin/nvcc); --device=host runs on the CPU";
+}
+
 std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string* note) {
   using Kind = DeviceChoice::Kind;
   if (choice.kind == Kind::host) return make_host_backend();
@@ -25,6 +37,11 @@ std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string*
   const int count = usable_cuda_devices(&reason);
   if (choice.kind == Kind::automatic) {
     if (count == 0) {
+#ifdef GPUBENCH_HAVE_CUDA
+      const std::string error = auto_fallback_error(nvidia_gpu_present(), nvidia_driver_version(),
+                                                    std::getenv("CUDA_VISIBLE_DEVICES"), reason);
+      if (!error.empty()) throw DeviceUnavailable(error);
+#endif
       if (note) *note = "gpubench: no usable GPU (" + reason + "); running on the host";
       return make_host_backend();
     }

@@ -19,6 +19,12 @@ class DeviceUnavailable : public std::runtime_error {
 /// Number of usable CUDA devices (0 without CUDA support or without a driver) and, when 0, why.
 int usable_cuda_devices(std::string* reason);
 
+/// --device=auto without a usable CUDA device: the host, unless a GPU is there that CUDA cannot
+/// use (a driver older than the runtime, say) and CUDA_VISIBLE_DEVICES does not hide it on
+/// purpose; then the one-line error to exit with (empty: run on the host).
+std::string auto_fallback_error(bool gpu_present, const std::string& driver_version, const char* cuda_visible_devices,
+                                const std::string& reason);
+
 /// The backend for a choice other than `all`. For `auto` without a usable GPU, `note` receives
 /// the one line to print on stderr. Throws DeviceUnavailable or UsageError (an index past the
 /// last device).

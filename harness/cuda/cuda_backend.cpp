@@ -6,10 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "harness/cuda/cuda_check.h"
@@ -17,6 +15,7 @@
 #include "harness/cuda/nvml.h"
 #include "harness/cuda/pcie_workloads.h"
 #include "harness/model/card_table.h"
+#include "harness/nvidia_driver.h"
 #include "harness/pcie/pcie_context.h"
 #include "harness/slug.h"
 #include "harness/telemetry_sampler.h"
@@ -104,28 +103,6 @@ CudaAvailability cuda_availability() {
   return a;
 }
 
-// ---- the driver version ----
-
-namespace {
-
-// The NVIDIA driver version ("550.54.15") from the kernel module, which every Linux machine with
-// a working driver exposes; "" when absent.
-std::string proc_driver_version() {
-  std::ifstream in("/proc/driver/nvidia/version");
-  std::string line;
-  if (!std::getline(in, line)) return {};
-  const auto module = line.find("Module");
-  if (module == std::string::npos) return {};
-  std::istringstream words(line.substr(module));
-  std::string w;
-  while (words >> w) {
-    if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
-  }
-  return {};
-}
-
-}  // namespace
-
 // ---- the backend ----
 
 namespace {
@@ -137,7 +114,7 @@ class CudaBackend final : public CudaBackendBase {
     int driver = 0, runtime = 0;
     GPUBENCH_CUDA_CHECK(cudaDriverGetVersion(&driver));
     GPUBENCH_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-    driver_version_ = proc_driver_version();
+    driver_version_ = nvidia_driver_version();
     if (driver_version_.empty() && device_.nvml()) driver_version_ = device_.nvml()->driver_version();
     key_ = cuda_device_key(desc, driver_major_version(driver_version_), driver, runtime);
     context_["driver_version"] = (driver_version_.empty() ? std::string("unknown") : driver_version_) + " (CUDA " +
