@@ -79,6 +79,7 @@ std::map<std::string, std::string> result_context(const Backend& backend, bool q
   c["peak_fp16_tensor_TFLOPS"] = number_or_unknown(p.fp16_tensor_TFLOPS);
   c["peak_pcie_h2d_GBps"] = number_or_unknown(p.pcie_GBps);
   c["peak_pcie_d2h_GBps"] = number_or_unknown(p.pcie_GBps);
+  c["peak_pcie_protocol_GBps"] = number_or_unknown(p.pcie_protocol_GBps);
   c["peaks_source"] = p.source.empty() ? "unknown" : p.source;
   c["driver_version"] = "none";
   c["runtime_version"] = "none";

@@ -29,6 +29,7 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
     case PeakKind::pcie_d2h:
       peak = peaks.pcie_GBps;
       achieved = d.GBps;
+      if (peaks.pcie_protocol_GBps > 0) d.pct_of_protocol_limit = 100.0 * d.GBps / peaks.pcie_protocol_GBps;
       break;
     case PeakKind::fp32:
       peak = peaks.fp32_TFLOPS;
@@ -189,6 +190,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     k["flop_per_byte"] = work.intensity();
   }
   if (d.pct_of_peak >= 0) k["pct_of_peak"] = d.pct_of_peak;
+  if (d.pct_of_protocol_limit >= 0) k["pct_of_protocol_limit"] = d.pct_of_protocol_limit;
   k["working_set_bytes"] = work.working_set_bytes;
   k["verified"] = 1;
   if (telemetry.available) {

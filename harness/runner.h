@@ -43,10 +43,11 @@ int size_batch(Workload& w);
 /// The counters of one benchmark, derived only from its work model, the measured time per
 /// operation and the backend's peaks. Unknown peaks leave pct_of_peak out.
 struct DerivedCounters {
-  double GBps = 0;          ///< useful bytes per second / 1e9
-  double sector_GBps = 0;   ///< traffic bytes per second / 1e9 (0 when same as useful)
-  double TFLOPS = 0;        ///< 0 when the work model has no FLOP
-  double pct_of_peak = -1;  ///< < 0: unknown peak
+  double GBps = 0;                    ///< useful bytes per second / 1e9
+  double sector_GBps = 0;             ///< traffic bytes per second / 1e9 (0 when same as useful)
+  double TFLOPS = 0;                  ///< 0 when the work model has no FLOP
+  double pct_of_peak = -1;            ///< < 0: unknown peak
+  double pct_of_protocol_limit = -1;  ///< PCIe rows: against the link after TLP overhead; < 0 otherwise
 };
 DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const Peaks& peaks);
 

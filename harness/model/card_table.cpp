@@ -106,7 +106,11 @@ Peaks theoretical_peaks(const DeviceDescription& d) {
     p.dram_GBps = card->dram_GBps;
     p.fp32_TFLOPS = card->fp32_TFLOPS;
     p.fp16_tensor_TFLOPS = card->fp16_tensor_TFLOPS;
-    if (p.pcie_GBps == 0) p.pcie_GBps = pcie_GBps_per_direction(card->pcie_gen, card->pcie_width);
+    if (p.pcie_GBps == 0) {
+      p.pcie_GBps = pcie_GBps_per_direction(card->pcie_gen, card->pcie_width);
+      p.pcie_protocol_GBps = pcie_protocol_GBps(
+          p.pcie_GBps, d.pcie_max_payload_bytes > 0 ? d.pcie_max_payload_bytes : kAssumedMaxPayloadBytes);
+    }
     p.source = "card table: " + card->key;
   }
   return p;

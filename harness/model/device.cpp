@@ -62,6 +62,11 @@ double pcie_GBps_per_direction(int gen, int width) {
   return gts * width * efficiency / 8.0;
 }
 
+double pcie_protocol_GBps(double raw_GBps, int payload_bytes) {
+  if (raw_GBps <= 0 || payload_bytes <= 0) return 0;
+  return raw_GBps * payload_bytes / (payload_bytes + kTlpOverheadBytes);
+}
+
 Peaks formula_peaks(const DeviceDescription& d) {
   Peaks p;
   p.dram_GBps = dram_peak_GBps(d.mem_clock_kHz, d.bus_width_bits);
@@ -70,6 +75,8 @@ Peaks formula_peaks(const DeviceDescription& d) {
   p.fp16_tensor_TFLOPS =
       d.sm_count * fp16_tensor_flop_per_clock_per_sm(d.cc_major, d.cc_minor, d.geforce) * clock_Hz / 1e12;
   p.pcie_GBps = pcie_GBps_per_direction(d.pcie_gen, d.pcie_width);
+  p.pcie_protocol_GBps = pcie_protocol_GBps(
+      p.pcie_GBps, d.pcie_max_payload_bytes > 0 ? d.pcie_max_payload_bytes : kAssumedMaxPayloadBytes);
   p.source = "formula";
   return p;
 }

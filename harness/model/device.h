@@ -26,9 +26,10 @@ struct DeviceDescription {
   int pcie_width = 0;    ///< negotiated lanes
   int pcie_gen_max = 0;  ///< what the device supports
   int pcie_width_max = 0;
-  bool geforce = false;    ///< GeForce cards run FP16 tensor math with FP32 accumulate at half rate
-  int l2_fetch_bytes = 0;  ///< L2 fetch granularity of a miss (cudaLimitMaxL2FetchGranularity), 0 = unknown
-  bool ecc = false;        ///< ECC on device memory enabled
+  int pcie_max_payload_bytes = 0;  ///< negotiated PCIe max payload size; 0 = unknown
+  bool geforce = false;            ///< GeForce cards run FP16 tensor math with FP32 accumulate at half rate
+  int l2_fetch_bytes = 0;          ///< L2 fetch granularity of a miss (cudaLimitMaxL2FetchGranularity), 0 = unknown
+  bool ecc = false;                ///< ECC on device memory enabled
 };
 
 /// Theoretical peaks. 0 means unknown: the percentage is then left out, never invented.
@@ -37,6 +38,7 @@ struct Peaks {
   double fp32_TFLOPS = 0;
   double fp16_tensor_TFLOPS = 0;  ///< dense, FP16 inputs, FP32 accumulate
   double pcie_GBps = 0;           ///< per direction, negotiated link
+  double pcie_protocol_GBps = 0;  ///< the same after TLP overhead at the max payload size (pcie/payload.h)
   std::string source;             ///< "card table: <key>" or "formula"
 };
 
@@ -50,6 +52,14 @@ int fp16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce);
 
 /// Per-direction PCIe bandwidth in GB/s of a link (gen 1..6, width lanes); 0 when unknown.
 double pcie_GBps_per_direction(int gen, int width);
+
+/// Bytes of TLP header (16, 64-bit addressing), sequence number and framing (4) and LCRC (4) in
+/// every PCIe transaction layer packet (harness/pcie/payload.h reads the payload size).
+constexpr int kTlpOverheadBytes = 24;
+/// The max payload size assumed when config space cannot be read (common on GPUs and root ports).
+constexpr int kAssumedMaxPayloadBytes = 256;
+/// Data per direction of a link of `raw_GBps` whose packets carry `payload_bytes` (0 if unknown).
+double pcie_protocol_GBps(double raw_GBps, int payload_bytes);
 
 /// Peaks from formulas only (for cards the table lacks).
 Peaks formula_peaks(const DeviceDescription& d);

@@ -1,5 +1,7 @@
 #include "harness/pcie/link.h"
 
+#include "harness/pcie/payload.h"
+
 #include <sys/stat.h>
 #include <cctype>
 #include <cmath>
@@ -157,6 +159,7 @@ PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& addres
   const long n = std::strtol(node.c_str(), &end, 10);
   if (!node.empty() && *end == '\0' && n >= 0 && n < 4096) link.numa_node = static_cast<int>(n);
   if (link.current.known() || link.max.known()) link.source = "sysfs";
+  link.max_payload_bytes = read_max_payload(sysfs_root, link.address);
   link.upstream = read_upstream(dir);
   return link;
 }

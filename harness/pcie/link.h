@@ -31,12 +31,13 @@ struct PathHop {
 
 /// What sysfs says about one PCI device.
 struct PcieLink {
-  std::string address;  ///< sysfs form "0000:3b:00.0"
-  LinkState current;    ///< negotiated now
-  LinkState max;        ///< the device's maximum
-  int numa_node = -1;   ///< -1 when unknown or the machine has one node
-  bool found = false;   ///< the device directory exists under the sysfs root
-  std::string source;   ///< where the link came from: "sysfs", "nvml", "sysfs+nvml" or ""
+  std::string address;        ///< sysfs form "0000:3b:00.0"
+  LinkState current;          ///< negotiated now
+  LinkState max;              ///< the device's maximum
+  int numa_node = -1;         ///< -1 when unknown or the machine has one node
+  bool found = false;         ///< the device directory exists under the sysfs root
+  std::string source;         ///< where the link came from: "sysfs", "nvml", "sysfs+nvml" or ""
+  int max_payload_bytes = 0;  ///< negotiated MPS from config space (payload.h); 0 when unreadable
   /// The PCI devices above this one, root port first (the device itself excluded), from its
   /// real sysfs path (/sys/bus/pci/devices/<address> links into /sys/devices/pci<dd:bb>/...).
   /// A transfer crosses every one of these links: the slowest bounds it.

@@ -1,6 +1,9 @@
 #include "harness/pcie/pcie_context.h"
 
 #include <cstdlib>
+#include <string>
+
+#include "harness/pcie/payload.h"
 
 namespace gpubench::pcie {
 
@@ -10,7 +13,8 @@ const char* const kPcieTiming =
     "around the batch. pageable transfers: host steady_clock around the batch (host_clock_timed=1). "
     "bidirectional: the measured direction on its own stream while the other direction runs on a "
     "second stream with twice the batch, so it overlaps the whole timed interval. Bytes counted "
-    "once per transfer; pct_of_peak against the negotiated link per direction";
+    "once per transfer; pct_of_peak against the negotiated link per direction, pct_of_protocol_limit "
+    "against what it carries after TLP overhead at the max payload size (peak_pcie_protocol_GBps)";
 
 void apply_link(const PcieLink& link, DeviceDescription& d) {
   if (link.current.known()) {
@@ -21,6 +25,7 @@ void apply_link(const PcieLink& link, DeviceDescription& d) {
     d.pcie_gen_max = link.max.gen;
     d.pcie_width_max = link.max.width;
   }
+  d.pcie_max_payload_bytes = link.max_payload_bytes;
 }
 
 std::map<std::string, std::string> link_context(const PcieLink& link, bool read_under_load) {
@@ -39,6 +44,9 @@ std::map<std::string, std::string> link_context(const PcieLink& link, bool read_
                               ? "negotiated link " + link_name(link.current) + " (" + c["pcie_link_source"] + ")"
                               : "card table (negotiated link unknown)";
   c["pcie_timing"] = kPcieTiming;
+  c["pcie_max_payload"] = link.max_payload_bytes > 0
+                              ? std::to_string(link.max_payload_bytes) + " B (config space)"
+                              : std::to_string(kAssumedMaxPayloadBytes) + " B (assumed: config space not readable)";
   return c;
 }
 
