@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <vector>
 
 namespace gpubench {
 
@@ -62,6 +64,33 @@ std::map<std::string, double> telemetry_counters(const Telemetry& t, const WorkM
 }
 
 namespace {
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+}  // namespace
+
+SampleOutliers find_outliers(const std::vector<double>& samples, const std::vector<double>& earlier) {
+  SampleOutliers o;
+  if (samples.empty()) return o;
+  const double median = median_of(samples);
+  for (double s : samples)
+    if (s > kOutlierFactor * median || s * kOutlierFactor < median) ++o.samples;
+  std::vector<double> all = earlier;
+  all.insert(all.end(), samples.begin(), samples.end());
+  double sum = 0;
+  for (double s : samples) sum += s;
+  o.repetition_per_op = sum / static_cast<double>(samples.size());
+  o.reference_per_op = median_of(all);
+  if (!earlier.empty() && o.reference_per_op > 0) {
+    const double ratio = o.repetition_per_op / o.reference_per_op;
+    o.repetition = ratio > 1 + kOutlierRepetitionDeviation || ratio < 1 - kOutlierRepetitionDeviation;
+  }
+  return o;
+}
+
+namespace {
 
 // The workload of the case that ran last, kept so that repetitions of one benchmark (which run
 // back to back unless interleaving is asked for) allocate and fill their inputs once, size
@@ -69,8 +98,10 @@ namespace {
 struct LastWorkload {
   const BenchCase* c = nullptr;
   std::unique_ptr<Workload> w;
-  int batch = 0;          ///< operations per timed sample, 0 until sized
-  bool verified = false;  ///< the output of a timed loop was checked
+  int batch = 0;                      ///< operations per timed sample, 0 until sized
+  bool verified = false;              ///< the output of a timed loop was checked
+  std::vector<double> sample_per_op;  ///< seconds per operation of every timed sample so far
+  int repetitions = 0;                ///< timed loops of at least kMinOutlierSamples samples so far
 };
 LastWorkload& last_workload() {
   static LastWorkload last;
@@ -128,7 +159,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     } else {
       (void)w->run(1);  // warm-up: the device may have idled (clocks) while the host verified
     }
-    const int batch = last.batch;
+    int batch = last.batch;
     w->poison();  // the verified output must come from the timed runs alone
     // One Google Benchmark iteration is one operation, so real_time is the time of one
     // operation whatever the batch (tools that compare two runs, like Google Benchmark's
@@ -137,12 +168,18 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     // min_time applies to those times, which add up to the device time measured.
     int left_in_sample = 0;
     double per_op = 0;
-    backend->telemetry_start();  // clocks, power and energy while the samples run
+    std::vector<double> samples;  // seconds per operation of this repetition's samples
+    backend->telemetry_start();   // clocks, power and energy while the samples run
     for (auto _ : state) {
       if (left_in_sample == 0) {
-        per_op = w->run(batch) / batch;
+        const double seconds = w->run(batch);
+        per_op = seconds / batch;
+        samples.push_back(per_op);
         left_in_sample = batch;
         executed_ops += batch;
+        // A sample far shorter than intended (the batch was sized while the device was slow):
+        // larger samples from here on.
+        if (seconds < kMinSampleSeconds / 4 && batch < kMaxBatch) batch = last.batch = choose_batch(per_op);
       }
       state.SetIterationTime(per_op);
       reported_seconds += per_op;
@@ -161,6 +198,22 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       last.verified = true;
     }
     state.counters["ops_per_sample"] = batch;
+    // Outliers are marked, not hidden: samples far from this repetition's median, and a
+    // repetition far from the median of every sample of the benchmark so far.
+    SampleOutliers o = find_outliers(samples, last.sample_per_op);
+    if (samples.size() >= kMinOutlierSamples) {
+      o.repetition_index = ++last.repetitions;  // Google Benchmark's short trial runs are not counted
+      last.sample_per_op.insert(last.sample_per_op.end(), samples.begin(), samples.end());
+    } else {
+      o.repetition = false;
+    }
+    state.counters["outlier_samples"] = o.samples;
+    state.counters["outlier"] = o.repetition ? 1 : 0;
+    if (o.repetition)
+      std::fprintf(stderr,
+                   "gpubench: %s: repetition %d is an outlier: %.3g us per operation against %.3g us (was the "
+                   "machine busy?)\n",
+                   c->name().c_str(), o.repetition_index, o.repetition_per_op * 1e6, o.reference_per_op * 1e6);
   } catch (const SkipCase& e) {
     last = LastWorkload{};
     state.SkipWithError((std::string("skipped: ") + e.what()).c_str());

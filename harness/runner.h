@@ -51,6 +51,24 @@ struct DerivedCounters {
 };
 DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const Peaks& peaks);
 
+/// A sample whose time per operation is more than this factor from its repetition's median is
+/// an outlier sample; a repetition whose mean is more than kOutlierRepetitionDeviation from the
+/// median of every sample so far is an outlier repetition.
+constexpr double kOutlierFactor = 1.5;
+constexpr double kOutlierRepetitionDeviation = 0.25;
+/// Timed loops with fewer samples (Google Benchmark's trial runs) are not judged as repetitions.
+constexpr std::size_t kMinOutlierSamples = 3;
+struct SampleOutliers {
+  int samples = 0;               ///< outlier samples in this repetition
+  bool repetition = false;       ///< this repetition as a whole is an outlier
+  int repetition_index = 0;      ///< (filled by the caller)
+  double repetition_per_op = 0;  ///< this repetition's mean seconds per operation
+  double reference_per_op = 0;   ///< the median of every sample so far, this repetition's included
+};
+/// Outliers of one repetition's samples (seconds per operation) against its own median and, for
+/// the repetition as a whole, against the samples of earlier repetitions plus its own.
+SampleOutliers find_outliers(const std::vector<double>& samples, const std::vector<double>& earlier);
+
 /// The telemetry counters of a timed region of `ops` operations: clocks (median, minimum),
 /// throttled (0/1), mean power, peak temperature, and energy per useful GB and per FLOP where
 /// the device reported its energy.

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,6 +58,7 @@ struct Calls {
   int prepares = 0, poisons = 0, verifies = 0;
   std::vector<int> batches;
   bool written_since_poison = false;
+  std::function<double(int call)> scale;  // slows (or speeds) call number `call` by this factor
 };
 class ClockWorkload final : public Workload {
  public:
@@ -70,7 +72,8 @@ class ClockWorkload final : public Workload {
     calls_->batches.push_back(batch);
     calls_->written_since_poison = true;
     const double first = std::exchange(first_, 0.0);  // a slow first operation (lazy loading)
-    return batch * per_op_ + first;
+    const double scale = calls_->scale ? calls_->scale(static_cast<int>(calls_->batches.size()) - 1) : 1.0;
+    return batch * per_op_ * scale + first;
   }
   Verification verify() override {
     ++calls_->verifies;
@@ -97,6 +100,7 @@ class ClockBackend final : public Backend {
   // Telemetry: the region must hold the timed samples; 1 J per operation run inside it.
   void telemetry_start() override { region_start_ = calls.batches.size(); }
   Telemetry telemetry_stop() override {
+    if (calls.batches.size() - region_start_ >= kMinOutlierSamples) ++full_loops;  // a repetition
     Telemetry t;
     t.available = true;
     t.sm_clock_MHz = t.sm_clock_min_MHz = 1980;
@@ -105,6 +109,7 @@ class ClockBackend final : public Backend {
     return t;
   }
   Calls calls;
+  int full_loops = 0;  // timed loops long enough to be repetitions (not Google Benchmark's trials)
 
  private:
   double per_op_, first_;
@@ -191,6 +196,64 @@ TEST(RunnerUnderGoogleBenchmark, PreparesSizesAndVerifiesOnce) {
   int full = 0;
   for (int b : backend.calls.batches) full += b == batch ? 1 : 0;
   EXPECT_GT(full, 4);
+}
+
+TEST(Runner, OutliersAgainstTheMedians) {
+  // one sample of ten twice as slow; a repetition all 40 % slower than what came before
+  std::vector<double> samples(10, 1e-6);
+  samples[3] = 2e-6;
+  SampleOutliers o = find_outliers(samples, {});
+  EXPECT_EQ(o.samples, 1);
+  EXPECT_FALSE(o.repetition);  // nothing before it to differ from
+  const std::vector<double> earlier(30, 1e-6);
+  o = find_outliers(std::vector<double>(10, 1.4e-6), earlier);
+  EXPECT_EQ(o.samples, 0);
+  EXPECT_TRUE(o.repetition);
+  EXPECT_NEAR(o.reference_per_op, 1e-6, 1e-12);
+  EXPECT_FALSE(find_outliers(std::vector<double>(10, 1.1e-6), earlier).repetition);  // within 25 %
+  EXPECT_TRUE(find_outliers(std::vector<double>(10, 0.5e-6), earlier).repetition);   // faster counts too
+}
+
+// Two slow warm-ups do not leave the batch small; a repetition on a busy machine is marked as
+// an outlier, the others are not; samples that fall far short of 2 ms grow the batch.
+TEST(RunnerUnderGoogleBenchmark, SlowWarmUpsAndABusyRepetition) {
+  // A dry run on the same virtual clock counts the long timed loops: Google Benchmark's last
+  // trial (which is the first repetition) and the two repetitions after it.
+  int loops = 0;
+  {
+    ClockBackend dry(1e-6, 0);
+    RunOutcome dry_outcome;
+    (void)run_through_google_benchmark(dry, copy_case(1e6), 3, &dry_outcome);
+    loops = dry.full_loops;
+  }
+  ASSERT_GE(loops, 3);
+  ClockBackend backend(1e-6, 0);
+  backend.calls.scale = [&](int call) {
+    if (call < 2) return 50.0;                           // the first two single-operation warm-ups crawl
+    return backend.full_loops >= loops - 1 ? 3.0 : 1.0;  // the last repetition runs on a busy machine
+  };
+  RunOutcome outcome;
+  const auto runs = run_through_google_benchmark(backend, copy_case(1e6), 3, &outcome);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].counters.at("ops_per_sample").value, choose_batch(1e-6));  // not 1/50 of it
+  EXPECT_EQ(runs[0].counters.at("outlier").value, 0);
+  EXPECT_EQ(runs[1].counters.at("outlier").value, 0);
+  EXPECT_EQ(runs[2].counters.at("outlier").value, 1);  // three times slower
+}
+
+TEST(RunnerUnderGoogleBenchmark, ShortSamplesGrowTheBatch) {
+  ClockBackend backend(1e-5, 0);
+  int sized_after = -1;
+  backend.calls.scale = [&](int call) {
+    // after sizing (3 warm-ups and up to 5 sizing samples), the device gets ten times faster
+    if (sized_after < 0 && call >= 8) sized_after = call;
+    return sized_after >= 0 ? 0.1 : 1.0;
+  };
+  RunOutcome outcome;
+  const auto runs = run_through_google_benchmark(backend, copy_case(1e6), 2, &outcome);
+  ASSERT_EQ(runs.size(), 2u);
+  // samples of the old batch now last 0.2 ms, far short of 2 ms: the batch grew to fill 2 ms
+  EXPECT_EQ(runs.back().counters.at("ops_per_sample").value, std::min(kMaxBatch, choose_batch(1e-6)));
 }
 
 }  // namespace
