@@ -253,11 +253,24 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
 // ---- the memory launchers, on the host ----
 namespace gpubench::kernels {
 
+// A kernel launch: the launch cost (busy-waited, as the device would be busy), then the work.
+int as_kernel(Stream s, std::function<void()> op) {
+  ++state().kernel_launches;
+  return enqueue(s, [op = std::move(op)] {
+    const double cost = state().launch_cost_seconds;
+    if (cost > 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(cost);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
+    op();
+  });
+}
+
 // The Passes plan as the kernels apply it: pass p on slot p mod slots.
 int launch_copy(const void* src, void* dst, std::size_t bytes, int, Stream s, Passes passes) {
   if (!passes_ok(passes, bytes)) return fail(cudaErrorInvalidValue);
-  ++state().kernel_launches;
-  return enqueue(s, [=] {
+  return as_kernel(s, [=] {
     for (int p = 0; p < passes.count; ++p) {
       const std::size_t off = static_cast<std::size_t>(p % passes.slots) * passes.slot_stride;
       std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, bytes);
@@ -267,10 +280,9 @@ int launch_copy(const void* src, void* dst, std::size_t bytes, int, Stream s, Pa
 int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks, int,
                 Stream s, Passes passes) {
   if (!passes_ok(passes, n * 4)) return fail(cudaErrorInvalidValue);
-  ++state().kernel_launches;
   const int grid = std::max(1, std::min(max_blocks, 7));  // an odd block count
   *blocks = grid;
-  return enqueue(s, [=] {
+  return as_kernel(s, [=] {
     for (int b = 0; b < grid; ++b) partial[b] = 0;
     for (int p = 0; p < passes.count; ++p) {
       const std::uint32_t* slot = in + static_cast<std::size_t>(p % passes.slots) * (passes.slot_stride / 4);
@@ -280,8 +292,7 @@ int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, 
 }
 int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int, Stream s, Passes passes) {
   if (!passes_ok(passes, n * 4)) return fail(cudaErrorInvalidValue);
-  ++state().kernel_launches;
-  return enqueue(s, [=] {
+  return as_kernel(s, [=] {
     for (int p = 0; p < passes.count; ++p) {
       std::uint32_t* slot = out + static_cast<std::size_t>(p % passes.slots) * (passes.slot_stride / 4);
       for (std::size_t i = 0; i < n; ++i) slot[i] = seed + static_cast<std::uint32_t>(i);
@@ -313,13 +324,12 @@ int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint
   });
 }
 int thrust_copy(const float* in, float* out, std::size_t n, Stream s) {
-  ++state().kernel_launches;
   if (state().thrust_synchronizes) {
     // What thrust::cuda::par (not par_nosync) does after each algorithm.
     const cudaError_t e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) return e;
   }
-  return enqueue(s, [=] { std::memcpy(out, in, n * sizeof(float)); });
+  return as_kernel(s, [=] { std::memcpy(out, in, n * sizeof(float)); });
 }
 int thrust_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, Stream s) {
   return launch_gather(in, idx, out, n, 1, s);

@@ -183,6 +183,40 @@ TEST_F(FakeCuda, DramSizedLibraryCallsAreIssuedNotCaptured) {
   EXPECT_EQ(small->extra_counters(1e-3).at("cuda_graph"), 1.0);  // cache-resident: still a graph
 }
 
+// With a kernel boundary that costs 20 us (an H100's is 2-3 us), a cache-resident row of a
+// streaming kernel is not launch-bound: its passes spread the cost over a launch of 100 us or
+// more; a library call per operation pays it every time. DRAM-sized rotating rows meet their
+// 200 us minimum launch.
+TEST_F(FakeCuda, ResidentRowsAreNotLaunchBoundAndDramRowsMeetTheMinimumLaunch) {
+  fake_cuda::state().launch_cost_seconds = 20e-6;
+  auto per_op = [&](const char* name, int* passes) {
+    auto w = backend().create(find_case(cases_, name));
+    w->prepare();
+    w->poison();
+    (void)w->run(1);  // calibrates
+    const auto counters = w->extra_counters(1e-3);
+    *passes = counters.count("passes_per_launch") ? static_cast<int>(counters.at("passes_per_launch")) : 1;
+    const int batch = 8 * *passes;
+    const double seconds = w->run(batch);
+    EXPECT_TRUE(w->verify().ok) << name;
+    return seconds / batch;
+  };
+  int passes = 0, thrust_passes = 0;
+  const double kernel_op = per_op("bandwidth/copy/kernel/bytes:4KiB", &passes);
+  const double thrust_op = per_op("bandwidth/copy/thrust/bytes:4KiB", &thrust_passes);
+  EXPECT_GE(passes, 5);             // at least 100 us per launch of 20 us cost
+  EXPECT_LT(kernel_op, 20e-6 / 4);  // the launch cost is spread over the passes
+  EXPECT_GE(thrust_op, 20e-6);      // one launch, one cost, per operation
+  EXPECT_EQ(thrust_passes, 1);
+  // a rotating DRAM-sized row: one launch of its passes lasts at least 200 us
+  auto w = backend().create(find_case(cases_, "bandwidth/write/kernel/bytes:1MiB"));
+  w->prepare();
+  w->poison();
+  (void)w->run(1);
+  const int p = static_cast<int>(w->extra_counters(1e-3).at("passes_per_launch"));
+  EXPECT_GE(w->run(p), 200e-6 * 0.95);  // a batch of `p` operations is exactly one launch
+}
+
 TEST_F(FakeCuda, FlushedRunsFlushBeforeEveryExecution) {
   const BenchCase& c = find_case(cases_, "bandwidth/gather/kernel/bytes:1MiB");
   ASSERT_TRUE(c.needs_flush);
