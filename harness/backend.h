@@ -71,6 +71,7 @@ struct Telemetry {
   double power_W = -1;                 ///< mean; < 0 unknown
   double temperature_C = -1;           ///< highest; < 0 unknown
   double energy_J = -1;                ///< energy the device used over the region; < 0 unknown
+  double seconds = 0;                  ///< wall-clock length of the region
   std::uint64_t throttle_reasons = 0;  ///< every reason seen (NVML bits)
   int samples = 0;
   bool throttled = false;  ///< clocks were pulled down (power cap, thermal, slowdown) at some point

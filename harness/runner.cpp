@@ -55,7 +55,9 @@ std::map<std::string, double> telemetry_counters(const Telemetry& t, const WorkM
   k["throttled"] = t.throttled ? 1 : 0;
   if (t.power_W >= 0) k["power_W"] = t.power_W;
   if (t.temperature_C >= 0) k["temperature_C"] = t.temperature_C;
-  if (t.energy_J > 0 && ops > 0) {
+  // NVML's energy counter moves in steps (an H100 run showed 2-3x the board's power over 0.1 s
+  // regions), so energy is only reported over regions long enough to average them out.
+  if (t.energy_J > 0 && ops > 0 && t.seconds >= kMinEnergySeconds) {
     const double per_op = t.energy_J / static_cast<double>(ops);
     if (work.useful_bytes > 0) k["energy_J_per_GB"] = per_op / (work.useful_bytes / 1e9);
     if (work.flop > 0) k["energy_pJ_per_FLOP"] = per_op / work.flop * 1e12;

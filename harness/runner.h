@@ -69,6 +69,9 @@ struct SampleOutliers {
 /// the repetition as a whole, against the samples of earlier repetitions plus its own.
 SampleOutliers find_outliers(const std::vector<double>& samples, const std::vector<double>& earlier);
 
+/// Shortest timed region whose energy is reported (--benchmark_min_time of 1 s or more gives it).
+constexpr double kMinEnergySeconds = 1.0;
+
 /// The telemetry counters of a timed region of `ops` operations: clocks (median, minimum),
 /// throttled (0/1), mean power, peak temperature, and energy per useful GB and per FLOP where
 /// the device reported its energy.

@@ -81,6 +81,7 @@ void TelemetrySampler::start() {
     stopping_ = false;
   }
   energy_start_ = energy_ ? energy_() : std::nullopt;
+  started_ = std::chrono::steady_clock::now();
   read_once();
   thread_ = std::thread([this] { loop(); });
 }
@@ -96,8 +97,11 @@ Telemetry TelemetrySampler::stop() {
   read_once();
   const std::optional<double> end = energy_ ? energy_() : std::nullopt;
   const double energy = energy_start_ && end && *end >= *energy_start_ ? *end - *energy_start_ : -1.0;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const std::lock_guard<std::mutex> lock(mutex_);
-  return summarize_telemetry(readings_, energy);
+  Telemetry t = summarize_telemetry(readings_, energy);
+  t.seconds = seconds;
+  return t;
 }
 
 }  // namespace gpubench

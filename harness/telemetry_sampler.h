@@ -62,6 +62,7 @@ class TelemetrySampler {
   bool stopping_ = false;
   std::vector<TelemetryReading> readings_;  // guarded by mutex_
   std::optional<double> energy_start_;
+  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace gpubench

@@ -70,6 +70,7 @@ TEST(Telemetry, SamplerReadsWhileTheRegionRuns) {
   EXPECT_EQ(t.samples, reads.load());
   EXPECT_DOUBLE_EQ(t.energy_J, 7.0);  // the counter's difference between start and stop
   EXPECT_DOUBLE_EQ(t.sm_clock_min_MHz, 1900);
+  EXPECT_GE(t.seconds, 0.04);
   const int after = reads.load();
   std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(reads.load(), after);  // the thread is gone
@@ -93,6 +94,7 @@ TEST(Telemetry, EnergyPerByteAndPerFlop) {
   t.sm_clock_MHz = 1980;
   t.energy_J = 50.0;
   t.power_W = 500;
+  t.seconds = 2.0;
   // 100 copies of 1 GB (2e9 useful bytes each): 0.5 J per copy, 0.25 J per GB
   auto k = telemetry_counters(t, copy_work(1e9), 100);
   EXPECT_DOUBLE_EQ(k.at("energy_J_per_GB"), 0.25);
@@ -102,6 +104,9 @@ TEST(Telemetry, EnergyPerByteAndPerFlop) {
   // 10 GEMMs of 2 x 1024^3 FLOP with 50 J: 5 J each
   k = telemetry_counters(t, gemm_work(1024, 1024, 1024, 2, 4, PeakKind::fp16_tensor), 10);
   EXPECT_NEAR(k.at("energy_pJ_per_FLOP"), 5.0 / (2.0 * 1024 * 1024 * 1024) * 1e12, 1e-9);
+  t.seconds = 0.2;  // too short for the counter's steps: no energy figure
+  EXPECT_EQ(telemetry_counters(t, copy_work(1e9), 100).count("energy_J_per_GB"), 0u);
+  t.seconds = 2.0;
   t.energy_J = -1;  // no energy counter
   EXPECT_EQ(telemetry_counters(t, copy_work(1e9), 100).count("energy_J_per_GB"), 0u);
 }
