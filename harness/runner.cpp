@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -104,6 +105,8 @@ struct LastWorkload {
   bool verified = false;              ///< the output of a timed loop was checked
   std::vector<double> sample_per_op;  ///< seconds per operation of every timed sample so far
   int repetitions = 0;                ///< timed loops of at least kMinOutlierSamples samples so far
+  double prepare_seconds = 0;         ///< wall time of create + prepare (allocation, inputs)
+  double wall_seconds = 0;            ///< wall time of every call so far, trials included
 };
 LastWorkload& last_workload() {
   static LastWorkload last;
@@ -147,12 +150,17 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
   std::int64_t reported_ops = 0;
   std::int64_t executed_ops = 0;  // operations run while telemetry was sampled
   Telemetry telemetry;
+  const auto call_start = std::chrono::steady_clock::now();
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   try {
     if (!last.w) {
       auto fresh = backend->create(*c);
       fresh->prepare();
       last.w = std::move(fresh);
       last.c = c;
+      last.prepare_seconds = since(call_start);
     }
     Workload* w = last.w.get();
     w->poison();
@@ -200,6 +208,11 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       last.verified = true;
     }
     state.counters["ops_per_sample"] = batch;
+    // Where a run's time goes (scripts/run_cost.py sums these): this benchmark's wall time so
+    // far, Google Benchmark's trial runs and verification included, and its preparation.
+    last.wall_seconds += since(call_start);
+    state.counters["wall_s"] = last.wall_seconds;
+    state.counters["prepare_s"] = last.prepare_seconds;
     // Outliers are marked, not hidden: samples far from this repetition's median, and a
     // repetition far from the median of every sample of the benchmark so far.
     SampleOutliers o = find_outliers(samples, last.sample_per_op);
