@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <regex>
 #include <string>
@@ -97,10 +99,9 @@ int run_app(int argc, char** argv) {
   if (o.device.kind == DeviceChoice::Kind::all) return run_all_devices(args, o);
 
   std::unique_ptr<Backend> backend;
+  std::string note;  // "no usable GPU ...": printed once the arguments are known to be good
   try {
-    std::string note;
     backend = select_backend(o.device, &note);
-    if (!note.empty()) std::cerr << note << "\n";
   } catch (const UsageError& e) {
     return usage_error(e.what());
   } catch (const DeviceUnavailable& e) {
@@ -151,6 +152,18 @@ int run_app(int argc, char** argv) {
     }
   }
   const std::string tmp = final_path.empty() ? "" : temporary_path_for(final_path);
+  if (!tmp.empty() && !o.list) {
+    // Fail now, with one line, if the result cannot be written there (a read-only or virtual
+    // file system), rather than after the run.
+    std::FILE* probe = std::fopen(tmp.c_str(), "wx");
+    if (probe == nullptr) {
+      const std::string why = std::strerror(errno);
+      return usage_error("cannot write the result next to '" + final_path + "': " + why);
+    }
+    std::fclose(probe);
+    std::remove(tmp.c_str());
+  }
+  if (!note.empty()) std::cerr << note << "\n";
 
   std::vector<std::string> gb = {argv[0]};
   if (!filter.empty()) gb.push_back("--benchmark_filter=" + filter);

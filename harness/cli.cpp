@@ -1,8 +1,15 @@
 #include "harness/cli.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <initializer_list>
 #include <regex>
+#include <set>
+
+#include "harness/context.h"
 
 namespace gpubench {
 
@@ -51,7 +58,74 @@ void check_out_file(const std::string& path) {
   const auto slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   if (!is_directory(dir)) throw UsageError("--out: directory '" + dir + "' does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--out: directory '" + dir + "' is not writable");
   if (exists(path)) throw UsageError("--out: '" + path + "' already exists (result files are never overwritten)");
+}
+
+// std::regex matches recursively: a very long or deeply nested pattern overflows the stack.
+constexpr std::size_t kMaxFilterLength = 1000;
+constexpr int kMaxFilterNesting = 50;
+
+void check_filter_shape(const std::string& f) {
+  if (f.size() > kMaxFilterLength)
+    throw UsageError("--filter: " + std::to_string(f.size()) + " characters, more than the " +
+                     std::to_string(kMaxFilterLength) + " a filter may have");
+  int depth = 0, deepest = 0;
+  for (char ch : f) {
+    if (ch == '(') deepest = std::max(deepest, ++depth);
+    if (ch == ')') --depth;
+  }
+  if (deepest > kMaxFilterNesting)
+    throw UsageError("--filter: groups nested " + std::to_string(deepest) + " deep, more than " +
+                     std::to_string(kMaxFilterNesting));
+}
+
+bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
+  for (const char* a : allowed)
+    if (v == a) return true;
+  return false;
+}
+
+// The Google Benchmark flags whose bad values it would accept silently, abort on, or answer with
+// its usage and exit status 0: checked here, so they get one line and exit 2 like gpubench's own.
+void check_benchmark_flag(const std::string& name, const std::string& v) {
+  const std::string flag = "--" + name;
+  if (name == "benchmark_repetitions") {
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 1 || n > 100000)
+      throw UsageError(flag + ": '" + v + "' is not a whole number from 1 to 100000");
+  } else if (name == "benchmark_min_time") {
+    char* end = nullptr;
+    const double t = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(t > 0) || t > 1e6)
+      throw UsageError(flag + ": '" + v + "' is not a number of seconds above 0");
+  } else if (name == "benchmark_format") {
+    if (!one_of(v, {"console", "json", "csv"})) throw UsageError(flag + ": '" + v + "' is not console, json or csv");
+  } else if (name == "benchmark_time_unit") {
+    if (!one_of(v, {"ns", "us", "ms", "s"})) throw UsageError(flag + ": '" + v + "' is not ns, us, ms or s");
+  } else if (name == "benchmark_list_tests") {
+    throw UsageError(flag + ": use --list");
+  } else if (name == "benchmark_display_aggregates_only" || name == "benchmark_report_aggregates_only" ||
+             name == "benchmark_enable_random_interleaving") {
+    if (!one_of(v, {"true", "false", "1", "0"})) throw UsageError(flag + ": '" + v + "' is not true or false");
+  } else if (name == "benchmark_context") {
+    // key=value[,key=value]: a key gpubench writes would overwrite what the scripts rely on
+    std::size_t start = 0;
+    while (start <= v.size()) {
+      const std::size_t comma = v.find(',', start);
+      const std::string pair = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const std::string key = pair.substr(0, pair.find('='));
+      for (const char* const* k = required_context_keys(); *k; ++k)
+        if (key == *k) {
+          std::string msg = flag;
+          msg.append(": '").append(key).append("' is written by gpubench and cannot be set");
+          throw UsageError(msg);
+        }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
 }
 
 }  // namespace
@@ -59,6 +133,10 @@ void check_out_file(const std::string& path) {
 Options parse_cli(const std::vector<std::string>& args) {
   Options o;
   bool device_given = false;
+  std::set<std::string> seen;  // flags that may be given once (a repeated one is a mistake)
+  const auto once = [&seen](const std::string& canonical) {
+    if (!seen.insert(canonical).second) throw UsageError(canonical + " given twice");
+  };
   for (const auto& a : args) {
     if (a == "--help" || a == "-h") {
       o.help = true;
@@ -71,18 +149,25 @@ Options parse_cli(const std::vector<std::string>& args) {
     } else if (a == "--numa-bind") {
       o.numa_bind = true;
     } else if (starts_with(a, "--filter=") || starts_with(a, "--benchmark_filter=")) {
+      once("--filter");
       o.filter = value_of(a, a.substr(0, a.find('=')));
+      check_filter_shape(o.filter);
     } else if (starts_with(a, "--device=")) {
       if (device_given) throw UsageError("--device given twice");
       device_given = true;
       o.device = parse_device(value_of(a, "--device"));
     } else if (starts_with(a, "--out=") || starts_with(a, "--benchmark_out=")) {
+      once("--out");
       o.out = value_of(a, a.substr(0, a.find('=')));
     } else if (starts_with(a, "--results-dir=")) {
+      once("--results-dir");
       o.results_dir = value_of(a, "--results-dir");
     } else if (starts_with(a, "--benchmark_out_format=")) {
       if (a != "--benchmark_out_format=json") throw UsageError("--benchmark_out_format: result files are always JSON");
     } else if (starts_with(a, "--benchmark_") && a.find('=') != std::string::npos) {
+      const std::string name = a.substr(2, a.find('=') - 2);
+      once("--" + name);
+      check_benchmark_flag(name, a.substr(a.find('=') + 1));
       o.passthrough.push_back(a);
     } else if (starts_with(a, "--benchmark_")) {
       throw UsageError("'" + a + "' needs a value (--benchmark_NAME=VALUE)");
@@ -100,9 +185,13 @@ Options parse_cli(const std::vector<std::string>& args) {
     }
   }
   if (!o.out.empty() && !o.results_dir.empty()) throw UsageError("--out and --results-dir are exclusive");
+  if (o.list && (!o.out.empty() || !o.results_dir.empty()))
+    throw UsageError("--list writes no result: drop --out / --results-dir");
   if (!o.out.empty()) check_out_file(o.out);
   if (!o.results_dir.empty() && !is_directory(o.results_dir))
     throw UsageError("--results-dir: '" + o.results_dir + "' is not a directory");
+  if (!o.results_dir.empty() && ::access(o.results_dir.c_str(), W_OK) != 0)
+    throw UsageError("--results-dir: '" + o.results_dir + "' is not writable");
   return o;
 }
 

@@ -116,6 +116,22 @@ def test_list_with_bandwidth_filter_selects_only_bandwidth():
     (["--out=/no/such/dir/r.json"], "does not exist"),
     (["--device=gpu"], "--device"),
     (["--quick", "--device=host", "--filter=^nothing_matches$"], "matches no benchmark"),
+    # hostile input: Google Benchmark would abort, print its usage with exit 0, or overflow
+    # std::regex's recursion; gpubench says one line first (before any device note), exit 2
+    (["--benchmark_repetitions=-1"], "--benchmark_repetitions: '-1'"),
+    (["--benchmark_repetitions=0"], "--benchmark_repetitions: '0'"),
+    (["--benchmark_format=bogus"], "--benchmark_format"),
+    (["--benchmark_time_unit=xs"], "--benchmark_time_unit"),
+    (["--benchmark_min_time=-1"], "--benchmark_min_time"),
+    (["--benchmark_context=backend=fake"], "'backend' is written by gpubench"),
+    (["--benchmark_list_tests=true", "--out=x.json"], "use --list"),
+    (["--filter=a", "--filter=b"], "--filter given twice"),
+    (["--list", "--out=x.json"], "--list writes no result"),
+    (["--filter=" + "(" * 20000 + ")" * 20000], "characters"),
+    (["--filter=" + "(" * 60 + "a" + ")" * 60], "nested 60 deep"),
+    (["--filter=" + "a" * 100000], "characters"),
+    (["--quick", "--filter=bandwidth/copy/kernel", "--out=/proc/x.json"], "cannot write the result"),
+    (["--filter=^nothing_matches$"], "matches no benchmark"),  # the error before the 'no GPU' note
 ])
 def test_bad_input_is_one_line_plus_usage_and_exit_2(args, message):
     proc = gpubench(*args)

@@ -54,6 +54,39 @@ TEST(Cli, BadInputIsAUsageError) {
   EXPECT_THROW(parse({"--out=a.json", "--results-dir=."}), UsageError);
 }
 
+// Google Benchmark flags it would abort on, accept silently or answer with its usage and exit 0;
+// repeated flags; pathological filters that overflow std::regex's recursion.
+TEST(Cli, HostileInputIsAUsageError) {
+  for (const char* bad :
+       {"--benchmark_repetitions=-1", "--benchmark_repetitions=0", "--benchmark_repetitions=x",
+        "--benchmark_min_time=-1", "--benchmark_min_time=0", "--benchmark_min_time=nan", "--benchmark_format=bogus",
+        "--benchmark_time_unit=xs", "--benchmark_list_tests=true", "--benchmark_context=backend=fake",
+        "--benchmark_context=a=1,device_key=x", "--benchmark_enable_random_interleaving=maybe"}) {
+    EXPECT_THROW(parse({bad}), UsageError) << bad;
+  }
+  EXPECT_NO_THROW(parse({"--benchmark_context=site=lab1,rack=7", "--benchmark_min_time=0.5", "--benchmark_format=json",
+                         "--benchmark_time_unit=ms"}));
+  EXPECT_THROW(parse({"--filter=a", "--filter=b"}), UsageError);
+  EXPECT_THROW(parse({"--filter=a", "--benchmark_filter=b"}), UsageError);
+  EXPECT_THROW(parse({"--out=a.json", "--benchmark_out=b.json"}), UsageError);
+  EXPECT_THROW(parse({"--benchmark_repetitions=2", "--benchmark_repetitions=3"}), UsageError);
+  EXPECT_THROW(parse({"--list", "--out=a.json"}), UsageError);
+  EXPECT_THROW(parse({"--list", "--results-dir=."}), UsageError);
+  EXPECT_THROW(parse({"--filter=" + std::string(100000, 'a')}), UsageError);
+  EXPECT_THROW(parse({"--filter=" + std::string(20000, '(') + std::string(20000, ')')}), UsageError);
+  EXPECT_NO_THROW(parse({"--filter=((a|b)|(c))"}));
+  try {
+    parse({"--benchmark_repetitions=-1"});
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--benchmark_repetitions: '-1' is not a whole number from 1 to 100000");
+  }
+  try {
+    parse({"--filter=x", "--filter=y"});
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--filter given twice");
+  }
+}
+
 TEST(Cli, ErrorMessagesNameTheProblem) {
   try {
     parse({"--frobnicate=1"});
