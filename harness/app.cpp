@@ -1,6 +1,7 @@
 #include "harness/app.h"
 
 #include <benchmark/benchmark.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,9 +191,24 @@ int run_app(int argc, char** argv) {
     publish_context(*backend, o.quick);
     benchmark::AddCustomContext("numa_bind", numa_bind);
   }
+  // SIGINT / SIGTERM: finish the current sample, skip the rest, remove the temporary file.
+  struct sigaction on_signal {};
+  on_signal.sa_handler = [](int sig) { request_interrupt(sig); };
+  sigemptyset(&on_signal.sa_mask);
+  sigaction(SIGINT, &on_signal, nullptr);
+  sigaction(SIGTERM, &on_signal, nullptr);
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
   release_cached_workload();
   benchmark::Shutdown();
+  if (const int sig = interrupt_signal(); sig != 0) {
+    if (!tmp.empty()) std::remove(tmp.c_str());
+    std::cerr << "gpubench: interrupted ("
+              << (sig == SIGINT    ? "SIGINT"
+                  : sig == SIGTERM ? "SIGTERM"
+                                   : "signal")
+              << "); no result written\n";
+    return 128 + sig;
+  }
   if (ran == 0) {
     if (!tmp.empty()) std::remove(tmp.c_str());
     return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
@@ -200,10 +216,15 @@ int run_app(int argc, char** argv) {
   }
   if (!tmp.empty() && !o.list) {
     std::string error;
-    if (!publish_file(tmp, final_path, &error)) {
+    // --out: never another name; the results store: the next free name if a concurrent run
+    // took this one.
+    const std::string published = o.results_dir.empty() ? (publish_file(tmp, final_path, &error) ? final_path : "")
+                                                        : publish_store_file(tmp, final_path, &error);
+    if (published.empty()) {
       std::cerr << "gpubench: " << error << "; the result is kept in '" << tmp << "'\n";
       return 2;
     }
+    final_path = published;
     std::cerr << "result: " << final_path << "\n";
   }
   if (!outcome.device_lost.empty()) std::cerr << "gpubench: device lost: " << outcome.device_lost << "\n";

@@ -26,6 +26,21 @@ bool publish_file(const std::string& tmp, const std::string& final_path, std::st
   return true;
 }
 
+std::string publish_store_file(const std::string& tmp, const std::string& final_path, std::string* error) {
+  const std::string stem = final_path.substr(0, final_path.size() - (final_path.size() >= 5 ? 5 : 0));  // ".json"
+  std::string name = final_path;
+  for (int n = 2; n <= 1000; ++n) {
+    if (::link(tmp.c_str(), name.c_str()) == 0) {
+      ::unlink(tmp.c_str());
+      return name;
+    }
+    if (errno != EEXIST) break;
+    name = stem + "-" + std::to_string(n) + ".json";  // taken meanwhile by a concurrent run
+  }
+  if (error) *error = "cannot create '" + name + "': " + std::strerror(errno);
+  return {};
+}
+
 std::string results_store_path(const std::string& dir, const std::string& device_key, const std::string& revision) {
   const std::string sub = dir + "/" + device_key;
   if (::mkdir(sub.c_str(), 0775) != 0 && errno != EEXIST)

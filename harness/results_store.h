@@ -14,6 +14,10 @@ std::string temporary_path_for(const std::string& final_path);
 /// leaves `tmp` in place) when `final_path` exists or the move fails; `error` says why.
 bool publish_file(const std::string& tmp, const std::string& final_path, std::string* error);
 
+/// Publishes `tmp` into the results store under `final_path` or, when another run took that
+/// name first (several runs finishing in one second), under the next free "-2", "-3" ... name.
+/// Returns the name used, or "" (leaving `tmp` in place) with `error` saying why.
+std::string publish_store_file(const std::string& tmp, const std::string& final_path, std::string* error);
 /// DIR/<device_key>/<yyyymmddTHHMMSSZ>_<revision>.json for now (UTC), creating the directory.
 /// When that name is taken, a suffix -2, -3 ... is added. Throws std::runtime_error on failure.
 std::string results_store_path(const std::string& dir, const std::string& device_key, const std::string& revision);

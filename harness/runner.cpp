@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -113,7 +114,13 @@ LastWorkload& last_workload() {
   return last;
 }
 
+std::atomic<int> g_interrupt{0};
+static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
+
 }  // namespace
+
+void request_interrupt(int signal_number) { g_interrupt.store(signal_number); }
+int interrupt_signal() { return g_interrupt.load(); }
 
 int size_batch(Workload& w) {
   // The best of three single operations: a slow first one (lazy loading, a busy host, clocks
@@ -138,6 +145,10 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
   if (!outcome->device_lost.empty()) {
     state.SkipWithError(("skipped: device lost earlier: " + outcome->device_lost).c_str());
     ++outcome->skipped;
+    return;
+  }
+  if (interrupt_signal() != 0) {
+    state.SkipWithError("interrupted");
     return;
   }
   LastWorkload& last = last_workload();
@@ -181,6 +192,10 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     std::vector<double> samples;  // seconds per operation of this repetition's samples
     backend->telemetry_start();   // clocks, power and energy while the samples run
     for (auto _ : state) {
+      if (left_in_sample == 0 && interrupt_signal() != 0) {
+        state.SkipWithError("interrupted");  // after the sample that was running
+        break;
+      }
       if (left_in_sample == 0) {
         const double seconds = w->run(batch);
         per_op = seconds / batch;
@@ -197,6 +212,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       --left_in_sample;
     }
     telemetry = backend->telemetry_stop();
+    if (interrupt_signal() != 0) return;
     if (!last.verified) {
       const Verification v = w->verify();
       if (!v.ok) {

@@ -23,6 +23,12 @@ struct RunOutcome {
 /// must outlive benchmark::RunSpecifiedBenchmarks. Returns the number registered.
 int register_cases(Backend& backend, const std::vector<BenchCase>& cases, RunOutcome& outcome);
 
+/// SIGINT/SIGTERM: the signal handler records the signal (async-signal-safe); the running
+/// benchmark stops after its current sample and the rest are skipped as "interrupted".
+void request_interrupt(int signal_number);
+/// The signal that interrupted the run, 0 when none did.
+int interrupt_signal();
+
 /// Frees the workload kept between repetitions; call after the run, while the backend's
 /// device context is still alive.
 void release_cached_workload();

@@ -167,3 +167,34 @@ def test_version_and_help():
     assert v.returncode == 0 and re.match(r"^gpubench \d+\.\d+\.\d+ \(", v.stdout)
     h = gpubench("--help")
     assert h.returncode == 0 and "--filter=REGEX" in h.stdout
+
+
+def test_concurrent_runs_into_one_store_all_land(tmp_path):
+    """Four runs finishing in the same second: four results, no temporary file left."""
+    import subprocess
+    from conftest import BIN
+    procs = [subprocess.Popen([str(BIN), "--device=host", "--quick", "--benchmark_repetitions=1",
+                               "--filter=bandwidth/write/kernel/bytes:4KiB$", f"--results-dir={tmp_path}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    files = sorted(f.name for f in tmp_path.rglob("*") if f.is_file())
+    assert len(files) == 4 and all(f.endswith(".json") and ".tmp." not in f for f in files), files
+
+
+@pytest.mark.parametrize("sig, code, name", [(2, 130, "SIGINT"), (15, 143, "SIGTERM")])
+def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, code, name):
+    import signal
+    import subprocess
+    import time
+    from conftest import BIN
+    out = tmp_path / "r.json"
+    p = subprocess.Popen([str(BIN), "--device=host", "--filter=bandwidth/copy/kernel", f"--out={out}"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    p.send_signal(signal.Signals(sig))
+    _, err = p.communicate(timeout=60)  # stops after the current sample, not at the end
+    assert p.returncode == code, err
+    assert f"gpubench: interrupted ({name}); no result written" in err
+    assert list(tmp_path.iterdir()) == []  # neither the result nor its temporary file

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "harness/results_store.h"
 
@@ -35,6 +37,33 @@ TEST(ResultsStore, PublishNeverReplaces) {
   EXPECT_TRUE(exists(tmp));  // the new result is kept, not lost
   std::remove(tmp.c_str());
   std::remove(final_path.c_str());
+}
+
+// Runs that finish in the same second into one store: each lands, under the next free name.
+TEST(ResultsStore, ConcurrentRunsAllLand) {
+  const std::string dir = testing::TempDir();
+  const std::string final_path = dir + "20261123T000000Z_abc.json";
+  for (const char* n : {"", "-2", "-3"}) std::remove((dir + "20261123T000000Z_abc" + n + ".json").c_str());
+  std::vector<std::string> published;
+  for (int run = 0; run < 3; ++run) {
+    const std::string tmp = final_path + ".tmp.run" + std::to_string(run);
+    std::ofstream(tmp) << "run" << run;
+    std::string error;
+    published.push_back(publish_store_file(tmp, final_path, &error));
+    EXPECT_FALSE(published.back().empty()) << error;
+    EXPECT_FALSE(exists(tmp));
+  }
+  EXPECT_EQ(published[0], final_path);
+  EXPECT_EQ(published[1], dir + "20261123T000000Z_abc-2.json");
+  EXPECT_EQ(published[2], dir + "20261123T000000Z_abc-3.json");
+  std::ifstream in(published[2]);
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "run2");  // nothing overwritten: each file holds its own run
+  for (const auto& p : published) std::remove(p.c_str());
+  std::string error;
+  EXPECT_EQ(publish_store_file(dir + "no-such-tmp", final_path, &error), "");
+  EXPECT_NE(error.find("cannot create"), std::string::npos);
 }
 
 TEST(ResultsStore, PathsByDeviceKeyAndTime) {
