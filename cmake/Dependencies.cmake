@@ -25,3 +25,14 @@ if(GPUBENCH_TESTS)
     FetchContent_MakeAvailable(googletest)
   endif()
 endif()
+
+# RE2 (Debian's libre2-dev), linked statically so that gpubench needs no RE2 at run time (the
+# device kit carries the binary to machines without it). RE2_ROOT may point at another prefix.
+find_path(RE2_INCLUDE_DIR re2/re2.h HINTS ${RE2_ROOT} PATH_SUFFIXES include)
+find_library(RE2_LIBRARY NAMES libre2.a re2 HINTS ${RE2_ROOT} PATH_SUFFIXES lib lib/x86_64-linux-gnu lib64)
+if(NOT RE2_INCLUDE_DIR OR NOT RE2_LIBRARY)
+  message(FATAL_ERROR "RE2 not found (apt-get install libre2-dev, or set RE2_ROOT)")
+endif()
+add_library(gpubench_re2 INTERFACE)
+target_include_directories(gpubench_re2 SYSTEM INTERFACE ${RE2_INCLUDE_DIR})
+target_link_libraries(gpubench_re2 INTERFACE ${RE2_LIBRARY} Threads::Threads)

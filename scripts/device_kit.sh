@@ -84,6 +84,16 @@ prepare() {
     cp -a "$libdir"/libbenchmark_main.a "$KIT_DIR/deps$libdir/" 2>/dev/null || true
     echo "deps${libdir}/cmake/benchmark" >"$KIT_DIR/benchmark_dir"
   fi
+  # RE2 (the --filter matcher), linked statically: its headers and archive for a build there.
+  if [[ -f /usr/include/re2/re2.h ]]; then
+    local re2lib
+    re2lib="$(find /usr/lib /usr/local/lib -name libre2.a 2>/dev/null | head -n 1)"
+    if [[ -n "$re2lib" ]]; then
+      mkdir -p "$KIT_DIR/deps/re2/include" "$KIT_DIR/deps/re2/lib"
+      cp -a /usr/include/re2 "$KIT_DIR/deps/re2/include/"
+      cp "$re2lib" "$KIT_DIR/deps/re2/lib/"
+    fi
+  fi
   (cd "$KIT_ROOT" && git rev-parse --short=12 HEAD 2>/dev/null || echo unknown) >"$KIT_DIR/revision"
   local bytes limit
   bytes="$(travelling_bytes)"
@@ -126,6 +136,7 @@ choose_binaries() {
   ldd "$KIT_DIR/bin/gpubench" 2>&1 | grep -i 'not found' || true
   local bdir="$KIT_ROOT/build-device" bm=()
   [[ -f "$KIT_DIR/benchmark_dir" ]] && bm=("-Dbenchmark_DIR=$KIT_DIR/$(cat "$KIT_DIR/benchmark_dir")")
+  [[ -d "$KIT_DIR/deps/re2" ]] && bm+=("-DRE2_ROOT=$KIT_DIR/deps/re2")
   cmake -S "$KIT_ROOT" -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=OFF -DGPUBENCH_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES=native "${bm[@]}" >"$WORK/build.log" 2>&1 &&
     cmake --build "$bdir" --target gpubench gpubench_kernel_check -j "$(nproc)" >>"$WORK/build.log" 2>&1 ||

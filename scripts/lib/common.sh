@@ -72,7 +72,7 @@ ensure_build() {
   local dir="$1" target="$2"
   shift 2
   ensure_tools cmake:cmake g++:g++ git:git
-  ensure_debs libbenchmark-dev libgtest-dev
+  ensure_debs libbenchmark-dev libgtest-dev libre2-dev
   local generator=()
   if [[ ! -f "$dir/CMakeCache.txt" ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
   local stamp="$dir/.gpubench-configure-options"

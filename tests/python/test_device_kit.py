@@ -46,6 +46,8 @@ def test_prepare_fills_the_kit_and_checks_what_travels(tmp_path):
     # the build-there fallback: Google Benchmark's CMake package, found where benchmark_dir says
     bm_dir = kit_dir / (kit_dir / "benchmark_dir").read_text().strip()
     assert (bm_dir / "benchmarkConfig.cmake").exists()
+    assert (kit_dir / "deps" / "re2" / "include" / "re2" / "re2.h").exists()  # RE2 for a build there
+    assert (kit_dir / "deps" / "re2" / "lib" / "libre2.a").exists()
     assert "of 64 MiB" in r.stdout and "travelling in all" in r.stdout
     # the carried gpubench is the one just built: same version line
     carried = subprocess.run([str(kit_dir / "bin" / "gpubench"), "--version"], capture_output=True, text=True)

@@ -198,3 +198,19 @@ def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, code, name):
     assert p.returncode == code, err
     assert f"gpubench: interrupted ({name}); no result written" in err
     assert list(tmp_path.iterdir()) == []  # neither the result nor its temporary file
+
+
+def test_filters_are_matched_in_linear_time():
+    """A pattern std::regex backtracks on for ever is answered at once (RE2 matches the names;
+    Google Benchmark never sees the pattern)."""
+    proc = gpubench("--device=host", "--list", "--filter=(.*)*Z", timeout=20)
+    assert proc.returncode == 2 and "matches no benchmark" in proc.stderr.splitlines()[0]
+    proc = gpubench("--device=host", "--list", "--quick", "--filter=^(a|aa)*(a|aa)*(a|aa)*c$|bandwidth/copy/kernel",
+                    timeout=20)
+    assert proc.returncode == 0 and proc.stdout.split()
+    assert all(n.startswith("bandwidth/copy/kernel/") for n in proc.stdout.split())
+
+
+def test_a_negative_filter_excludes():
+    names = gpubench("--device=host", "--list", "--quick", "--filter=-bandwidth").stdout.split()
+    assert names and not any(n.startswith("bandwidth/") for n in names)
