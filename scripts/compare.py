@@ -37,6 +37,8 @@ def add_threshold_args(p) -> None:
                    help=f"Mann-Whitney U significance level (default {d.alpha})")
     p.add_argument("--min-samples", type=int, default=d.min_samples, metavar="N",
                    help=f"repetitions needed per benchmark (default {d.min_samples})")
+    p.add_argument("--allow-failures", action="store_true",
+                   help="do not fail (exit 1) because a benchmark failed verification in the new run")
 
 
 def thresholds_from(a) -> Thresholds:
@@ -45,7 +47,7 @@ def thresholds_from(a) -> Thresholds:
         raise UsageError(f"--min-effect {a.min_effect} is not a fraction in [0, 1)")
     if a.noise_k < 0 or not 0 < a.alpha < 1 or a.min_samples < 2:
         raise UsageError("--noise-k must be >= 0, --alpha in (0, 1), --min-samples >= 2")
-    return Thresholds(a.min_effect, a.noise_k, a.alpha, a.min_samples)
+    return Thresholds(a.min_effect, a.noise_k, a.alpha, a.min_samples, a.allow_failures)
 
 
 def main(argv=None) -> int:

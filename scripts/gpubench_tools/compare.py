@@ -45,6 +45,8 @@ class Thresholds:
     noise_k: float = 3.0  #: the loss must exceed this many baseline noise units
     alpha: float = 0.05  #: significance level of the Mann-Whitney U test
     min_samples: int = 3  #: repetitions needed in the new run (and pooled baseline)
+    #: a benchmark that failed verification (a wrong output) fails the comparison unless allowed
+    allow_failures: bool = False
 
 
 @dataclass
@@ -62,6 +64,7 @@ class Row:
     p_value: float | None = None  #: one-sided, in the direction of the change
     n_new: int = 0
     n_baseline: int = 0
+    failed: bool = False  #: the new run failed verification or errored
 
 
 @dataclass
@@ -82,12 +85,25 @@ class Comparison:
 
     @property
     def exit_code(self) -> int:
-        """1 when any benchmark is a confirmed regression, else 0."""
-        return 1 if any(r.verdict == "SLOWER" for r in self.rows) else 0
+        """1 when any benchmark is a confirmed regression or (unless allowed) failed
+        verification: a night on which a kernel produced wrong output is a failed night."""
+        failed = any(r.failed for r in self.rows) and not self.thresholds.allow_failures
+        return 1 if failed or any(r.verdict == "SLOWER" for r in self.rows) else 0
+
+    def failures(self) -> list[Row]:
+        """The rows whose new run failed verification."""
+        return [r for r in self.rows if r.failed]
 
     def slower(self) -> list[Row]:
         """The rows flagged SLOWER."""
         return [r for r in self.rows if r.verdict == "SLOWER"]
+
+
+def verdict_line(c: Comparison) -> str:
+    """The comparison's one-word-and-a-bit outcome."""
+    if c.failures() and not c.thresholds.allow_failures:
+        return f"FAILED VERIFICATION ({len(c.failures())} benchmark(s))"
+    return "REGRESSION" if c.exit_code else "no confirmed regression"
 
 
 def robust_noise(values: list[float]) -> float:
@@ -183,7 +199,7 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
             c.not_compared.append((b.name, b.error or "skipped"))
             continue
         if b.verification_failed:
-            c.rows.append(Row(b.name, b.metric, "INVALID", b.error or "not verified"))
+            c.rows.append(Row(b.name, b.metric, "INVALID", b.error or "not verified", failed=True))
             continue
         if not b.samples:
             c.not_compared.append((b.name, "no per-repetition samples in the new result"))
@@ -256,7 +272,7 @@ def to_markdown(c: Comparison) -> str:
         f"- thresholds: min effect {t.min_effect:.1%}, {t.noise_k:g} x baseline noise, "
         f"Mann-Whitney U alpha {t.alpha:g}",
         "- verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.items()),
-        f"- result: **{'REGRESSION' if c.exit_code else 'no confirmed regression'}**",
+        f"- result: **{verdict_line(c)}**",
         "",
         "| benchmark | metric | baseline | new | change | noise | p | verdict | why |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -294,11 +310,13 @@ def to_json(c: Comparison) -> str:
 
 
 def to_junit(c: Comparison) -> str:
-    """JUnit XML: one test case per benchmark; SLOWER fails, INVALID is skipped."""
+    """JUnit XML: one test case per benchmark; SLOWER and failed verification fail (unless
+    failures are allowed), other INVALID rows are skipped."""
     counts = c.counts()
+    failing = 0 if c.thresholds.allow_failures else len(c.failures())
     suite = ET.Element("testsuite", name="gpubench.compare", tests=str(len(c.rows)),
-                       failures=str(counts["SLOWER"]), errors="0",
-                       skipped=str(counts["INVALID"]))
+                       failures=str(counts["SLOWER"] + failing), errors="0",
+                       skipped=str(counts["INVALID"] - failing))
     props = ET.SubElement(suite, "properties")
     for k, v in (("device_key", c.device_key), ("new", c.new),
                  ("baselines", " ".join(c.baselines))):
@@ -310,6 +328,8 @@ def to_junit(c: Comparison) -> str:
                    f"({_fmt(r.change, True)}): {r.reason}")
         if r.verdict == "SLOWER":
             ET.SubElement(case, "failure", message=summary, type="regression").text = summary
+        elif r.failed and not c.thresholds.allow_failures:
+            ET.SubElement(case, "failure", message=summary, type="verification").text = summary
         elif r.verdict == "INVALID":
             ET.SubElement(case, "skipped", message=summary)
         else:

@@ -23,7 +23,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .compare import (Comparison, Thresholds, apply_confirmation, compare, to_json, to_junit,
+from .compare import (Comparison, Thresholds, apply_confirmation, compare, to_json, to_junit, verdict_line,
                       to_markdown)
 from .errors import UsageError
 from .results import Result, load_result
@@ -141,7 +141,7 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         p.write_text(render(c), encoding="utf-8")
         out.files.append(p)
     out.files += write_trends(o, new, c, report_dir / "trends")
-    out.message = (f"{'REGRESSION' if c.exit_code else 'no confirmed regression'}: "
+    out.message = (f"{verdict_line(c)}: "
                    + ", ".join(f"{v} {n}" for v, n in c.counts().items()))
     return out
 

@@ -94,8 +94,24 @@ def test_a_verification_failure_is_invalid(tmp_path):
     base = write_json(fx, tmp_path / "base.json")
     r = compare(load_result(base), [load_result(base)])
     row = next(r for r in r.rows if r.name == "bandwidth/gather/kernel/bytes:1GiB")
-    assert row.verdict == "INVALID" and "verification failed" in row.reason
-    assert r.exit_code == 0
+    assert row.verdict == "INVALID" and "verification failed" in row.reason and row.failed
+    assert r.exit_code == 1  # a wrong output is a failed night, not a green one
+    allowed = compare(load_result(base), [load_result(base)], Thresholds(allow_failures=True))
+    assert allowed.exit_code == 0
+
+
+def test_a_night_of_wrong_outputs_fails_the_comparison(host_result, host_doc, tmp_path):
+    broken = json.loads(json.dumps(host_doc))
+    for e in broken["benchmarks"]:
+        e["error_occurred"], e["error_message"] = True, "verification failed: element 3"
+    new = write_json(broken, tmp_path / "new.json")
+    code, out, err = cli("compare.py", new, host_result, "--junit", tmp_path / "c.xml")
+    assert code == 1, out + err
+    assert "FAILED VERIFICATION" in out
+    failures = ET.parse(tmp_path / "c.xml").getroot().findall("testcase/failure")
+    assert failures and all(f.get("type") == "verification" for f in failures)
+    code, out, err = cli("compare.py", new, host_result, "--allow-failures")
+    assert code == 0, out + err
 
 
 @pytest.mark.parametrize("which", ["new", "baseline"])
