@@ -43,6 +43,9 @@ def add_threshold_args(p) -> None:
 
 def thresholds_from(a) -> Thresholds:
     """Thresholds from parsed arguments, checked."""
+    import math
+    if not all(math.isfinite(v) for v in (a.min_effect, a.noise_k, a.alpha)):
+        raise UsageError("--min-effect, --noise-k and --alpha must be finite numbers")
     if not 0 <= a.min_effect < 1:
         raise UsageError(f"--min-effect {a.min_effect} is not a fraction in [0, 1)")
     if a.noise_k < 0 or not 0 < a.alpha < 1 or a.min_samples < 2:

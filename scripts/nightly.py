@@ -61,6 +61,8 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, default=6 * 3600, metavar="SECONDS",
                    help="longest a gpubench run may take (default 6 h)")
     a = p.parse_args(argv)
+    if not (a.timeout > 0 and a.timeout < float("inf")):
+        raise UsageError(f"--timeout {a.timeout} is not a positive number of seconds")
     if a.repetitions < 2 or a.last < 1 or a.trend_window < 2:
         raise UsageError("--repetitions >= 2, --last >= 1 and --trend-window >= 2 are needed")
     o = NightlyOptions(

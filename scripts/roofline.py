@@ -50,6 +50,19 @@ def main(argv=None) -> int:
         return 0
     if not a.results and not a.card:
         raise UsageError("nothing to draw: give result files and/or --card NAME")
+    if a.out:
+        out_path = Path(a.out)
+        if out_path.is_dir():
+            raise UsageError(f"--out {a.out}: is a directory; give the PNG's file name")
+        if out_path.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise UsageError(f"--out {a.out}: the image must end in .png, .svg or .pdf")
+        if not out_path.exists():  # can it be written there? (before any note or drawing)
+            try:
+                out_path.parent.mkdir(parents=True, exist_ok=True)  # as drawing would
+                out_path.open("xb").close()
+            except OSError as e:
+                raise UsageError(f"--out {a.out}: {e.strerror}") from None
+            out_path.unlink()
     cards = [find_card(n, table) for n in a.card]
     results = [load_result(r) for r in a.results]
     data = roofline_data(results, cards, table)

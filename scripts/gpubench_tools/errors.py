@@ -25,6 +25,13 @@ def run_cli(tool: str, main, argv=None) -> int:
     except KeyboardInterrupt:
         print(f"{tool}: interrupted", file=sys.stderr)
         return 130
+    except RecursionError:  # JSON nested deeper than the parser's stack
+        print(f"{tool}: error: an input is nested too deeply to be a gpubench result", file=sys.stderr)
+        return 2
+    except OSError as e:  # an output path that cannot be written, a directory for a file, ...
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"{tool}: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
 
 
 def make_parser(prog: str, description: str):

@@ -256,6 +256,13 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
             b = Benchmark(name=name, family=m.group(1), kernel=m.group(2), variant=m.group(3),
                           params=params)
             benches[name] = b
+        if not entry.get("error_occurred") and entry.get("run_type") != "aggregate":
+            # a repetition's figures are measured numbers: NaN or Infinity is a broken file
+            # (aggregates may hold NaN legitimately: the cv of an all-zero counter)
+            for k in ("GB/s", "TFLOPS", "real_time", "pct_of_peak"):
+                v = entry.get(k)
+                if isinstance(v, float) and not math.isfinite(v):
+                    raise UsageError(f"{path}: benchmarks[{i}] ({raw}) has {k} = {v}, not a measured number")
         if entry.get("error_occurred"):
             b.errors.append(str(entry.get("error_message") or "error (no message)"))
         elif entry.get("run_type") == "aggregate":

@@ -1,0 +1,49 @@
+"""Hostile input to the scripts: one line on stderr, exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import cli
+
+
+def _nan_result(host_doc, tmp_path, value):
+    doc = json.loads(json.dumps(host_doc))
+    entry = next(e for e in doc["benchmarks"] if e.get("run_type") == "iteration" and "GB/s" in e)
+    entry["GB/s"] = value
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))  # json writes NaN / Infinity as Python reads them back
+    return path
+
+
+@pytest.mark.parametrize("tool, args, message", [
+    ("roofline.py", ["{r}", "--out", "/proc/x.png"], "--out /proc/x.png"),
+    ("roofline.py", ["{r}", "--out", "{tmp}"], "is a directory"),
+    ("roofline.py", ["{r}", "--out", "{tmp}/x.gif"], ".png, .svg or .pdf"),
+    ("roofline.py", ["{deep}"], "nested too deeply"),
+    ("roofline.py", ["{nan}", "--out", "{tmp}/n.png"], "not a measured number"),
+    ("roofline.py", ["{inf}", "--out", "{tmp}/i.png"], "not a measured number"),
+    ("plot.py", ["{r}", "--out-dir", "/proc/x"], "/proc/x"),
+    ("plot.py", ["{r}", "--out-dir", "{r}"], "File exists"),
+    ("compare.py", ["{deep}", "{r}"], "nested too deeply"),
+    ("compare.py", ["{nan}", "{r}"], "not a measured number"),
+    ("compare.py", ["{r}", "{r}", "--noise-k", "nan"], "finite"),
+    ("compare.py", ["{r}", "{r}", "--markdown", "/proc/x.md"], "/proc/x.md"),
+    ("compare.py", ["{r}", "{r}", "--json", "{tmp}"], "Is a directory"),
+    ("nightly.py", ["--timeout", "nan"], "--timeout"),
+    ("nightly.py", ["--timeout", "-1"], "--timeout"),
+    ("run_cost.py", ["{deep}"], "nested too deeply"),
+])
+def test_one_line_exit_2_no_traceback(tool, args, message, host_result, host_doc, tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    values = {"r": host_result, "tmp": tmp_path, "deep": deep,
+              "nan": _nan_result(host_doc, tmp_path, float("nan")),
+              "inf": _nan_result(host_doc, tmp_path / ".." / tmp_path.name, float("inf"))}
+    code, out, err = cli(tool, *[a.format(**values) for a in args])
+    assert code == 2, (out, err)
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{tool}: error: ") and message in lines[0], err
