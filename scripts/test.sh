@@ -2,8 +2,9 @@
 # Every test: the Release build with CUDA (when a toolkit is present), the style gate
 # (scripts/lint.sh: clang-format and clang-tidy) and the Release ctest suite
 # (unit, SIMT emulation, instruction contracts), the host-side code again under
-# AddressSanitizer + UndefinedBehaviorSanitizer, and the Python tests (pytest), which also run
-# gpubench end to end on the host backend.
+# AddressSanitizer + UndefinedBehaviorSanitizer (its ctest suite, and 200 fuzzed gpubench command
+# lines against it), and the Python tests (pytest), which also run gpubench end to end on the
+# host backend and fuzz the scripts' command lines.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GPUBENCH_ROOT"
@@ -23,5 +24,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir build-sanitize --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
 
 ensure_debs libbenchmark-tools  # Google Benchmark's own compare.py, which a test runs on our results
+say "fuzzed command lines against the ASan + UBSan gpubench"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  GPUBENCH_BIN="$GPUBENCH_ROOT/build-sanitize/harness/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q \
+  tests/python/test_fuzz_cli.py -k gpubench
+
 say "pytest"
 GPUBENCH_BIN="$GPUBENCH_ROOT/build/harness/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q tests/python
