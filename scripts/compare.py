@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     p.add_argument("--last", type=int, default=5, metavar="N",
                    help="how many earlier results form the baseline with --history (default 5)")
     p.add_argument("--force", action="store_true",
-                   help="compare even when the device keys differ")
+                   help="compare even when the device keys differ, and overwrite existing report files")
     add_threshold_args(p)
     p.add_argument("--markdown", metavar="FILE", help="write the markdown report here too")
     p.add_argument("--json", metavar="FILE", help="write the JSON report here")
@@ -71,6 +71,11 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="do not print the markdown report")
     a = p.parse_args(argv)
     t = thresholds_from(a)
+    for report in (a.markdown, a.json, a.junit):  # checked before any work: nothing is overwritten
+        if report and Path(report).is_dir():
+            raise UsageError(f"{report}: is a directory, not a report file")
+        if report and Path(report).exists() and not a.force:
+            raise UsageError(f"{report} exists; reports are not overwritten without --force")
     new = load_result(a.new)
     if a.baselines and a.history:
         raise UsageError("give baseline files or --history, not both")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpubench_tools.errors import make_parser, run_cli  # noqa: E402
+from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.plots import write_plots  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
@@ -26,9 +26,13 @@ def main(argv=None) -> int:
     p.add_argument("result", metavar="RESULT.json", help="a gpubench result file")
     p.add_argument("--out-dir", metavar="DIR",
                    help="where the PNGs go (default: plots/<device_key>)")
+    p.add_argument("--force", action="store_true", help="overwrite PNGs that exist")
     a = p.parse_args(argv)
     r = load_result(a.result)
     out_dir = Path(a.out_dir) if a.out_dir else Path("plots") / r.device_key
+    existing = sorted(out_dir.glob(f"{r.path.stem}_*.png")) if out_dir.is_dir() else []
+    if existing and not a.force:
+        raise UsageError(f"{existing[0]} exists; plots are not overwritten without --force")
     paths = write_plots(r, out_dir, r.path.stem)
     if not paths:
         print(f"plot.py: note: {r.path} has no sweep data to plot", file=sys.stderr)

@@ -36,6 +36,7 @@ def main(argv=None) -> int:
     p.add_argument("--card", action="append", default=[], metavar="NAME",
                    help="also draw the theoretical roofline of a card (key or name in "
                         "cards.csv); repeatable")
+    p.add_argument("--force", action="store_true", help="overwrite the PNG if it exists")
     p.add_argument("--out", metavar="PNG", help="output PNG (default: plots/<device_key>/"
                    "<result stem>.png for one result, plots/roofline_<names>.png otherwise)")
     p.add_argument("--cards-csv", default=str(CARDS_CSV), metavar="CSV",
@@ -56,6 +57,8 @@ def main(argv=None) -> int:
             raise UsageError(f"--out {a.out}: is a directory; give the PNG's file name")
         if out_path.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise UsageError(f"--out {a.out}: the image must end in .png, .svg or .pdf")
+        if out_path.exists() and not a.force:
+            raise UsageError(f"{a.out} exists; plots are not overwritten without --force")
         if not out_path.exists():  # can it be written there? (before any note or drawing)
             try:
                 out_path.parent.mkdir(parents=True, exist_ok=True)  # as drawing would
@@ -69,7 +72,10 @@ def main(argv=None) -> int:
     for s in data.series:
         for note in s.notes:
             print(f"roofline.py: note: {note}", file=sys.stderr)
-    out = draw_roofline(data, a.out or default_out(results, cards))
+    target = Path(a.out) if a.out else default_out(results, cards)
+    if not a.out and target.exists() and not a.force:
+        raise UsageError(f"{target} exists; plots are not overwritten without --force")
+    out = draw_roofline(data, target)
     print(out)
     return 0
 

@@ -27,7 +27,7 @@ from .compare import (Comparison, Thresholds, apply_confirmation, compare, to_js
                       to_markdown)
 from .errors import UsageError
 from .results import Result, load_result
-from .store import history, last_valid
+from .store import history, is_valid_baseline, last_valid
 from .trends import draw_trend, file_name, trend_data
 
 
@@ -108,13 +108,22 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         args.append(f"--filter={o.filter}")
     new_path = stored_path(run_gpubench(o, args))
     new = load_result(new_path)
-    report_dir = o.report_dir or (o.results_dir.resolve().parent / "plots" / "nightly"
-                                  / new.device_key)
+    # one folder per night (named after its result), so no night's report replaces another's
+    report_dir = (o.report_dir or (o.results_dir.resolve().parent / "plots" / "nightly"
+                                   / new.device_key)) / new_path.stem
     report_dir.mkdir(parents=True, exist_ok=True)
     out = NightlyOutcome(0, new_path, report_dir)
     notes: list[str] = []
     baselines = last_valid(o.results_dir, new.device_key, o.last_n, exclude=new_path,
                            before=new_path, notes=notes)
+    if not baselines and not is_valid_baseline(new):
+        out.exit_code = 1
+        out.message = (f"{new_path}: no benchmark ran verified and unthrottled; not a valid result "
+                       f"(and there is no baseline yet for device key '{new.device_key}')")
+        md = report_dir / "report.md"
+        md.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n")
+        out.files.append(md)
+        return out
     if not baselines:
         out.exit_code = 0 if o.allow_empty_history else 2
         out.message = (f"no baseline yet: {new_path} is the first valid result of device key "

@@ -31,7 +31,7 @@ def _nan_result(host_doc, tmp_path, value):
     ("compare.py", ["{nan}", "{r}"], "not a measured number"),
     ("compare.py", ["{r}", "{r}", "--noise-k", "nan"], "finite"),
     ("compare.py", ["{r}", "{r}", "--markdown", "/proc/x.md"], "/proc/x.md"),
-    ("compare.py", ["{r}", "{r}", "--json", "{tmp}"], "Is a directory"),
+    ("compare.py", ["{r}", "{r}", "--json", "{tmp}"], "is a directory"),
     ("nightly.py", ["--timeout", "nan"], "--timeout"),
     ("nightly.py", ["--timeout", "-1"], "--timeout"),
     ("run_cost.py", ["{deep}"], "nested too deeply"),
@@ -47,3 +47,22 @@ def test_one_line_exit_2_no_traceback(tool, args, message, host_result, host_doc
     assert "Traceback" not in err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{tool}: error: ") and message in lines[0], err
+
+
+def test_outputs_are_not_overwritten_without_force(host_result, tmp_path):
+    png = tmp_path / "r.png"
+    assert cli("roofline.py", host_result, "--out", png)[0] == 0
+    before = png.read_bytes()
+    code, _, err = cli("roofline.py", host_result, "--out", png)
+    assert code == 2 and "not overwritten without --force" in err and png.read_bytes() == before
+    assert cli("roofline.py", host_result, "--out", png, "--force")[0] == 0
+    assert cli("plot.py", host_result, "--out-dir", tmp_path / "p")[0] == 0
+    code, _, err = cli("plot.py", host_result, "--out-dir", tmp_path / "p")
+    assert code == 2 and "not overwritten without --force" in err
+    assert cli("plot.py", host_result, "--out-dir", tmp_path / "p", "--force")[0] == 0
+    md = tmp_path / "c.md"
+    md.write_text("an earlier report")
+    code, _, err = cli("compare.py", host_result, host_result, "--markdown", md, "--quiet")
+    assert code == 2 and "not overwritten without --force" in err and md.read_text() == "an earlier report"
+    code, _, err = cli("compare.py", host_result, host_result, "--markdown", md, "--quiet", "--force")
+    assert code in (0, 1) and md.read_text() != "an earlier report", err

@@ -23,6 +23,13 @@ from gpubench_tools.trends import file_name, trend_data
 WHEN = dt.datetime(2026, 11, 22, 3, 4, 5, tzinfo=dt.timezone.utc)
 
 
+
+def night(tmp_path):
+    """The report folder of the last compared night (one folder per night, named after its result)."""
+    folders = sorted(p.parent for p in (tmp_path / "report").glob("*/report.json"))
+    assert folders, list((tmp_path / "report").rglob("*"))
+    return folders[-1]
+
 def test_store_paths_and_never_overwriting_writes(tmp_path):
     p = result_path(tmp_path, "h100_sxm_80GiB_cc90", WHEN, "abc123")
     assert p == tmp_path / "h100_sxm_80GiB_cc90" / "20261122T030405Z_abc123.json"
@@ -84,12 +91,12 @@ def test_nightly_twice_on_the_same_machine_reports_no_regression(tmp_path):
     (key_dir,) = (tmp_path / "results").iterdir()
     stored = history(tmp_path / "results", key_dir.name)  # time order (same-second "-2" last)
     assert len(stored) == 2  # the two nights; nothing overwritten
-    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    report = json.loads((night(tmp_path) / "report.json").read_text())
     assert report["counts"]["SLOWER"] == 0 and len(report["rows"]) == 4
     assert report["new"] == str(stored[1]) and report["baselines"] == [str(stored[0])]
-    suite = ET.parse(tmp_path / "report" / "junit.xml").getroot()
+    suite = ET.parse(night(tmp_path) / "junit.xml").getroot()
     assert suite.get("failures") == "0" and suite.get("tests") == "4"
-    trends = sorted((tmp_path / "report" / "trends").glob("*.png"))
+    trends = sorted((night(tmp_path) / "trends").glob("*.png"))
     assert [t.name for t in trends] == sorted(file_name(r["name"]) for r in report["rows"])
     code, out, err = nightly(tmp_path, "--filter", flt, "--min-effect", "0.5",
                              "--allow-empty-history", "--results-dir", tmp_path / "fresh")
@@ -154,21 +161,21 @@ def test_a_confirmed_regression_fails_the_night(tmp_path, fake_gpubench):
     exe, name = fake_gpubench
     code, out, err = run_fake(tmp_path, exe, 0.8, 0.8)
     assert code == 1, out + err
-    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    report = json.loads((night(tmp_path) / "report.json").read_text())
     row = next(r for r in report["rows"] if r["name"] == name)
     assert row["verdict"] == "SLOWER" and "confirmed by re-run" in row["reason"]
-    assert any(p.name.startswith("rerun_") for p in (tmp_path / "report").iterdir())
+    assert any(p.name.startswith("rerun_") for p in night(tmp_path).iterdir())
     assert len(list((tmp_path / "results").glob("*/*.json"))) == 2  # re-run not in the store
-    failures = ET.parse(tmp_path / "report" / "junit.xml").getroot().findall("testcase/failure")
+    failures = ET.parse(night(tmp_path) / "junit.xml").getroot().findall("testcase/failure")
     assert len(failures) == 1
-    assert_png(tmp_path / "report" / "trends" / file_name(name), (900, 450))
+    assert_png(night(tmp_path) / "trends" / file_name(name), (900, 450))
 
 
 def test_a_regression_the_rerun_does_not_confirm_is_noisy(tmp_path, fake_gpubench):
     exe, name = fake_gpubench
     code, out, err = run_fake(tmp_path, exe, 0.8, 1.0)
     assert code == 0, out + err
-    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    report = json.loads((night(tmp_path) / "report.json").read_text())
     row = next(r for r in report["rows"] if r["name"] == name)
     assert row["verdict"] == "NOISY" and "not confirmed by re-run" in row["reason"]
 
