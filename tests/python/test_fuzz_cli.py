@@ -1,4 +1,4 @@
-"""Generated hostile invocations of gpubench and of the scripts, with a fixed seed (set
+"""Generated hostile invocations of gpubench and of each script, with a fixed seed (set
 GPUBENCH_FUZZ_SEED and GPUBENCH_FUZZ_N to run others or more). Properties: the exit status is
 0, 1 or 2; on 2, stderr starts with one line naming the program; never a traceback or a signal;
 every invocation ends within its time bound."""
@@ -72,8 +72,8 @@ def test_fuzz_scripts(tmp_path, host_result):
     rng = random.Random(SEED + 1)
     bad = tmp_path / "bad.json"
     bad.write_text(rng.choice(["{", "[]", "{\"context\": {}, \"benchmarks\": 3}", "[" * 5000 + "]" * 5000]))
-    for i in range(N):
-        tool = rng.choice(sorted(SCRIPT_ARGS))
+    for i in range(N * len(SCRIPT_ARGS)):  # N invocations of each script
+        tool = sorted(SCRIPT_ARGS)[i % len(SCRIPT_ARGS)]
         args = []
         for _ in range(rng.randint(0, 5)):
             a = rng.choice(SCRIPT_ARGS[tool])
