@@ -68,7 +68,8 @@ SCRIPT_ARGS = {
 }
 
 
-def test_fuzz_scripts(tmp_path, host_result):
+def test_fuzz_scripts(tmp_path, host_result, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # relative outputs and default plot folders land here, not in the tree
     rng = random.Random(SEED + 1)
     bad = tmp_path / "bad.json"
     bad.write_text(rng.choice(["{", "[]", "{\"context\": {}, \"benchmarks\": 3}", "[" * 5000 + "]" * 5000]))
