@@ -116,18 +116,15 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     notes: list[str] = []
     baselines = last_valid(o.results_dir, new.device_key, o.last_n, exclude=new_path,
                            before=new_path, notes=notes)
-    if not baselines and not is_valid_baseline(new):
-        out.exit_code = 1
-        out.message = (f"{new_path}: no benchmark ran verified and unthrottled; not a valid result "
-                       f"(and there is no baseline yet for device key '{new.device_key}')")
-        md = report_dir / "report.md"
-        md.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n")
-        out.files.append(md)
-        return out
     if not baselines:
-        out.exit_code = 0 if o.allow_empty_history else 2
-        out.message = (f"no baseline yet: {new_path} is the first valid result of device key "
-                       f"'{new.device_key}' in {o.results_dir}; the next run compares with it")
+        if not is_valid_baseline(new):
+            out.exit_code = 1
+            out.message = (f"{new_path}: no benchmark ran verified and unthrottled; not a valid "
+                           f"result (and there is no baseline yet for device key '{new.device_key}')")
+        else:
+            out.exit_code = 0 if o.allow_empty_history else 2
+            out.message = (f"no baseline yet: {new_path} is the first valid result of device key "
+                           f"'{new.device_key}' in {o.results_dir}; the next run compares with it")
         md = report_dir / "report.md"
         md.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n")
         out.files.append(md)
