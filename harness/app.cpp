@@ -16,7 +16,7 @@
 #include "harness/cli.h"
 #include "harness/context.h"
 #include "harness/device_select.h"
-#include "harness/families/families.h"
+#include "harness/family.h"
 #include "harness/name_filter.h"
 #include "harness/pcie/pcie_context.h"
 #include "harness/results_store.h"
@@ -79,6 +79,149 @@ int run_all_devices(const std::vector<std::string>& args, const Options& o) {
   return worst;
 }
 
+// --list --device=N where no GPU is usable: the CUDA rows (what would run on a GPU) on stdout,
+// sized for a device of unknown L2 and memory, and one line on stderr saying why they cannot run
+// here. Returns the exit status.
+int list_cuda_rows_without_device(const Options& o, const std::string& reason) {
+  const NameFilter filter(o.filter);
+  int listed = 0;
+  for (const BenchCase& c : all_cases(sweep_options(DeviceDescription{}, "cuda", o.quick))) {
+    if (!filter.matches(c.name())) continue;
+    std::cout << c.name() << "\n";
+    ++listed;
+  }
+  if (listed == 0) return usage_error("--filter=" + o.filter + " matches no benchmark of the cuda backend");
+  std::cerr << "gpubench: --device=" << o.device.index << ": " << reason
+            << "; these are the CUDA rows (sizes for an unknown L2 and memory), they cannot run here\n";
+  return 0;
+}
+
+// The rows the filter selects. When listing, only those the backend runs (--list's meaning);
+// when running, also those it declares unavailable, which land in the result as skips with
+// their reason. Empty (with *error set) when nothing would run.
+std::vector<BenchCase> select_rows(const Backend& backend, const Options& o, std::string* error) {
+  // Matched in linear time here, never by Google Benchmark's backtracking std::regex.
+  const NameFilter filter(o.filter);
+  std::vector<BenchCase> rows;
+  std::string first_unavailable;
+  bool any_runs = false;
+  for (auto& c : all_cases(sweep_options(backend.device(), backend.kind(), o.quick))) {
+    if (!filter.matches(c.name())) continue;
+    const std::string why = backend.unavailable_reason(c);
+    if (why.empty()) any_runs = true;
+    if (!why.empty() && first_unavailable.empty()) first_unavailable = c.name() + ": " + why;
+    if (why.empty() || !o.list) rows.push_back(std::move(c));
+  }
+  if (!any_runs) {
+    *error = "--filter=" + o.filter + " matches no benchmark the " + backend.kind() + " backend runs" +
+             (first_unavailable.empty() ? std::string(" (see --list)") : " (" + first_unavailable + ")");
+    rows.clear();
+  }
+  return rows;
+}
+
+// Where the result goes: --out, or the next name in the results store; written to a temporary
+// file first and published only when the run completes. Fails now, with one line, if it cannot
+// be written there (a read-only or virtual file system), rather than after the run.
+struct Destination {
+  std::string final_path;  ///< "" when no file is written
+  std::string tmp;
+  bool usage = false;  ///< the error is the user's path (shown with the usage), not the store's
+};
+Destination result_destination(const Backend& backend, const Options& o, std::string* error) {
+  Destination d;
+  if (o.list) return d;
+  d.final_path = o.out;
+  if (!o.results_dir.empty()) {
+    try {
+      d.final_path = results_store_path(o.results_dir, backend.device_key(), GPUBENCH_GIT_REVISION);
+    } catch (const std::exception& e) {
+      *error = e.what();
+      return {};
+    }
+  }
+  if (d.final_path.empty()) return d;
+  d.tmp = temporary_path_for(d.final_path);
+  std::FILE* probe = std::fopen(d.tmp.c_str(), "wx");
+  if (probe == nullptr) {
+    *error = "cannot write the result next to '" + d.final_path + "': " + std::strerror(errno);
+    Destination failed;
+    failed.usage = true;
+    return failed;
+  }
+  std::fclose(probe);
+  std::remove(d.tmp.c_str());
+  return d;
+}
+
+// Google Benchmark's arguments: our defaults unless given, the pass-through flags, and the
+// output file. Returns "" or the unrecognized flag. The strings live as long as the process:
+// Google Benchmark keeps pointers into them (argv[0] for its "Running ..." line).
+std::string init_google_benchmark(const char* argv0, const Options& o, const Destination& dest) {
+  static std::vector<std::string> gb;
+  gb = {argv0};
+  if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
+  if (!has_flag(o.passthrough, "--benchmark_min_time"))
+    gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
+  if (!has_flag(o.passthrough, "--benchmark_display_aggregates_only"))
+    gb.push_back("--benchmark_display_aggregates_only=true");
+  for (const auto& p : o.passthrough) gb.push_back(p);
+  if (o.list) gb.push_back("--benchmark_list_tests=true");
+  if (!dest.tmp.empty()) {
+    gb.push_back("--benchmark_out=" + dest.tmp);
+    gb.push_back("--benchmark_out_format=json");
+  }
+  static std::vector<char*> gb_argv;
+  gb_argv.clear();
+  gb_argv.reserve(gb.size() + 1);
+  for (auto& s : gb) gb_argv.push_back(s.data());
+  int gb_argc = static_cast<int>(gb_argv.size());
+  gb_argv.push_back(nullptr);
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  return gb_argc > 1 ? gb_argv[1] : "";
+}
+
+// Runs the registered benchmarks; SIGINT / SIGTERM finish the current sample and skip the
+// rest. Returns the number run.
+std::size_t run_benchmarks() {
+  struct sigaction on_signal {};
+  on_signal.sa_handler = [](int sig) { request_interrupt(sig); };
+  sigemptyset(&on_signal.sa_mask);
+  sigaction(SIGINT, &on_signal, nullptr);
+  sigaction(SIGTERM, &on_signal, nullptr);
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  release_cached_workload();
+  benchmark::Shutdown();
+  return ran;
+}
+
+// Moves the finished result into place: --out never under another name; the results store
+// under the next free name if a concurrent run took this one. Returns the exit status.
+int publish_result(const Options& o, const Destination& dest) {
+  if (dest.tmp.empty()) return 0;
+  std::string error;
+  const std::string published = o.results_dir.empty()
+                                    ? (publish_file(dest.tmp, dest.final_path, &error) ? dest.final_path : "")
+                                    : publish_store_file(dest.tmp, dest.final_path, &error);
+  if (published.empty()) {
+    std::cerr << "gpubench: " << error << "; the result is kept in '" << dest.tmp << "'\n";
+    return 2;
+  }
+  std::cerr << "result: " << published << "\n";
+  return 0;
+}
+
+// The exit status from what happened while running: 1 when a benchmark failed or the device
+// was lost, 0 otherwise.
+int report_outcome(const RunOutcome& outcome) {
+  if (!outcome.device_lost.empty()) std::cerr << "gpubench: device lost: " << outcome.device_lost << "\n";
+  if (outcome.failed > 0) {
+    std::cerr << "gpubench: " << outcome.failed << " benchmark run(s) failed (see error_message in the results)\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_app(int argc, char** argv) {
@@ -98,6 +241,10 @@ int run_app(int argc, char** argv) {
     return 0;
   }
   if (o.device.kind == DeviceChoice::Kind::all) return run_all_devices(args, o);
+  if (o.list && o.device.kind == DeviceChoice::Kind::index) {
+    std::string reason;
+    if (usable_cuda_devices(&reason) == 0) return list_cuda_rows_without_device(o, reason);
+  }
 
   std::unique_ptr<Backend> backend;
   std::string note;  // "no usable GPU ...": printed once the arguments are known to be good
@@ -114,88 +261,33 @@ int run_app(int argc, char** argv) {
   // binding (no GPU, unknown node) is said in one line and the run goes on unbound.
   std::string numa_bind = "off";
   if (o.numa_bind) {
-    const pcie::BindResult bound = pcie::bind_to_gpu_node(backend->context(), pcie::kSysfsRoot);
+    const pcie::BindResult bound = pcie::bind_to_gpu_node(backend->gpu_numa_node(), pcie::kSysfsRoot);
     std::cerr << "gpubench: " << bound.message << "\n";
     numa_bind = bound.message;
   }
 
-  SweepOptions sweep;
-  sweep.quick = o.quick;
-  sweep.backend_kind = backend->kind();
-  sweep.l2_bytes = backend->device().l2_bytes;
-  sweep.memory_bytes = backend->device().memory_bytes;
-  sweep.traffic = traffic_geometry(backend->device(), backend->kind() == "host");
-  // Only the benchmarks the filter selects are registered (matched in linear time here, never
-  // by Google Benchmark's backtracking std::regex).
-  const NameFilter filter(o.filter);
-  std::vector<BenchCase> cases;
-  for (auto& c : all_cases(sweep))
-    if (backend->supports(c) && filter.matches(c.name())) cases.push_back(std::move(c));
-  if (cases.empty())
-    return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
-                       " backend (see --list)");
+  std::string error;
+  const std::vector<BenchCase> rows = select_rows(*backend, o, &error);
+  if (rows.empty()) return usage_error(error);
   RunOutcome outcome;
-  register_cases(*backend, cases, outcome);
-
-  // Where Google Benchmark writes: a temporary file, published only when the run completes.
-  std::string final_path = o.out;
-  if (!o.results_dir.empty() && !o.list) {
-    try {
-      final_path = results_store_path(o.results_dir, backend->device_key(), GPUBENCH_GIT_REVISION);
-    } catch (const std::exception& e) {
-      std::cerr << "gpubench: " << e.what() << "\n";
-      return 2;
-    }
-  }
-  const std::string tmp = final_path.empty() ? "" : temporary_path_for(final_path);
-  if (!tmp.empty() && !o.list) {
-    // Fail now, with one line, if the result cannot be written there (a read-only or virtual
-    // file system), rather than after the run.
-    std::FILE* probe = std::fopen(tmp.c_str(), "wx");
-    if (probe == nullptr) {
-      const std::string why = std::strerror(errno);
-      return usage_error("cannot write the result next to '" + final_path + "': " + why);
-    }
-    std::fclose(probe);
-    std::remove(tmp.c_str());
+  register_cases(*backend, rows, outcome);
+  const Destination dest = result_destination(*backend, o, &error);
+  if (!error.empty()) {
+    if (dest.usage) return usage_error(error);
+    std::cerr << "gpubench: " << error << "\n";
+    return 2;
   }
   if (!note.empty()) std::cerr << note << "\n";
-
-  std::vector<std::string> gb = {argv[0]};
-  if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
-  if (!has_flag(o.passthrough, "--benchmark_min_time"))
-    gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
-  if (!has_flag(o.passthrough, "--benchmark_display_aggregates_only"))
-    gb.push_back("--benchmark_display_aggregates_only=true");
-  for (const auto& p : o.passthrough) gb.push_back(p);
-  if (o.list) gb.push_back("--benchmark_list_tests=true");
-  if (!tmp.empty() && !o.list) {
-    gb.push_back("--benchmark_out=" + tmp);
-    gb.push_back("--benchmark_out_format=json");
-  }
-  std::vector<char*> gb_argv;
-  gb_argv.reserve(gb.size() + 1);
-  for (auto& s : gb) gb_argv.push_back(s.data());
-  int gb_argc = static_cast<int>(gb_argv.size());
-  gb_argv.push_back(nullptr);
-  benchmark::Initialize(&gb_argc, gb_argv.data());
-  if (gb_argc > 1) return usage_error(std::string("unrecognized flag '") + gb_argv[1] + "'");
-
+  const std::string unrecognized = init_google_benchmark(argv[0], o, dest);
+  if (!unrecognized.empty()) return usage_error("unrecognized flag '" + unrecognized + "'");
   if (!o.list) {
     publish_context(*backend, o.quick);
     benchmark::AddCustomContext("numa_bind", numa_bind);
   }
-  // SIGINT / SIGTERM: finish the current sample, skip the rest, remove the temporary file.
-  struct sigaction on_signal {};
-  on_signal.sa_handler = [](int sig) { request_interrupt(sig); };
-  sigemptyset(&on_signal.sa_mask);
-  sigaction(SIGINT, &on_signal, nullptr);
-  sigaction(SIGTERM, &on_signal, nullptr);
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
-  release_cached_workload();
-  benchmark::Shutdown();
+
+  const std::size_t ran = run_benchmarks();
   if (const int sig = interrupt_signal(); sig != 0) {
-    if (!tmp.empty()) std::remove(tmp.c_str());
+    if (!dest.tmp.empty()) std::remove(dest.tmp.c_str());
     std::cerr << "gpubench: interrupted ("
               << (sig == SIGINT    ? "SIGINT"
                   : sig == SIGTERM ? "SIGTERM"
@@ -204,29 +296,12 @@ int run_app(int argc, char** argv) {
     return 128 + sig;
   }
   if (ran == 0) {
-    if (!tmp.empty()) std::remove(tmp.c_str());
+    if (!dest.tmp.empty()) std::remove(dest.tmp.c_str());
     return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
                        " backend (see --list)");
   }
-  if (!tmp.empty() && !o.list) {
-    std::string error;
-    // --out: never another name; the results store: the next free name if a concurrent run
-    // took this one.
-    const std::string published = o.results_dir.empty() ? (publish_file(tmp, final_path, &error) ? final_path : "")
-                                                        : publish_store_file(tmp, final_path, &error);
-    if (published.empty()) {
-      std::cerr << "gpubench: " << error << "; the result is kept in '" << tmp << "'\n";
-      return 2;
-    }
-    final_path = published;
-    std::cerr << "result: " << final_path << "\n";
-  }
-  if (!outcome.device_lost.empty()) std::cerr << "gpubench: device lost: " << outcome.device_lost << "\n";
-  if (outcome.failed > 0) {
-    std::cerr << "gpubench: " << outcome.failed << " benchmark run(s) failed (see error_message in the results)\n";
-    return 1;
-  }
-  return 0;
+  if (const int status = publish_result(o, dest); status != 0) return status;
+  return report_outcome(outcome);
 }
 
 }  // namespace gpubench

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -30,6 +31,11 @@ struct BenchCase {
   /// DRAM-sized rows that rotate instead of flushing: copies of their buffers cycled through,
   /// together at least 4 x L2, so each pass misses the L2 (1 = no rotation).
   int slots = 1;
+  /// The memory level the row targets, as the result's label names it: "dram", "l2" (on the
+  /// host: the last-level cache), "smem", "pcie" (the host link) or "none" (compute rows).
+  std::string level = "none";
+  /// The argument the family sweeps, the x axis of the row's plot ("bytes", "stride", "k", "m").
+  std::string sweep;
 
   std::string name() const { return family + "/" + kernel + "/" + variant + "/" + params; }
   /// family/kernel/variant: the key backends use to find the workload factory.
@@ -107,19 +113,28 @@ class Backend {
   virtual const Peaks& peaks() const = 0;
   /// Stable hardware-level key for the results store (no hostname, no clocks).
   virtual std::string device_key() const = 0;
-  /// True when this backend implements the case (family/kernel/variant and minimum arch).
-  virtual bool supports(const BenchCase& c) const = 0;
+  /// Why this backend cannot run the case here (a row it declares unavailable, an architecture
+  /// too old), "" when it can.
+  virtual std::string unavailable_reason(const BenchCase& c) const = 0;
+  /// True when the case runs here.
+  bool supports(const BenchCase& c) const { return unavailable_reason(c).empty(); }
   /// A fresh workload for a supported case. Must not allocate until prepare().
   virtual std::unique_ptr<Workload> create(const BenchCase& c) = 0;
   /// Starts sampling telemetry for a timed region (a GPU: NVML in a background thread).
   virtual void telemetry_start() {}
   /// Ends the region and summarizes it; available=false where there is no telemetry.
   virtual Telemetry telemetry_stop() { return {}; }
+  /// The NUMA node of the GPU: nullopt for a backend without one (the host), -1 when unknown.
+  virtual std::optional<int> gpu_numa_node() const { return std::nullopt; }
   /// Context entries specific to this backend (driver/runtime versions, cache policy, link...).
   virtual std::map<std::string, std::string> context() const = 0;
 };
 
 /// Factory of workloads for one family/kernel/variant key.
 using WorkloadFactory = std::unique_ptr<Workload> (*)(const BenchCase&, Backend&);
+
+/// The row's meaning as its result entries carry it (Google Benchmark's "label"):
+/// "peak=dram metric=GBps level=dram sweep=bytes". The scripts select rows by these fields.
+std::string row_label(const BenchCase& c);
 
 }  // namespace gpubench

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "harness/family.h"
 #include "harness/host/host_backend.h"
 #include "harness/nvidia_driver.h"
 #ifdef GPUBENCH_HAVE_CUDA
@@ -32,7 +33,7 @@ std::string auto_fallback_error(bool gpu_present, const std::string& driver_vers
 
 std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string* note) {
   using Kind = DeviceChoice::Kind;
-  if (choice.kind == Kind::host) return make_host_backend();
+  if (choice.kind == Kind::host) return make_host_backend(host_workloads());
   std::string reason;
   const int count = usable_cuda_devices(&reason);
   if (choice.kind == Kind::automatic) {
@@ -43,7 +44,7 @@ std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string*
       if (!error.empty()) throw DeviceUnavailable(error);
 #endif
       if (note) *note = "gpubench: no usable GPU (" + reason + "); running on the host";
-      return make_host_backend();
+      return make_host_backend(host_workloads());
     }
   } else if (choice.kind == Kind::index) {
     if (count == 0) throw DeviceUnavailable("--device=" + std::to_string(choice.index) + ": " + reason);
@@ -56,7 +57,7 @@ std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string*
   }
 #ifdef GPUBENCH_HAVE_CUDA
   try {
-    return make_cuda_backend(choice.kind == Kind::index ? choice.index : 0);
+    return make_cuda_backend(choice.kind == Kind::index ? choice.index : 0, cuda_workloads());
   } catch (const std::runtime_error& e) {
     throw DeviceUnavailable(std::string("CUDA device: ") + e.what());
   }

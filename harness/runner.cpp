@@ -25,6 +25,11 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
   if (w.flop > 0) d.TFLOPS = w.flop / seconds_per_op / 1e12;
   double peak = 0, achieved = 0;
   switch (w.peak) {
+    case PeakKind::smem:
+      peak = peaks.smem_GBps;
+      achieved = d.GBps;
+      break;
+    case PeakKind::l2: break;  // no theoretical L2 figure: no percentage
     case PeakKind::dram:
       peak = peaks.dram_GBps;
       achieved = d.GBps;
@@ -141,7 +146,15 @@ int size_batch(Workload& w) {
 
 namespace {
 
+// A row the backend declares it does not run here: a skip with the reason, in the result.
+void skip_unavailable(benchmark::State& state, const BenchCase* c, const std::string& reason, RunOutcome* outcome) {
+  state.SetLabel(row_label(*c));
+  state.SkipWithError(("skipped: " + reason).c_str());
+  ++outcome->skipped;
+}
+
 void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, RunOutcome* outcome) {
+  state.SetLabel(row_label(*c));
   if (!outcome->device_lost.empty()) {
     state.SkipWithError(("skipped: device lost earlier: " + outcome->device_lost).c_str());
     ++outcome->skipped;
@@ -290,11 +303,15 @@ void release_cached_workload() { last_workload() = LastWorkload{}; }
 int register_cases(Backend& backend, const std::vector<BenchCase>& cases, RunOutcome& outcome) {
   int n = 0;
   for (const auto& c : cases) {
-    if (!backend.supports(c)) continue;
     const BenchCase* row = &c;
-    benchmark::RegisterBenchmark(c.name().c_str(), run_case, &backend, row, &outcome)
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
+    const std::string why = backend.unavailable_reason(c);
+    if (why.empty()) {
+      benchmark::RegisterBenchmark(c.name().c_str(), run_case, &backend, row, &outcome)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    } else {
+      benchmark::RegisterBenchmark(c.name().c_str(), skip_unavailable, row, why, &outcome);
+    }
     ++n;
   }
   return n;

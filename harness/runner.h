@@ -19,8 +19,10 @@ struct RunOutcome {
   std::string device_lost;  ///< the sticky error, when there was one
 };
 
-/// Registers every case the backend supports, under its full name. The backend and outcome
-/// must outlive benchmark::RunSpecifiedBenchmarks. Returns the number registered.
+/// Registers every case under its full name: the rows the backend runs, and the rows it declares
+/// unavailable here as skips with the reason (Backend::unavailable_reason). Every entry carries
+/// row_label() as its label. The backend, cases and outcome must outlive
+/// benchmark::RunSpecifiedBenchmarks. Returns the number registered.
 int register_cases(Backend& backend, const std::vector<BenchCase>& cases, RunOutcome& outcome);
 
 /// SIGINT/SIGTERM: the signal handler records the signal (async-signal-safe); the running

@@ -6,18 +6,11 @@
 #include <vector>
 
 #include "harness/host/parallel.h"
+#include "harness/random.h"
 
 namespace gpubench {
 
 namespace {
-
-// splitmix64: a fast, well-mixed, seekable generator, so parallel chunks are reproducible.
-inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 template <class T>
 std::string hex(T v) {
@@ -163,24 +156,6 @@ Verification check_chase(const std::uint32_t* next, std::size_t n, std::uint32_t
   if (p == sink) return Verification::pass();
   return Verification::fail("after " + std::to_string(steps) + " steps: expected index " + std::to_string(p) +
                             ", got " + std::to_string(sink));
-}
-
-void make_single_cycle(std::uint32_t* next, std::size_t n, std::uint64_t seed) {
-  // A uniformly random single cycle (what Sattolo's algorithm yields): a random order of the
-  // nodes, each linked to the next, the last back to the first.
-  std::vector<std::uint32_t> order(n);
-  make_permutation(order.data(), n, seed);
-  for (std::size_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
-}
-
-void make_permutation(std::uint32_t* idx, std::size_t n, std::uint64_t seed) {
-  for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint32_t>(i);
-  std::uint64_t state = seed;
-  for (std::size_t i = n; i > 1; --i) {
-    state = splitmix64(state);
-    const std::size_t j = static_cast<std::size_t>(state % i);
-    std::swap(idx[i - 1], idx[j]);
-  }
 }
 
 }  // namespace gpubench

@@ -40,9 +40,6 @@ Verification check_close(const double* expected, const float* actual, std::size_
 Verification check_chase(const std::uint32_t* next, std::size_t n, std::uint32_t start, std::size_t steps,
                          std::uint32_t sink);
 
-/// Fills next[0..n) with a uniformly random single cycle through all n entries, seeded.
-void make_single_cycle(std::uint32_t* next, std::size_t n, std::uint64_t seed);
-/// Fills idx[0..n) with a seeded random permutation of 0..n-1 (Fisher-Yates).
-void make_permutation(std::uint32_t* idx, std::size_t n, std::uint64_t seed);
+/// (Seeded permutations and the chase ring: harness/random.h.)
 
 }  // namespace gpubench

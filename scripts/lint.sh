@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The style gate (STYLE.md: clang-format and clang-tidy configured in the repo and run by the
 # test command): usage: scripts/lint.sh [BUILD_DIR]   (default: build)
-#  (a) clang-format --dry-run --Werror over every C++/CUDA source under harness/, kernels/ and
-#      tests/ (.clang-format);
-#  (b) clang-tidy (.clang-tidy) over the host-side translation units of harness/ (*.cpp only: no
-#      .cu files, no tests, nothing generated into the build directory), with the flags from
-#      BUILD_DIR/compile_commands.json, two files at a time.
+#  (a) clang-format --dry-run --Werror over every C++/CUDA source under harness/, kernels/,
+#      families/ and tests/ (.clang-format);
+#  (b) clang-tidy (.clang-tidy) over the host-side translation units of harness/ and families/
+#      (*.cpp only: no .cu files, no tests, nothing generated into the build directory), with the
+#      flags from BUILD_DIR/compile_commands.json, two files at a time.
 # Exits 1 on any finding, 2 on a usage or setup error; the last line is a one-line summary.
 # Run time: clang-tidy over all of harness/ (39 files) takes about 75 s on 2 busy cores, so
 # nothing is narrowed; if it grows past ~3 minutes, trim the checks or the file list here.
@@ -38,9 +38,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 # (a) Formatting. Tracked files when this is a git checkout (nothing generated or local).
 if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  git ls-files -- 'harness/*' 'kernels/*' 'tests/*' | grep -E '\.(h|cpp|cu|cuh)$' >"$tmp/format.txt" || true
+  git ls-files -- 'harness/*' 'kernels/*' 'families/*' 'tests/*' | grep -E '\.(h|cpp|cu|cuh)$' >"$tmp/format.txt" || true
 else
-  find harness kernels tests -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) |
+  find harness kernels families tests -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) |
     sort >"$tmp/format.txt"
 fi
 format_files=$(wc -l <"$tmp/format.txt")
@@ -54,19 +54,22 @@ if [[ $format_files -gt 0 ]]; then
   fi
 fi
 
-# (b) clang-tidy over harness/*.cpp as compiled in BUILD_DIR (one entry per file).
-python3 - "$build/compile_commands.json" "$root/harness/" "$build/" >"$tmp/tidy.txt" <<'EOF'
+# (b) clang-tidy over harness/*.cpp and families/*.cpp (not their tests/) as compiled in
+# BUILD_DIR (one entry per file).
+python3 - "$build/compile_commands.json" "$root/" "$build/" >"$tmp/tidy.txt" <<'EOF'
 import json, os, sys
-db, harness, build = sys.argv[1], sys.argv[2], sys.argv[3]
+db, root, build = sys.argv[1], sys.argv[2], sys.argv[3]
 files = set()
 for e in json.load(open(db)):
     f = os.path.normpath(os.path.join(e.get("directory", ""), e["file"]))
-    if f.startswith(harness) and f.endswith(".cpp") and not f.startswith(build):
+    rel = os.path.relpath(f, root)
+    if rel.startswith(("harness/", "families/")) and "/tests/" not in rel and f.endswith(".cpp") \
+            and not f.startswith(build):
         files.add(f)
 print("\n".join(sorted(files)))
 EOF
 tidy_files=$(grep -c . "$tmp/tidy.txt" || true)
-[[ $tidy_files -gt 0 ]] || die "no harness/*.cpp in $build/compile_commands.json"
+[[ $tidy_files -gt 0 ]] || die "no harness/*.cpp or families/*.cpp in $build/compile_commands.json"
 mkdir "$tmp/tidy"
 # Each file's output to its own log; a non-zero exit (WarningsAsErrors: '*') marks a finding.
 xargs -d '\n' -P 2 -I{} sh -c \

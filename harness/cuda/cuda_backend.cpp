@@ -13,7 +13,7 @@
 #include "harness/cuda/cuda_check.h"
 #include "harness/cuda/cuda_device.h"
 #include "harness/cuda/nvml.h"
-#include "harness/cuda/pcie_workloads.h"
+#include "harness/cuda/pcie_probe.h"
 #include "harness/model/card_table.h"
 #include "harness/nvidia_driver.h"
 #include "harness/pcie/pcie_context.h"
@@ -109,21 +109,27 @@ namespace {
 
 class CudaBackend final : public CudaBackendBase {
  public:
-  CudaBackend(int index, const DeviceDescription& desc, const std::string& pci_bus_id)
-      : device_(index, desc, pci_bus_id), peaks_(theoretical_peaks(desc)) {
+  /// Everything the backend reports, built here in one pass: `link` is the probed PCIe link
+  /// (already applied to `desc`), `nvml` the device's NVML opened once by the caller.
+  CudaBackend(int index, const DeviceDescription& desc, const std::string& pci_bus_id, std::unique_ptr<Nvml> nvml,
+              const std::string& nvml_status, const pcie::PcieLink& link, bool link_read_under_load,
+              WorkloadTable table)
+      : device_(index, desc, pci_bus_id, std::move(nvml), nvml_status),
+        peaks_(theoretical_peaks(desc)),
+        numa_node_(link.numa_node),
+        table_(std::move(table)) {
     int driver = 0, runtime = 0;
     GPUBENCH_CUDA_CHECK(cudaDriverGetVersion(&driver));
     GPUBENCH_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
     driver_version_ = nvidia_driver_version();
     if (driver_version_.empty() && device_.nvml()) driver_version_ = device_.nvml()->driver_version();
     key_ = cuda_device_key(desc, driver_major_version(driver_version_), driver, runtime);
+    context_ = pcie::link_context(link, link_read_under_load);
     context_["driver_version"] = (driver_version_.empty() ? std::string("unknown") : driver_version_) + " (CUDA " +
                                  cuda_version_string(driver) + ")";
     context_["runtime_version"] = cuda_version_string(runtime);
     context_["pci_bus_id"] = pci_bus_id;
     context_["cache_policy"] = kCudaCachePolicy;
-    context_["byte_convention"] =
-        "GB/s = 1e9 bytes/s; a copy counts bytes read + bytes written (2 x size, as STREAM and BabelStream)";
     context_["timing"] =
         "CUDA events; a CUDA graph of the batch's launches between two events, except flushed rows: one event pair "
         "per run; one operation = one pass over the working set";
@@ -133,20 +139,20 @@ class CudaBackend final : public CudaBackendBase {
       context_["nvml_max_clocks_MHz"] =
           "sm " + std::to_string(static_cast<long>(max_sm)) + ", mem " + std::to_string(static_cast<long>(max_mem));
     }
-    add_cuda_memory_workloads(table_);
-    add_cuda_pcie_workloads(table_);
-    add_cuda_gemm_workloads(table_);
-    add_cuda_roofline_workloads(table_);
   }
 
   std::string kind() const override { return "cuda"; }
   const DeviceDescription& device() const override { return device_.description(); }
   const Peaks& peaks() const override { return peaks_; }
   std::string device_key() const override { return key_; }
-  bool supports(const BenchCase& c) const override { return table_.find(c, cc()) != nullptr; }
+  std::optional<int> gpu_numa_node() const override { return numa_node_; }
+  std::string unavailable_reason(const BenchCase& c) const override {
+    const std::string why = table_.unavailable_reason(c, cc());
+    return why.empty() ? why : "not on the cuda backend: " + why;
+  }
   std::unique_ptr<Workload> create(const BenchCase& c) override {
     const WorkloadFactory f = table_.find(c, cc());
-    if (!f) throw std::logic_error("the CUDA backend does not implement " + c.name());
+    if (!f) throw SkipCase(unavailable_reason(c));
     return f(c, *this);
   }
   // NVML every 10 ms in a background thread while the samples run, and the energy counter's
@@ -183,11 +189,6 @@ class CudaBackend final : public CudaBackendBase {
     for (const auto& [k, v] : pcie::bench_cpu_context(pcie::kSysfsRoot)) c[k] = v;
     return c;
   }
-  /// Adds entries computed outside the constructor (the PCIe link).
-  void add_context(const std::map<std::string, std::string>& entries) {
-    for (const auto& [k, v] : entries) context_[k] = v;
-  }
-
   CudaDevice& cuda_device() override { return device_; }
 
  private:
@@ -195,6 +196,7 @@ class CudaBackend final : public CudaBackendBase {
 
   CudaDevice device_;
   Peaks peaks_;
+  int numa_node_;  ///< the GPU's NUMA node from the link probe, -1 unknown
   std::string key_;
   std::string driver_version_;
   std::map<std::string, std::string> context_;
@@ -204,7 +206,7 @@ class CudaBackend final : public CudaBackendBase {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend(int index) {
+std::unique_ptr<Backend> make_cuda_backend(int index, WorkloadTable table) {
   const CudaAvailability a = cuda_availability();
   if (a.device_count == 0) throw std::runtime_error(a.reason);
   if (index < 0 || index >= a.device_count)
@@ -213,12 +215,16 @@ std::unique_ptr<Backend> make_cuda_backend(int index) {
   try {
     std::string bus;
     DeviceDescription d = describe_cuda_device(index, &bus);
+    // NVML once, for the link probe, telemetry and the driver version.
+    std::string nvml_status;
+    std::unique_ptr<Nvml> nvml = Nvml::open(bus, &nvml_status);
+    if (nvml) nvml_status = "NVML loaded";
     // The negotiated PCIe link (not the card's datasheet link) sets peak_pcie_*.
     bool link_read_under_load = false;
-    const pcie::PcieLink link = probe_cuda_pcie_link(index, bus, &link_read_under_load);
+    const pcie::PcieLink link = probe_cuda_pcie_link(index, bus, nvml.get(), &link_read_under_load);
     pcie::apply_link(link, d);
-    auto backend = std::make_unique<CudaBackend>(index, d, bus);
-    backend->add_context(pcie::link_context(link, link_read_under_load));
+    auto backend = std::make_unique<CudaBackend>(index, d, bus, std::move(nvml), nvml_status, link,
+                                                 link_read_under_load, std::move(table));
     for (const std::string& warning :
          pcie::link_warnings("CUDA device " + std::to_string(index) + " (" + link.address + ")", link))
       std::fprintf(stderr, "%s\n", warning.c_str());

@@ -20,8 +20,9 @@ struct CudaAvailability {
 };
 CudaAvailability cuda_availability();
 
-/// The backend for device `index` (0-based). Throws std::runtime_error with one line on failure.
-std::unique_ptr<Backend> make_cuda_backend(int index);
+/// The backend for device `index` (0-based) running the workloads in `table`
+/// (cuda_workloads(): every family's). Throws std::runtime_error with one line on failure.
+std::unique_ptr<Backend> make_cuda_backend(int index, WorkloadTable table);
 
 /// The one-line reason why cudaGetDeviceCount's `error_code` leaves no usable device.
 /// `driver_version` and `runtime_version` are cudaDriverGetVersion / cudaRuntimeGetVersion
@@ -42,17 +43,5 @@ std::string cuda_device_key(const DeviceDescription& d, int driver_major, int cu
 
 /// The words the context's cache_policy entry records.
 extern const char* const kCudaCachePolicy;
-
-/// bandwidth/{copy,read,write,strided,gather,chase}/... on a CUDA device
-/// (harness/cuda/memory_workloads.cpp).
-void add_cuda_memory_workloads(WorkloadTable& table);
-
-/// compute/{sgemm,hgemm}/... on a CUDA device, cuBLAS references included
-/// (harness/cuda/gemm_workloads.cpp).
-void add_cuda_gemm_workloads(WorkloadTable& table);
-
-/// roofline/intensity_{fp32,fp16x2}/kernel/... and compute/peak_{fp32_fma,fp16x2_hfma2}/kernel/...
-/// on a CUDA device (harness/cuda/roofline_workloads.cpp).
-void add_cuda_roofline_workloads(WorkloadTable& table);
 
 }  // namespace gpubench

@@ -42,8 +42,14 @@ DeviceDescription describe_cuda_device(int index, std::string* pci_bus_id) {
   return d;
 }
 
-CudaDevice::CudaDevice(int index, const DeviceDescription& desc, const std::string& pci_bus_id)
-    : index_(index), desc_(desc), pci_bus_id_(pci_bus_id), flusher_(desc.l2_bytes, desc.sm_count) {
+CudaDevice::CudaDevice(int index, const DeviceDescription& desc, const std::string& pci_bus_id,
+                       std::unique_ptr<Nvml> nvml, std::string nvml_status)
+    : index_(index),
+      desc_(desc),
+      pci_bus_id_(pci_bus_id),
+      flusher_(desc.l2_bytes, desc.sm_count),
+      nvml_(std::move(nvml)),
+      nvml_status_(std::move(nvml_status)) {
   GPUBENCH_CUDA_CHECK(cudaSetDevice(index_));
   GPUBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   // A per-context limit, so read once the context exists: the unit an L2 miss fetches (64 B on
@@ -54,8 +60,6 @@ CudaDevice::CudaDevice(int index, const DeviceDescription& desc, const std::stri
   } else {
     GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaGetLastError());  // unsupported: the models assume a sector
   }
-  nvml_ = Nvml::open(pci_bus_id_, &nvml_status_);
-  if (nvml_) nvml_status_ = "NVML loaded";
 }
 
 CudaDevice::~CudaDevice() {

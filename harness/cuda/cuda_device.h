@@ -13,6 +13,7 @@
 #include <string>
 
 #include "harness/backend.h"
+#include "harness/cuda/nvml.h"
 #include "harness/cuda/timing.h"
 
 struct CUstream_st;
@@ -30,8 +31,10 @@ DeviceDescription describe_cuda_device(int index, std::string* pci_bus_id);
 class CudaDevice {
  public:
   /// Makes `index` current and creates a non-blocking stream on it (a created stream, not the
-  /// legacy default stream, which cannot be captured into a graph).
-  CudaDevice(int index, const DeviceDescription& desc, const std::string& pci_bus_id);
+  /// legacy default stream, which cannot be captured into a graph). `nvml`: the device's NVML,
+  /// opened once by the caller (nullptr without one; `nvml_status` says why).
+  CudaDevice(int index, const DeviceDescription& desc, const std::string& pci_bus_id,
+             std::unique_ptr<Nvml> nvml = nullptr, std::string nvml_status = "no NVML");
   ~CudaDevice();
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;

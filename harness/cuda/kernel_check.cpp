@@ -15,16 +15,19 @@
 #include <string>
 #include <vector>
 
+#include "families/gemm/gemm.h"
+#include "families/gemm/reference.h"
+#include "families/global_memory/global_memory.h"
+#include "families/intensity/intensity.h"
+#include "families/intensity/reference.h"
+#include "families/intensity/verify.h"
+#include "families/pcie/pcie.h"
+#include "families/smem/reference.h"
+#include "families/smem/smem.h"
 #include "harness/cuda/cuda_check.h"
-#include "harness/intensity_verify.h"
+#include "harness/random.h"
 #include "harness/verify.h"
-#include "kernels/gemm.h"
-#include "kernels/gemm_reference.h"
 #include "kernels/half_bits.h"
-#include "kernels/intensity.h"
-#include "kernels/intensity_reference.h"
-#include "kernels/memory.h"
-#include "kernels/pcie.h"
 
 namespace gpubench {
 namespace {
@@ -179,10 +182,31 @@ Verification passes_check(int sms) {
   return Verification::pass();
 }
 
+// Shared memory: 3 blocks of 8 KiB (and one of 64 KiB, above the 48 KiB opt-in line), 5 passes.
+Verification smem_check(int blocks, std::size_t bytes_per_block) {
+  const int passes = 5;
+  const std::size_t words = static_cast<std::size_t>(blocks) * bytes_per_block / 4;
+  std::vector<std::uint32_t> in(words);
+  fill_random_u32(in.data(), words * 4, 17);
+  const std::size_t out_words = static_cast<std::size_t>(blocks) * kernels::kSmemBlockThreads;
+  Dev a(words * 4), b(out_words * 4);
+  a.upload(in.data());
+  b.poison();
+  finish(kernels::launch_smem_read(a.as<std::uint32_t>(), b.as<std::uint32_t>(), blocks, bytes_per_block, passes,
+                                   nullptr));
+  std::vector<std::uint32_t> out(out_words);
+  b.download(out.data());
+  const std::vector<std::uint32_t> want = kernels::smem_reference(in, blocks, bytes_per_block, passes);
+  for (std::size_t i = 0; i < out_words; ++i)
+    if (out[i] != want[i])
+      return Verification::fail("out[" + std::to_string(i) + "] = " + std::to_string(out[i]) + ", expected " +
+                                std::to_string(want[i]));
+  return Verification::pass();
+}
+
 Verification chase_check() {
   const std::size_t n = 4099, steps = 10007;
-  std::vector<std::uint32_t> next(n);
-  make_single_cycle(next.data(), n, 16);
+  const std::vector<std::uint32_t> next = make_chase_ring(n, 16);
   Dev ring(n * 4), sink(4), cycles(8);
   ring.upload(next.data());
   sink.poison();
@@ -348,6 +372,8 @@ std::vector<Check> all_checks(int sms) {
       {"gather", [=] { return gather_check(sms); }},
       {"copy/read/write, 5 passes over 3 slots", [=] { return passes_check(sms); }},
       {"chase", [] { return chase_check(); }},
+      {"smem 3 x 8 KiB", [] { return smem_check(3, std::size_t{8} * 1024); }},
+      {"smem 2 x 64 KiB", [] { return smem_check(2, std::size_t{64} * 1024); }},
       {"random_permutation", [] { return permutation_check(); }},
       {"sgemm_naive 131x137x73",
        [] {

@@ -4,9 +4,9 @@
 
 #include <utility>
 
+#include "families/global_memory/global_memory.h"
 #include "harness/backend.h"
 #include "harness/cuda/cuda_check.h"
-#include "kernels/memory.h"
 
 namespace gpubench {
 

@@ -10,20 +10,24 @@ namespace {
 
 class HostBackend final : public Backend {
  public:
-  HostBackend() : device_(describe_host()), peaks_(theoretical_peaks(device_)), key_(host_device_key(device_)) {
+  explicit HostBackend(WorkloadTable table)
+      : device_(describe_host()),
+        peaks_(theoretical_peaks(device_)),
+        key_(host_device_key(device_)),
+        table_(std::move(table)) {
     pin_host_threads();
-    add_host_memory_workloads(table_);
-    add_host_pcie_workloads(table_);
-    add_host_roofline_workloads(table_);
   }
   std::string kind() const override { return "host"; }
   const DeviceDescription& device() const override { return device_; }
   const Peaks& peaks() const override { return peaks_; }
   std::string device_key() const override { return key_; }
-  bool supports(const BenchCase& c) const override { return table_.find(c, 0) != nullptr; }
+  std::string unavailable_reason(const BenchCase& c) const override {
+    const std::string why = table_.unavailable_reason(c, 0);
+    return why.empty() ? why : "not on the host backend: " + why;
+  }
   std::unique_ptr<Workload> create(const BenchCase& c) override {
     auto factory = table_.find(c, 0);
-    if (!factory) throw SkipCase("the host backend does not implement " + c.key());
+    if (!factory) throw SkipCase(unavailable_reason(c));
     return factory(c, *this);
   }
   std::map<std::string, std::string> context() const override {
@@ -42,6 +46,8 @@ class HostBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_host_backend() { return std::make_unique<HostBackend>(); }
+std::unique_ptr<Backend> make_host_backend(WorkloadTable table) {
+  return std::make_unique<HostBackend>(std::move(table));
+}
 
 }  // namespace gpubench

@@ -67,8 +67,15 @@ double pcie_protocol_GBps(double raw_GBps, int payload_bytes) {
   return raw_GBps * payload_bytes / (payload_bytes + kTlpOverheadBytes);
 }
 
+double smem_peak_GBps(const DeviceDescription& d) {
+  if (d.cc_major < 7 || d.sm_count <= 0 || d.sm_clock_kHz <= 0) return 0;
+  constexpr double kBytesPerClockPerSm = 128;  // 32 banks x 4 bytes
+  return kBytesPerClockPerSm * d.sm_count * d.sm_clock_kHz * 1e3 / 1e9;
+}
+
 Peaks formula_peaks(const DeviceDescription& d) {
   Peaks p;
+  p.smem_GBps = smem_peak_GBps(d);
   p.dram_GBps = dram_peak_GBps(d.mem_clock_kHz, d.bus_width_bits);
   const double clock_Hz = d.sm_clock_kHz * 1e3;
   p.fp32_TFLOPS = d.sm_count * fp32_flop_per_clock_per_sm(d.cc_major, d.cc_minor) * clock_Hz / 1e12;

@@ -37,6 +37,7 @@ struct Peaks {
   double dram_GBps = 0;
   double fp32_TFLOPS = 0;
   double fp16_tensor_TFLOPS = 0;  ///< dense, FP16 inputs, FP32 accumulate
+  double smem_GBps = 0;           ///< shared memory, all SMs: 128 B per clock per SM (sm_70 on)
   double pcie_GBps = 0;           ///< per direction, negotiated link
   double pcie_protocol_GBps = 0;  ///< the same after TLP overhead at the max payload size (pcie/payload.h)
   std::string source;             ///< "card table: <key>" or "formula"
@@ -60,6 +61,10 @@ constexpr int kTlpOverheadBytes = 24;
 constexpr int kAssumedMaxPayloadBytes = 256;
 /// Data per direction of a link of `raw_GBps` whose packets carry `payload_bytes` (0 if unknown).
 double pcie_protocol_GBps(double raw_GBps, int payload_bytes);
+
+/// Shared-memory bandwidth of all SMs in GB/s: 32 banks x 4 bytes per clock per SM on
+/// sm_70 and newer (0 for the host or when the clock is unknown).
+double smem_peak_GBps(const DeviceDescription& d);
 
 /// Peaks from formulas only (for cards the table lacks).
 Peaks formula_peaks(const DeviceDescription& d);

@@ -98,12 +98,23 @@ WorkModel transfer_work(double bytes, PeakKind direction) {
   return w;
 }
 
-const char* metric_name(Metric m) { return m == Metric::GBps ? "GB/s" : "TFLOPS"; }
+const char* metric_name(Metric m) {
+  switch (m) {
+    case Metric::GBps: return "GB/s";
+    case Metric::TFLOPS: return "TFLOPS";
+    case Metric::latency_ns: return "latency_ns";
+  }
+  return "GB/s";
+}
+
+const char* metric_label(Metric m) { return m == Metric::GBps ? "GBps" : metric_name(m); }
 
 const char* peak_kind_name(PeakKind k) {
   switch (k) {
     case PeakKind::none: return "none";
     case PeakKind::dram: return "dram";
+    case PeakKind::l2: return "l2";
+    case PeakKind::smem: return "smem";
     case PeakKind::fp32: return "fp32";
     case PeakKind::fp16_tensor: return "fp16_tensor";
     case PeakKind::pcie_h2d: return "pcie_h2d";

@@ -9,10 +9,12 @@
 namespace gpubench {
 
 /// Which theoretical ceiling a benchmark's percent-of-peak refers to.
-enum class PeakKind { none, dram, fp32, fp16_tensor, pcie_h2d, pcie_d2h };
+/// (l2: cache-resident rows, for which no theoretical figure is known, so they carry no
+/// pct_of_peak; smem: shared memory, 128 bytes per clock per SM.)
+enum class PeakKind { none, dram, l2, smem, fp32, fp16_tensor, pcie_h2d, pcie_d2h };
 
-/// The headline throughput a benchmark reports.
-enum class Metric { GBps, TFLOPS };
+/// The headline figure a benchmark reports (latency_ns: the pointer chase's time per load).
+enum class Metric { GBps, TFLOPS, latency_ns };
 
 /// Work done by one execution (one kernel launch / one transfer) of a benchmark.
 struct WorkModel {
@@ -76,8 +78,10 @@ WorkModel fma_sweep_work(double n, int elem_bytes, int fma_per_elem, PeakKind pe
 /// Host<->device transfer of `bytes` (counted once: it crosses the link once).
 WorkModel transfer_work(double bytes, PeakKind direction);
 
-/// "GB/s" or "TFLOPS".
+/// "GB/s", "TFLOPS" or "latency_ns": the result counter of the headline figure.
 const char* metric_name(Metric m);
+/// "GBps", "TFLOPS" or "latency_ns": the metric as a result row's label names it.
+const char* metric_label(Metric m);
 /// "dram", "fp32", ... as written in result files.
 const char* peak_kind_name(PeakKind k);
 

@@ -57,21 +57,18 @@ std::map<std::string, std::string> bench_cpu_context(const std::string& sysfs_ro
           {"bench_cpu_numa_node", node >= 0 ? std::to_string(node) : "unknown"}};
 }
 
-BindResult bind_to_gpu_node(const std::map<std::string, std::string>& backend_context, const std::string& sysfs_root) {
-  const auto it = backend_context.find("gpu_numa_node");
-  if (it == backend_context.end()) {
+BindResult bind_to_gpu_node(std::optional<int> gpu_node, const std::string& sysfs_root) {
+  if (!gpu_node) {
     BindResult r;
     r.message = "--numa-bind: this backend has no GPU, nothing to bind";
     return r;
   }
-  char* end = nullptr;
-  const long node = std::strtol(it->second.c_str(), &end, 10);
-  if (it->second.empty() || *end != '\0' || node < 0) {
+  if (*gpu_node < 0) {
     BindResult r;
     r.message = "--numa-bind: the GPU's NUMA node is unknown (single-node machine or no sysfs entry); not bound";
     return r;
   }
-  BindResult r = bind_to_numa_node(sysfs_root, static_cast<int>(node));
+  BindResult r = bind_to_numa_node(sysfs_root, *gpu_node);
   r.message = "--numa-bind: " + r.message;
   return r;
 }

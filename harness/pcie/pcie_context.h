@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "harness/model/device.h"
@@ -33,9 +34,9 @@ std::map<std::string, std::string> link_context(const PcieLink& link, bool read_
 /// time of the call: after --numa-bind, they show where the benchmark really ran.
 std::map<std::string, std::string> bench_cpu_context(const std::string& sysfs_root);
 
-/// --numa-bind: binds the process to the node the backend's context names in gpu_numa_node.
-/// A backend without one (the host backend) or an unknown node gives ok = false and a one-line
+/// --numa-bind: binds the process to `gpu_node`, the GPU's NUMA node (Backend::gpu_numa_node).
+/// No GPU (nullopt: the host backend) or an unknown node (< 0) gives ok = false and a one-line
 /// message saying why; nothing is changed then.
-BindResult bind_to_gpu_node(const std::map<std::string, std::string>& backend_context, const std::string& sysfs_root);
+BindResult bind_to_gpu_node(std::optional<int> gpu_node, const std::string& sysfs_root);
 
 }  // namespace gpubench::pcie

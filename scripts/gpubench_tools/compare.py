@@ -1,11 +1,14 @@
 """The regression comparator: a new result against a baseline (one or more earlier results).
 
-Per benchmark, on its headline throughput (TFLOPS when it does FLOP, else GB/s; higher is
-better), over the per-repetition samples:
+Per benchmark, on its headline metric (the row's `metric`: GBps, TFLOPS or latency_ns, from its
+label; legacy files: TFLOPS when it does FLOP, else GB/s), over the per-repetition samples.
+Higher is better, except for latency (metric latency_ns), where the comparison is mirrored: change
+= baseline median / new median - 1, so a positive change is always faster. The new result's rows
+say which metric and which direction; the baselines' samples of that counter are compared.
 - baseline: the samples of every baseline result pooled (runs that failed, or ran throttled,
   are left out), its median, and its noise = 1.4826 x MAD / median (a robust relative standard
   deviation that one outlier repetition cannot inflate);
-- change = new median / baseline median - 1.
+- change = new median / baseline median - 1 (latency: baseline / new - 1).
 
 Verdicts:
 - INVALID: the new run failed verification or ran with throttled clocks (or the baseline has no
@@ -17,7 +20,9 @@ Verdicts:
 - NOISY: the change exceeds min_effect but is not confirmed by the noise bound or the test
   (also: too few samples for the test).
 - SAME: |change| <= min_effect.
-Benchmarks only in one side, and ones the harness skipped, are listed as not compared.
+Benchmarks only in one side, and ones the harness skipped (an error message starting
+"skipped", e.g. "skipped: not on the host backend: ..."), are listed as not compared: a skip is
+neither a failure nor a loss of data.
 
 Exit codes: 0 no confirmed regression (improvements included), 1 at least one SLOWER,
 2 invalid input or too little data (UsageError, raised before any verdict).
@@ -65,6 +70,7 @@ class Row:
     n_new: int = 0
     n_baseline: int = 0
     failed: bool = False  #: the new run failed verification or errored
+    higher_is_better: bool = True  #: False for latency: a rise of the metric is a loss
 
 
 @dataclass
@@ -125,18 +131,30 @@ def _mann_whitney_p(new: list[float], base: list[float], alternative: str) -> fl
     return float(mannwhitneyu(new, base, alternative=alternative).pvalue)
 
 
-def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresholds) -> Row:
-    """The verdict for one benchmark from its new and pooled baseline samples."""
-    row = Row(name, metric, "SAME", "", n_new=len(new), n_baseline=len(base))
+def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresholds,
+          higher_is_better: bool = True) -> Row:
+    """The verdict for one benchmark from its new and pooled baseline samples; with
+    higher_is_better False (latency) a rise of the metric is the loss."""
+    row = Row(name, metric, "SAME", "", n_new=len(new), n_baseline=len(base),
+              higher_is_better=higher_is_better)
     row.baseline_median = statistics.median(base)
     row.new_median = statistics.median(new)
     row.baseline_noise = robust_noise(base)
     if row.baseline_median <= 0:
         row.verdict, row.reason = "INVALID", "baseline median is not positive"
         return row
-    row.change = row.new_median / row.baseline_median - 1.0
+    if not higher_is_better and row.new_median <= 0:
+        row.verdict, row.reason = "INVALID", "new median is not positive"
+        return row
+    if higher_is_better:
+        row.change = row.new_median / row.baseline_median - 1.0
+    else:
+        row.change = row.baseline_median / row.new_median - 1.0
     bound = max(t.min_effect, t.noise_k * row.baseline_noise)
-    alternative = "less" if row.change < 0 else "greater"
+    # one-sided, in the direction of the change (slower: new below baseline, or above it for
+    # latency)
+    new_lower = (row.change < 0) == higher_is_better
+    alternative = "less" if new_lower else "greater"
     row.p_value = _mann_whitney_p(new, base, alternative)
     size = abs(row.change)
     if size <= t.min_effect:
@@ -163,8 +181,10 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
 
 
 def _valid_samples(r: Result, name: str, metric: str) -> list[float] | None:
+    """The baseline's valid samples of a benchmark; None when it is absent or was skipped there
+    (not run: no data, rather than bad data), [] when it failed or ran throttled."""
     b = r.benchmarks.get(name)
-    if b is None:
+    if b is None or b.skipped:
         return None
     if not b.ok or b.verification_failed or b.throttled:
         return []
@@ -199,14 +219,16 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
             c.not_compared.append((b.name, b.error or "skipped"))
             continue
         if b.verification_failed:
-            c.rows.append(Row(b.name, b.metric, "INVALID", b.error or "not verified", failed=True))
+            c.rows.append(Row(b.name, b.metric, "INVALID", b.error or "not verified", failed=True,
+                              higher_is_better=b.higher_is_better))
             continue
         if not b.samples:
             c.not_compared.append((b.name, "no per-repetition samples in the new result"))
             continue
         if b.throttled:
             c.rows.append(Row(b.name, b.metric, "INVALID", "clocks throttled during the run",
-                              new_median=b.median(b.metric), n_new=len(b.samples)))
+                              new_median=b.median(b.metric), n_new=len(b.samples),
+                              higher_is_better=b.higher_is_better))
             continue
         pooled: list[float] = []
         seen = False
@@ -216,14 +238,19 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
                 seen = True
                 pooled += vals
         if not seen:
-            c.not_compared.append((b.name, "new benchmark: not in the baseline"))
+            skips = [r.benchmarks[b.name].error for r in baselines
+                     if b.name in r.benchmarks and r.benchmarks[b.name].skipped]
+            c.not_compared.append((b.name, f"skipped in the baseline: {skips[-1]}" if skips
+                                   else "new benchmark: not in the baseline"))
             continue
         if not pooled:
             c.rows.append(Row(b.name, b.metric, "INVALID",
                               "no valid baseline samples (failed or throttled there)",
-                              new_median=b.median(b.metric), n_new=len(b.samples)))
+                              new_median=b.median(b.metric), n_new=len(b.samples),
+                              higher_is_better=b.higher_is_better))
             continue
-        c.rows.append(judge(b.name, b.metric, b.values(b.metric), pooled, t))
+        c.rows.append(judge(b.name, b.metric, b.values(b.metric), pooled, t,
+                            b.higher_is_better))
     names = set(new.benchmarks)
     for r in baselines:
         for name in r.benchmarks:

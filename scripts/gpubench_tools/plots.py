@@ -7,6 +7,13 @@
 - gemm: TFLOP/s against matrix size per kernel, library references (the cuBLAS line) dashed,
   the FP32 / FP16-tensor roofs when known.
 
+Rows are chosen by what they mean (results.RowMeaning: the row's label, or the legacy fallback
+for files written before labels), never by their names:
+- bandwidth: metric GBps, sweep bytes, level l2 or dram, and a memory ceiling (peak not none);
+- strided: sweep stride;
+- pcie: level pcie;
+- gemm: metric TFLOPS, sweep m (m = n = k); the roofs of the peaks its rows name.
+
 Each plot's data is a PlotData built by a plain function (tested against the JSON), drawn by
 draw_plot(); Agg backend, fixed pixel size.
 """
@@ -84,10 +91,17 @@ def _title(result: Result, what: str) -> str:
     return f"{what}: {result.device_name} | {date}"
 
 
+def is_working_set_bandwidth(b: Benchmark) -> bool:
+    """A GB/s row of a working-set sweep through the cache hierarchy and DRAM: the bandwidth
+    plot's rows. Strided (sweep stride), the chase (metric latency_ns; in legacy files: no
+    ceiling, peak none), PCIe (level pcie) and shared memory (level smem) are not."""
+    return (b.metric_kind == "GBps" and b.sweep == "bytes" and b.level in ("l2", "dram")
+            and b.peak_kind != "none")
+
+
 def bandwidth_data(result: Result) -> PlotData | None:
     """GB/s against working set for the streaming memory kernels; None without such data."""
-    benches = [b for b in _good(result) if b.family == "bandwidth"
-               and not b.kernel.startswith("pcie") and b.kernel not in ("strided", "chase")]
+    benches = [b for b in _good(result) if is_working_set_bandwidth(b)]
     groups = _group(benches, lambda b: (b.kernel, b.variant, _other_params(b, ("bytes",))),
                     lambda b: b.median("working_set_bytes") or b.size_bytes(),
                     lambda b: b.median("GB/s"))
@@ -109,8 +123,7 @@ def bandwidth_data(result: Result) -> PlotData | None:
 
 def strided_data(result: Result) -> PlotData | None:
     """Useful and sector GB/s against the stride, at the largest span of each variant."""
-    benches = [b for b in _good(result) if b.family == "bandwidth" and b.kernel == "strided"
-               and "stride" in b.params]
+    benches = [b for b in _good(result) if b.sweep == "stride" and "stride" in b.params]
     if not benches:
         return None
     largest: dict[str, float] = {}
@@ -133,7 +146,7 @@ def strided_data(result: Result) -> PlotData | None:
 
 def pcie_data(result: Result) -> PlotData | None:
     """Host-device transfer GB/s against transfer size."""
-    benches = [b for b in _good(result) if b.family == "bandwidth" and b.kernel.startswith("pcie")]
+    benches = [b for b in _good(result) if b.level == "pcie"]
     groups = _group(benches, lambda b: (b.kernel, b.variant, _other_params(b, ("bytes",))),
                     lambda b: b.size_bytes(), lambda b: b.median("GB/s"))
     if not groups:
@@ -158,7 +171,7 @@ def _gemm_size(b: Benchmark) -> float | None:
 
 def gemm_data(result: Result) -> PlotData | None:
     """GEMM TFLOP/s against size (cube root of m x n x k), library references dashed."""
-    benches = [b for b in _good(result) if b.family == "compute" and "gemm" in b.kernel]
+    benches = [b for b in _good(result) if b.metric_kind == "TFLOPS" and b.sweep == "m"]
     groups = _group(benches, lambda b: (b.kernel, b.variant), _gemm_size,
                     lambda b: b.median("TFLOPS"))
     if not groups:
@@ -167,10 +180,10 @@ def gemm_data(result: Result) -> PlotData | None:
                  "TFLOP/s", True, _lines(groups, lambda k: f"{k[0]} [{k[1]}]",
                                          lambda k: k[1] != "kernel"))
     p = result.peaks()
-    kernels = {b.kernel for b in benches}
-    if p["fp32"] and "sgemm" in kernels:
+    peaks = {b.peak_kind for b in benches}  # the roofs the plotted rows are measured against
+    if p["fp32"] and "fp32" in peaks:
         d.hlines.append((p["fp32"], f"FP32 peak {p['fp32']:g} TFLOP/s"))
-    if p["fp16_tensor"] and kernels - {"sgemm"}:
+    if p["fp16_tensor"] and "fp16_tensor" in peaks:
         d.hlines.append((p["fp16_tensor"], f"FP16 tensor peak {p['fp16_tensor']:g} TFLOP/s"))
     return d
 

@@ -7,6 +7,13 @@ gpubench's (device, peaks as numbers-in-strings or "unknown", versions, cache po
 level. This module groups the entries by benchmark name (family/kernel/variant/params) and
 exposes per-repetition samples, so every other module reads results the same way.
 
+What a row means travels with it: gpubench writes Google Benchmark's per-entry `label` as
+space-separated key=value pairs (`peak=dram metric=GBps level=dram sweep=bytes`) on iteration,
+aggregate and error/skip entries alike. parse_row_label() reads them into a RowMeaning
+(Benchmark.meaning); the plots, the roofline and the comparator select rows by its fields, never
+by their names. Files written before the label existed get the same fields from
+legacy_row_meaning(), the one place that still reads meaning into names.
+
 Every problem with the file becomes a UsageError whose one-line message names the file.
 """
 
@@ -34,7 +41,15 @@ PEAK_KEYS = {
     "fp16_tensor": "peak_fp16_tensor_TFLOPS",
     "pcie_h2d": "peak_pcie_h2d_GBps",
     "pcie_d2h": "peak_pcie_d2h_GBps",
+    "smem": "peak_smem_GBps",
 }
+
+#: Values of a row's `metric` (its label's vocabulary) -> the JSON counter that holds it.
+METRIC_COUNTERS = {"GBps": "GB/s", "TFLOPS": "TFLOPS", "latency_ns": "latency_ns"}
+#: Headline metrics where a lower value is better (the comparator flips its direction).
+LOWER_IS_BETTER = ("latency_ns",)
+#: The label keys gpubench writes (others are ignored).
+LABEL_KEYS = ("peak", "metric", "level", "sweep")
 
 #: Words that make a variant a library reference ("cublas", "memcpy_ce", "pageable_memcpy",
 #: host "memcpy", ...); every other variant is a gpubench kernel ("kernel", or the precision of
@@ -65,6 +80,70 @@ def to_number(value) -> float | None:
     return v if math.isfinite(v) else None
 
 
+@dataclass(frozen=True)
+class RowMeaning:
+    """What a benchmark row measures, as its label says (or, for legacy files, as its name
+    implied): the fields every tool selects rows by."""
+
+    peak_kind: str  #: ceiling pct_of_peak refers to: none, dram, l2, smem, pcie_h2d, pcie_d2h, fp32, fp16_tensor
+    metric: str  #: headline metric: GBps, TFLOPS or latency_ns
+    level: str  #: memory level targeted: dram, l2 (host: last-level cache), smem, pcie, none
+    sweep: str  #: the parameter its family sweeps (the plot's x axis): bytes, stride, m, fma, ...
+    source: str = "label"  #: "label" (written by gpubench) or "legacy" (derived from the name)
+
+
+def parse_row_label(label) -> dict[str, str]:
+    """The key=value pairs of a row's label that gpubench defines (LABEL_KEYS), e.g.
+    "peak=dram metric=GBps level=dram sweep=bytes" -> {"peak": "dram", ...}. Tokens in any order;
+    unknown keys and tokens without "=" are ignored; {} for no label (or not a string)."""
+    if not isinstance(label, str):
+        return {}
+    out: dict[str, str] = {}
+    for token in label.split():
+        key, eq, value = token.partition("=")
+        if eq and key in LABEL_KEYS and value:
+            out.setdefault(key, value)
+    return out
+
+
+def legacy_row_meaning(family: str, kernel: str, variant: str, params: dict[str, str],
+                       entries: list[dict]) -> RowMeaning:
+    """LEGACY FALLBACK, for result files written before gpubench labelled its rows (no `label`
+    on the entries; e.g. every file under results/h100_80gb_hbm3-79gib-sm90-drv580-cuda13.0/).
+
+    Derives the four fields from the benchmark's name the way the tools used to, so those files
+    select, plot and compare exactly as before:
+    - metric: TFLOPS when an entry has TFLOPS > 0, else GBps (the old counter guess; the pointer
+      chase is therefore compared on its GB/s, as it always was);
+    - peak: what the harness's work model measured pct_of_peak against at every size (legacy
+      rows carried DRAM percentages even when cache-resident): dram for the streaming memory
+      kernels, none for the chase, pcie_h2d/pcie_d2h for transfers, fp32 / fp16_tensor for
+      GEMM (sgemm / the others), fp32 for FP32 FMA rows and none for the FP16x2 ones;
+    - level: pcie for transfers, none for the compute family, dram for the rest (legacy files
+      do not say which sizes were cache-resident);
+    - sweep: stride for the strided kernel, bytes for the other memory rows, m for GEMM (sizes
+      m = n = k), fma for the intensity sweep, none for the peak-FMA rows.
+    Never used for a labelled row (a label lacking a key takes only that key from here).
+    """
+    flop = any((to_number(e.get("TFLOPS")) or 0) > 0 for e in entries)
+    metric = "TFLOPS" if flop else "GBps"
+    fp16 = "fp16" in kernel or "fp16" in variant
+    if family == "bandwidth":
+        if kernel.startswith("pcie"):
+            peak = "pcie_d2h" if kernel.endswith("d2h") else "pcie_h2d"
+            return RowMeaning(peak, metric, "pcie", "bytes", "legacy")
+        if kernel == "chase":
+            return RowMeaning("none", metric, "dram", "bytes", "legacy")
+        return RowMeaning("dram", metric, "dram", "stride" if kernel == "strided" else "bytes",
+                          "legacy")
+    if family == "roofline":
+        return RowMeaning("none" if fp16 else "fp32", metric, "dram", "fma", "legacy")
+    if "gemm" in kernel:
+        return RowMeaning("fp32" if kernel == "sgemm" else "fp16_tensor", metric, "none", "m",
+                          "legacy")
+    return RowMeaning("none" if fp16 else "fp32", metric, "none", "none", "legacy")
+
+
 @dataclass
 class Benchmark:
     """All entries of one benchmark (one name) in a result file."""
@@ -77,6 +156,39 @@ class Benchmark:
     samples: list[dict] = field(default_factory=list)  #: successful per-repetition entries
     aggregates: dict[str, dict] = field(default_factory=dict)  #: aggregate_name -> entry
     errors: list[str] = field(default_factory=list)  #: error_message of failed entries
+    #: what the row measures: from its label, or legacy_row_meaning() for unlabelled files
+    meaning: RowMeaning | None = None
+    label_fields: dict[str, str] = field(default_factory=dict)  #: parsed label of its entries
+
+    @property
+    def peak_kind(self) -> str:
+        """The ceiling its pct_of_peak refers to (none, dram, l2, smem, pcie_h2d, ...)."""
+        return self._meaning().peak_kind
+
+    @property
+    def metric_kind(self) -> str:
+        """Its headline metric in the label's vocabulary: GBps, TFLOPS or latency_ns."""
+        return self._meaning().metric
+
+    @property
+    def level(self) -> str:
+        """The memory level it targets: dram, l2, smem, pcie, none."""
+        return self._meaning().level
+
+    @property
+    def sweep(self) -> str:
+        """The parameter its family sweeps (bytes, stride, m, ...)."""
+        return self._meaning().sweep
+
+    @property
+    def labelled(self) -> bool:
+        """True when gpubench wrote its meaning into the result (not a legacy file)."""
+        return self._meaning().source == "label"
+
+    def _meaning(self) -> RowMeaning:
+        if self.meaning is None:
+            self.meaning = resolve_meaning(self)
+        return self.meaning
 
     @property
     def is_library(self) -> bool:
@@ -119,14 +231,26 @@ class Benchmark:
 
     @property
     def metric(self) -> str:
-        """The headline throughput: TFLOPS when the benchmark does FLOP, GB/s otherwise.
+        """The JSON counter of the headline metric (what values()/median() take): "GB/s",
+        "TFLOPS" or "latency_ns", from metric_kind (a "GBps" counter is used where the entries
+        carry one instead of "GB/s"). Legacy files: TFLOPS when the benchmark does FLOP, GB/s
+        otherwise, as always.
 
         (A benchmark reporting both, like the intensity sweep, derives them from the same time,
         so comparing one of them is enough.)
         """
-        if any((to_number(s.get("TFLOPS")) or 0) > 0 for s in self._entries()):
-            return "TFLOPS"
-        return "GB/s"
+        kind = self.metric_kind
+        counter = METRIC_COUNTERS.get(kind, kind)
+        if kind == "GBps":
+            entries = self._entries()
+            if entries and not any("GB/s" in e for e in entries) and any("GBps" in e for e in entries):
+                return "GBps"
+        return counter
+
+    @property
+    def higher_is_better(self) -> bool:
+        """False for latency-like headline metrics (a rise is a regression)."""
+        return self.metric_kind not in LOWER_IS_BETTER
 
     def values(self, counter: str) -> list[float]:
         """Per-repetition values of a counter (samples that lack it are left out)."""
@@ -197,6 +321,19 @@ class Result:
         return f"{self.device_name} {date[:10]}".strip()
 
 
+def resolve_meaning(b: Benchmark) -> RowMeaning:
+    """A benchmark's meaning: its label's fields; legacy_row_meaning() when no entry has a label
+    (and for the keys a partial label leaves out)."""
+    got = b.label_fields
+    if all(k in got for k in LABEL_KEYS):
+        return RowMeaning(got["peak"], got["metric"], got["level"], got["sweep"], "label")
+    legacy = legacy_row_meaning(b.family, b.kernel, b.variant, b.params, b._entries())
+    if not got:
+        return legacy
+    return RowMeaning(got.get("peak", legacy.peak_kind), got.get("metric", legacy.metric),
+                      got.get("level", legacy.level), got.get("sweep", legacy.sweep), "label")
+
+
 def _bench_name(entry: dict) -> str:
     raw = entry.get("run_name") or entry.get("name") or ""
     return str(raw)
@@ -263,10 +400,14 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
                 v = entry.get(k)
                 if isinstance(v, float) and not math.isfinite(v):
                     raise UsageError(f"{path}: benchmarks[{i}] ({raw}) has {k} = {v}, not a measured number")
+        if not b.label_fields:
+            b.label_fields = parse_row_label(entry.get("label"))
         if entry.get("error_occurred"):
             b.errors.append(str(entry.get("error_message") or "error (no message)"))
         elif entry.get("run_type") == "aggregate":
             b.aggregates[str(entry.get("aggregate_name", ""))] = entry
         else:
             b.samples.append(entry)
+    for b in benches.values():
+        b.meaning = resolve_meaning(b)
     return Result(path=path, context=ctx, benchmarks=benches)

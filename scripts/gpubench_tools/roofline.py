@@ -3,16 +3,21 @@
 Axes: log-log, x = arithmetic intensity in FLOP per useful byte, y = TFLOP/s.
 
 Ceilings per result file (or per card given with --card):
-- theoretical (solid): the DRAM and PCIe bandwidth diagonals (y = GB/s x intensity) and the FP32
-  and FP16-tensor roofs. Taken from cards.csv when the device name matches a card (the PCIe
-  figure from the result's negotiated link when known), otherwise from the peaks in the result's
-  context; unknown peaks (the host) are not drawn.
-- empirical (dashed): the best measured bandwidth (median GB/s of the memory-streaming and
-  intensity-sweep benchmarks, counting only working sets larger than L2 when any are) and the
-  best measured TFLOP/s of any benchmark.
+- theoretical (solid): the DRAM, shared-memory and PCIe bandwidth diagonals (y = GB/s x
+  intensity) and the FP32 and FP16-tensor roofs. Taken from cards.csv when the device name
+  matches a card (the PCIe figure from the result's negotiated link when known, the shared-memory
+  figure from the context's peak_smem_GBps: the table has none), otherwise from the peaks in the
+  result's context; unknown peaks (the host) are not drawn.
+- empirical (dashed): the best measured DRAM bandwidth (median GB/s of the rows whose peak is
+  dram, and of the intensity sweep's rows at level dram, counting only working sets larger than
+  2 x L2 when any are) and the best measured TFLOP/s of any row whose metric is TFLOPS.
+
+Rows are chosen by what they mean (results.RowMeaning: the row's label, or the legacy fallback
+for files written before labels), not by their names.
 
 Points: every successful benchmark with a FLOP count sits at (flop_per_byte, median TFLOPS).
-Memory benchmarks have no FLOP, so they use the *memory column* convention: each is drawn at the
+Memory benchmarks (metric GBps, no FLOP: global memory, shared memory, PCIe) use the
+*memory column* convention: each is drawn at the
 fixed intensity MEMORY_COLUMN_X (left of every real intensity, in a shaded column) on its own
 bandwidth diagonal, i.e. at y = GB/s x MEMORY_COLUMN_X. On log axes the vertical distance
 between such a marker and the DRAM diagonal is then exactly its fraction of peak bandwidth, and
@@ -44,7 +49,7 @@ DPI = 100
 class Ceiling:
     """One line of the chart: a bandwidth diagonal (GB/s) or a compute roof (TFLOP/s)."""
 
-    kind: str  #: dram, pcie, fp32, fp16_tensor, empirical_bandwidth, empirical_compute
+    kind: str  #: dram, smem, pcie, fp32, fp16_tensor, empirical_bandwidth, empirical_compute
     value: float  #: GB/s for diagonals, TFLOP/s for roofs
     diagonal: bool
     empirical: bool
@@ -96,6 +101,14 @@ class RooflineData:
     y_range: tuple[float, float]
 
 
+def _smem_ceiling(result: Result) -> list[Ceiling]:
+    """The theoretical shared-memory diagonal when the context knows it (peak_smem_GBps > 0)."""
+    v = result.peaks().get("smem")
+    if not v or v <= 0:
+        return []
+    return [Ceiling("smem", v, True, False, f"shared memory {v / 1000:.3g} TB/s")]
+
+
 def _theoretical_from_card(card: Card, pcie_GBps: float | None = None) -> list[Ceiling]:
     pcie = pcie_GBps or card.pcie_GBps
     out = [
@@ -114,6 +127,7 @@ def _theoretical_from_context(result: Result) -> list[Ceiling]:
     out = []
     if p["dram"]:
         out.append(Ceiling("dram", p["dram"], True, False, f"DRAM {p['dram']:g} GB/s"))
+    out += _smem_ceiling(result)
     if p["fp32"]:
         out.append(Ceiling("fp32", p["fp32"], False, False, f"FP32 {p['fp32']:g} TFLOP/s"))
     if p["fp16_tensor"]:
@@ -125,11 +139,14 @@ def _theoretical_from_context(result: Result) -> list[Ceiling]:
     return out
 
 
-def _is_streaming(b: Benchmark) -> bool:
-    """Benchmarks whose GB/s can set the empirical memory ceiling (not PCIe, not latency)."""
+def measures_dram_bandwidth(b: Benchmark) -> bool:
+    """Rows whose GB/s can set the empirical memory ceiling: those measured against the DRAM
+    peak, and the intensity sweep (the roofline family, whose low-intensity end is
+    bandwidth-bound) where it targets DRAM. Not cache-resident rows (peak l2), shared memory,
+    PCIe or latency rows."""
     if b.family == "roofline":
-        return True
-    return b.family == "bandwidth" and not b.kernel.startswith("pcie") and b.kernel != "chase"
+        return b.level == "dram"
+    return b.peak_kind == "dram"
 
 
 def _short_params(b: Benchmark, drop=("bytes",)) -> str:
@@ -173,6 +190,7 @@ def result_series(result: Result, card_table: list[Card]) -> Series:
     if card is not None:
         p = result.peaks()
         s.ceilings = _theoretical_from_card(card, max(p["pcie_h2d"] or 0, p["pcie_d2h"] or 0))
+        s.ceilings += _smem_ceiling(result)
         s.label = f"{card.display_name} {result.label().removeprefix(result.device_name).strip()}"
     else:
         s.ceilings = _theoretical_from_context(result)
@@ -186,7 +204,7 @@ def result_series(result: Result, card_table: list[Card]) -> Series:
     good = [b for b in result.benchmarks.values() if b.ok and not b.verification_failed]
     # Empirical bandwidth: best streaming GB/s, beyond L2 where the run has such sizes.
     l2 = result.ctx_number("l2_bytes") or 0
-    streaming = [b for b in good if _is_streaming(b) and (b.median("GB/s") or 0) > 0]
+    streaming = [b for b in good if measures_dram_bandwidth(b) and (b.median("GB/s") or 0) > 0]
     beyond_l2 = [b for b in streaming if l2 and (b.median("working_set_bytes") or 0) > 2 * l2]
     # Without sizes beyond L2 (quick runs, the host's huge LLC) the largest size of each sweep.
     pool = beyond_l2 or _memory_representatives(streaming)
@@ -195,7 +213,7 @@ def result_series(result: Result, card_table: list[Card]) -> Series:
         v = top.median("GB/s")
         s.ceilings.append(Ceiling("empirical_bandwidth", v, True, True,
                                   f"measured {v:.4g} GB/s ({top.kernel} {top.variant})"))
-    flop = [b for b in good if (b.median("TFLOPS") or 0) > 0]
+    flop = [b for b in good if b.metric_kind == "TFLOPS" and (b.median("TFLOPS") or 0) > 0]
     if flop:
         top = max(flop, key=lambda b: b.median("TFLOPS"))
         v = top.median("TFLOPS")
@@ -212,13 +230,14 @@ def result_series(result: Result, card_table: list[Card]) -> Series:
                 label = _short_params(b) or label
             s.points.append(Point(b.name, label, fpb, b.median("TFLOPS"), b.is_library,
                                   memory=False, GBps=b.median("GB/s"), sweep=sweep))
-    memory = [b for b in good if b.family == "bandwidth" and (b.median("TFLOPS") or 0) == 0
+    # 0-FLOP rows whose headline is GB/s (global and shared memory, PCIe) in the memory column.
+    memory = [b for b in good if b.metric_kind == "GBps" and (b.median("TFLOPS") or 0) == 0
               and (b.median("GB/s") or 0) > 0]
     for b in _memory_representatives(memory):
         gbps = b.median("GB/s")
         s.points.append(Point(b.name, point_label(b, keep_bytes=True), MEMORY_COLUMN_X,
                               gbps * MEMORY_COLUMN_X / 1000.0, b.is_library, memory=True,
-                              pcie=b.kernel.startswith("pcie"), GBps=gbps))
+                              pcie=b.level == "pcie", GBps=gbps))
     return s
 
 
@@ -252,6 +271,25 @@ def roofline_data(results: list[Result], cards: list[Card], card_table: list[Car
     else:
         title = "Theoretical roofline: " + ", ".join(c.display_name for c in cards)
     return RooflineData(title=title, series=series, x_range=(x_lo, x_hi), y_range=(y_lo, y_hi))
+
+
+#: Line style and width of each ceiling kind (CEILING_STYLE_DEFAULT for a kind not listed).
+CEILING_STYLES = {
+    "dram": ("-", 2.0),
+    "smem": ((0, (1, 1.5)), 1.8),
+    "pcie": ((0, (6, 2, 1, 2)), 1.5),
+    "fp32": ("-", 2.0),
+    "fp16_tensor": ("-", 1.2),
+    "empirical_bandwidth": ("--", 1.5),
+    "empirical_compute": ("--", 1.5),
+}
+CEILING_STYLE_DEFAULT = (("-", 1.2), ("--", 1.2))  #: (theoretical, empirical)
+
+
+def ceiling_style(c: Ceiling) -> tuple:
+    """(linestyle, linewidth) of a ceiling; a kind without an entry gets a default, never a
+    KeyError."""
+    return CEILING_STYLES.get(c.kind, CEILING_STYLE_DEFAULT[1 if c.empirical else 0])
 
 
 def _spread(values: list[float], min_gap: float) -> list[float]:
@@ -292,10 +330,6 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
             va="top", fontsize=6, color="0.35")
 
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    styles = {"dram": "-", "pcie": (0, (6, 2, 1, 2)), "fp32": "-", "fp16_tensor": "-",
-              "empirical_bandwidth": "--", "empirical_compute": "--"}
-    widths = {"dram": 2.0, "pcie": 1.5, "fp32": 2.0, "fp16_tensor": 1.2,
-              "empirical_bandwidth": 1.5, "empirical_compute": 1.5}
     x = np.geomspace(MEMORY_COLUMN_X, x_hi, 400)
     for si, s in enumerate(data.series):
         color = colors[si % len(colors)]
@@ -314,7 +348,8 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
                 ridge = s.ridge(c.kind, "empirical_bandwidth" if c.empirical else "dram")
                 if ridge:  # a roof starts at its ridge with the bandwidth diagonal
                     y = np.where(x >= ridge, y, np.nan)
-            ax.plot(x, y, linestyle=styles[c.kind], linewidth=widths[c.kind], color=color,
+            style, width = ceiling_style(c)
+            ax.plot(x, y, linestyle=style, linewidth=width, color=color,
                     alpha=0.75 if c.empirical else 1.0, label=prefix + c.label)
             end = np.flatnonzero(np.isfinite(y))
             # Roof names at the right edge; with several series only the theoretical ones
@@ -367,7 +402,8 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
                             color=color, arrowprops=dict(arrowstyle="-", color=color, lw=0.4))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
               borderaxespad=0.0)
-    fig.text(0.67, 0.03, "solid: theoretical (cards.csv or result context); dashed: measured.\n"
+    fig.text(0.67, 0.03, "solid (dotted: shared memory; dash-dot: PCIe): theoretical (cards.csv\n"
+             "or result context); dashed: measured.\n"
              "Memory benchmarks have no FLOP: drawn at 1/32 FLOP/byte on their own\n"
              "bandwidth diagonal (distance to the DRAM line = fraction of peak).",
              fontsize=7, color="0.3")

@@ -1,6 +1,6 @@
 """Trend plots: one benchmark's history in the results store, night after night.
 
-For each stored run of the device key: the median of the benchmark's headline throughput with
+For each stored run of the device key: the median of the benchmark's headline metric with
 its min-max over repetitions. The band is the current baseline (median of the last N valid runs
 before the newest, pooled) +- the comparator's SLOWER bound (max of the minimum effect and
 noise_k x the baseline noise). Every run is judged against the N valid runs before it with the
@@ -57,26 +57,34 @@ def run_time(r: Result) -> _dt.datetime:
     return _dt.datetime.fromtimestamp(0, _dt.timezone.utc)
 
 
-def _samples(r: Result, name: str) -> tuple[str, list[float]] | None:
+def _valid(r: Result, name: str):
     b = r.benchmarks.get(name)
     if b is None or not b.ok or b.verification_failed or b.throttled:
         return None
-    vals = b.values(b.metric)
-    return (b.metric, vals) if vals else None
+    return b
 
 
 def trend_data(history: list[Result], name: str, last_n: int, t: Thresholds,
                final_verdict: str | None = None) -> TrendData | None:
-    """The history of `name` over `history` (oldest first); None when it never ran validly."""
-    runs = [(r, s) for r in history if (s := _samples(r, name)) is not None]
+    """The history of `name` over `history` (oldest first); None when it never ran validly.
+
+    The newest valid run's row says the headline metric and its direction (as in the
+    comparator), and every run is read on that counter, so a history that spans the switch to
+    labelled rows stays on one scale."""
+    valid = [(r, b) for r in history if (b := _valid(r, name)) is not None]
+    if not valid:
+        return None
+    newest = valid[-1][1]
+    metric, higher = newest.metric, newest.higher_is_better
+    runs = [(r, (metric, vals)) for r, b in valid if (vals := b.values(metric))]
     if not runs:
         return None
-    d = TrendData(name, runs[-1][1][0])
+    d = TrendData(name, metric)
     for i, (r, (_, vals)) in enumerate(runs):
         p = TrendPoint(run_time(r), str(r.path), statistics.median(vals), min(vals), max(vals))
         prev = [v for _, (_, pv) in runs[max(0, i - last_n):i] for v in pv]
         if prev:
-            p.verdict = judge(name, d.metric, vals, prev, t).verdict
+            p.verdict = judge(name, d.metric, vals, prev, t, higher).verdict
         d.points.append(p)
     if final_verdict is not None:
         d.points[-1].verdict = final_verdict

@@ -1,15 +1,15 @@
 // Instruction-contract test of one kernel source file, for every architecture it is checked
 // on. The same source builds one test executable per kernel file (tests/contract/CMakeLists.txt).
 //
-// HOW TO ADD A KERNEL FILE (e.g. kernels/gemm.cu):
-//  1. Write kernels/gemm_contract.h (see kernels/memory_contract.h): an
+// HOW TO ADD A KERNEL FILE (e.g. families/gemm/gemm.cu):
+//  1. Write families/gemm/contract.h (see families/global_memory/contract.h): an
 //     `inline const gpubench::contract::FileContract kGemmContract = {...}` with one
 //     KernelContract per __global__ instantiation in the file (kernels/contract.h documents
 //     the fields: entry-name regex, block size, register/smem budget, occupancy target, PTX and
 //     SASS regexes, per-arch budgets).
 //  2. Add one line to tests/contract/CMakeLists.txt:
-//       gpubench_kernel_contract(gemm SOURCE kernels/gemm.cu
-//                                CONTRACT kernels/gemm_contract.h VARIABLE kGemmContract)
+//       gpubench_kernel_contract(gemm SOURCE families/gemm/gemm.cu
+//                                CONTRACT families/gemm/contract.h VARIABLE kGemmContract)
 //  That builds, at build time and only when the source or a header it includes changes, the PTX
 //  (nvcc --ptx), the cubin and the ptxas -v report for each architecture in
 //  GPUBENCH_CONTRACT_ARCHS, and a ctest executable test_contract_gemm checking them.

@@ -26,7 +26,7 @@ std::string FakeBackend::kind() const { return "cuda"; }
 const DeviceDescription& FakeBackend::device() const { return device_.description(); }
 const Peaks& FakeBackend::peaks() const { return peaks_; }
 std::string FakeBackend::device_key() const { return "fake"; }
-bool FakeBackend::supports(const BenchCase& c) const { return table_.find(c, 90) != nullptr; }
+std::string FakeBackend::unavailable_reason(const BenchCase& c) const { return table_.unavailable_reason(c, 90); }
 std::unique_ptr<Workload> FakeBackend::create(const BenchCase& c) { return table_.find(c, 90)(c, *this); }
 std::map<std::string, std::string> FakeBackend::context() const { return {}; }
 CudaDevice& FakeBackend::cuda_device() { return device_; }

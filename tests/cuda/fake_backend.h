@@ -21,7 +21,7 @@ constexpr std::uint64_t kL2Bytes = 1u << 20;
 DeviceDescription fake_device(int sm_count = 4);
 
 /// A CUDA backend on a CudaDevice over the fake runtime, with the workloads that `add` puts in
-/// its table (e.g. add_cuda_memory_workloads). Looks up rows as compute capability 9.0.
+/// its table (e.g. families::global_memory::add_cuda_workloads). Looks up rows as compute capability 9.0.
 class FakeBackend final : public CudaBackendBase {
  public:
   /// `add` fills the workload table; `sm_count` sizes the fake device.
@@ -30,7 +30,7 @@ class FakeBackend final : public CudaBackendBase {
   const DeviceDescription& device() const override;
   const Peaks& peaks() const override;
   std::string device_key() const override;
-  bool supports(const BenchCase& c) const override;
+  std::string unavailable_reason(const BenchCase& c) const override;
   std::unique_ptr<Workload> create(const BenchCase& c) override;
   std::map<std::string, std::string> context() const override;
   CudaDevice& cuda_device() override;

@@ -22,7 +22,7 @@
 #include <numeric>
 #include <random>
 
-#include "kernels/memory.h"
+#include "families/global_memory/global_memory.h"
 
 struct CUstream_st {
   bool capturing = false;
@@ -250,11 +250,9 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
   return cudaSuccess;
 }
 
-// ---- the memory launchers, on the host ----
-namespace gpubench::kernels {
+namespace fake_cuda {
 
-// A kernel launch: the launch cost (busy-waited, as the device would be busy), then the work.
-int as_kernel(Stream s, std::function<void()> op) {
+int as_kernel(cudaStream_t s, std::function<void()> op) {
   ++state().kernel_launches;
   return enqueue(s, [op = std::move(op)] {
     const double cost = state().launch_cost_seconds;
@@ -266,6 +264,13 @@ int as_kernel(Stream s, std::function<void()> op) {
     op();
   });
 }
+
+}  // namespace fake_cuda
+
+// ---- the memory launchers, on the host ----
+namespace gpubench::kernels {
+
+using fake_cuda::as_kernel;
 
 // The Passes plan as the kernels apply it: pass p on slot p mod slots.
 int launch_copy(const void* src, void* dst, std::size_t bytes, int, Stream s, Passes passes) {

@@ -35,4 +35,9 @@ struct State {
 /// The one fake device's state.
 State& state();
 
+/// A kernel launch on the host: enqueued on `s` like any work (recorded while capturing), it
+/// spends state().launch_cost_seconds (busy-waited, as the device would be busy), then runs
+/// `op`. Counts a kernel launch. What the fake launchers of every family use.
+int as_kernel(cudaStream_t s, std::function<void()> op);
+
 }  // namespace fake_cuda

@@ -9,13 +9,15 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/cuda/chase_ring.h"
 #include "harness/cuda/cuda_backend.h"
 #include "harness/cuda/cuda_check.h"
 #include "harness/cuda/cuda_device.h"
 #include "harness/cuda/nvml.h"
-#include "harness/families/families.h"
+#include "harness/family.h"
 #include "harness/host/host_backend.h"
+#include "harness/random.h"
+
+GPUBENCH_FAMILY(global_memory)
 
 namespace gpubench {
 namespace {
@@ -49,11 +51,11 @@ TEST(CudaAvailability, MatchesWhetherADriverIsInstalled) {
 TEST(CudaAvailability, MakeBackendWithoutADeviceThrowsTheReason) {
   const CudaAvailability a = cuda_availability();
   if (a.device_count > 0) {
-    EXPECT_THROW(make_cuda_backend(a.device_count), std::runtime_error);  // one past the last
+    EXPECT_THROW(make_cuda_backend(a.device_count, cuda_workloads()), std::runtime_error);  // one past the last
     return;
   }
   try {
-    make_cuda_backend(0);
+    make_cuda_backend(0, cuda_workloads());
     FAIL() << "make_cuda_backend(0) succeeded without a usable device";
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()), a.reason);
@@ -300,13 +302,13 @@ TEST(ChaseRing, SeededReferenceAndStarts) {
 
 TEST(CudaMemoryWorkloads, EveryCudaRowOfTheMemoryTableIsImplemented) {
   WorkloadTable table;
-  add_cuda_memory_workloads(table);
+  families::global_memory::add_cuda_workloads(table);
   SweepOptions o;
   o.backend_kind = "cuda";
   o.l2_bytes = 50u << 20;
   o.memory_bytes = 80ull << 30;
   std::set<std::string> kernels;
-  for (const BenchCase& c : memory_cases(o)) {
+  for (const BenchCase& c : families::global_memory::cases(o)) {
     kernels.insert(c.kernel);
     const bool host_only = c.variant == "memcpy";  // host memcpy; the GPU copy engine is memcpy_ce
     EXPECT_EQ(table.find(c, 90) != nullptr, !host_only) << c.name();
@@ -315,7 +317,7 @@ TEST(CudaMemoryWorkloads, EveryCudaRowOfTheMemoryTableIsImplemented) {
 }
 
 TEST(CudaMemoryWorkloads, OnlyForTheCudaBackend) {
-  auto host = make_host_backend();
+  auto host = make_host_backend(host_workloads());
   EXPECT_THROW(cuda_device_of(*host), std::logic_error);
 }
 

@@ -1,6 +1,11 @@
 """Hand-made result documents that follow gpubench's JSON contract, for tests that need a GPU
 result (no GPU here). Every number in them is SYNTHETIC, chosen to exercise the code, and never
 presented as a measurement; tests that need measured data use real host runs (conftest.py).
+
+Two forms: h100_result() is a LEGACY file (no `label` on its entries, as gpubench wrote before
+rows carried their meaning: the tools fall back to legacy_row_meaning()), h100_result(labelled=True)
+the current form, every entry labelled `peak=... metric=... level=... sweep=...`, with the
+shared-memory row, a pointer chase and rows skipped as "not on the cuda backend".
 """
 
 from __future__ import annotations
@@ -28,9 +33,15 @@ H100_CONTEXT = {
 }
 
 
-def entries(name: str, values: list[dict], manual_time: bool = True) -> list[dict]:
+def label(peak: str, metric: str, level: str, sweep: str) -> str:
+    """A row label as gpubench writes it."""
+    return f"peak={peak} metric={metric} level={level} sweep={sweep}"
+
+
+def entries(name: str, values: list[dict], manual_time: bool = True,
+            label: str | None = None) -> list[dict]:
     """Per-repetition entries plus mean/median/stddev/cv aggregates, as Google Benchmark writes
-    them for `name` with one dict of counters per repetition."""
+    them for `name` with one dict of counters per repetition (each with `label` when given)."""
     run_name = name + ("/manual_time" if manual_time else "")
     out = []
     reps = len(values)
@@ -40,6 +51,8 @@ def entries(name: str, values: list[dict], manual_time: bool = True) -> list[dic
              "repetition_index": i, "threads": 1, "iterations": 10, "real_time": 1.0,
              "cpu_time": 1.0, "time_unit": "ms"}
         e.update(counters)
+        if label is not None:
+            e["label"] = label
         out.append(e)
     if reps > 1:
         import statistics
@@ -49,6 +62,8 @@ def entries(name: str, values: list[dict], manual_time: bool = True) -> list[dic
                  "run_name": run_name, "run_type": "aggregate", "repetitions": reps,
                  "threads": 1, "aggregate_name": agg, "iterations": reps, "real_time": 1.0,
                  "cpu_time": 1.0, "time_unit": "ms"}
+            if label is not None:
+                e["label"] = label
             for k in keys:
                 col = [v[k] for v in values]
                 m = statistics.mean(col)
@@ -59,12 +74,15 @@ def entries(name: str, values: list[dict], manual_time: bool = True) -> list[dic
     return out
 
 
-def error_entry(name: str, message: str) -> dict:
-    """An entry for a benchmark that failed (SkipWithError)."""
-    return {"name": name + "/manual_time", "run_name": name + "/manual_time",
-            "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
-            "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "ms",
-            "error_occurred": True, "error_message": message}
+def error_entry(name: str, message: str, label: str | None = None) -> dict:
+    """An entry for a benchmark that failed or was skipped (SkipWithError)."""
+    e = {"name": name + "/manual_time", "run_name": name + "/manual_time",
+         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
+         "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "ms",
+         "error_occurred": True, "error_message": message}
+    if label is not None:
+        e["label"] = label
+    return e
 
 
 def _reps(base: dict, spread: float = 0.004, n: int = 5) -> list[dict]:
@@ -73,52 +91,100 @@ def _reps(base: dict, spread: float = 0.004, n: int = 5) -> list[dict]:
     for i in range(n):
         f = 1.0 + spread * (i - (n - 1) / 2)
         d = dict(base)
-        for k in ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak"):
+        for k in ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak", "latency_ns"):
             if k in d:
                 d[k] = d[k] * f
         out.append(d)
     return out
 
 
-def h100_result() -> dict:
-    """A synthetic H100 result with every plot's data: size sweep, strided, PCIe, GEMM, sweep."""
+#: Shared-memory bandwidth of an H100 SXM in the context of labelled fixtures (GB/s).
+PEAK_SMEM_GBPS = "33400"
+
+
+def h100_result(labelled: bool = False) -> dict:
+    """A synthetic H100 result with every plot's data: size sweep, strided, PCIe, GEMM, sweep.
+
+    labelled=False: the legacy form (no labels: the tools derive each row's meaning from its
+    name). labelled=True: every entry labelled as gpubench writes it now (the 4 MiB copy, below
+    L2/2, is cache-resident: peak=l2, no pct_of_peak), plus the shared-memory row (and
+    peak_smem_GBps in the context), a pointer chase (metric latency_ns) and two rows skipped as
+    "not on the cuda backend"."""
+    lab = (lambda *f: label(*f)) if labelled else (lambda *f: None)
+    half_l2 = float(H100_CONTEXT["l2_bytes"]) / 2
     b = []
     mem = {"verified": 1, "throttled": 0, "sm_clock_MHz": 1980, "mem_clock_MHz": 2619}
     for tok, ws, gbps in (("4MiB", 8 << 20, 6100.0), ("64MiB", 128 << 20, 3300.0),
                           ("1GiB", 2 << 30, 2950.0)):
+        level = "l2" if labelled and ws < half_l2 else "dram"
+        pct = {} if level == "l2" else {"pct_of_peak": gbps / 33.5}
         b += entries(f"bandwidth/copy/kernel/bytes:{tok}",
-                     _reps({**mem, "GB/s": gbps, "pct_of_peak": gbps / 33.5,
-                            "working_set_bytes": ws, "ops_per_iteration": 1}))
+                     _reps({**mem, "GB/s": gbps, **pct,
+                            "working_set_bytes": ws, "ops_per_iteration": 1}),
+                     label=lab(level, "GBps", level, "bytes"))
         b += entries(f"bandwidth/copy/memcpy_ce/bytes:{tok}",
                      _reps({**mem, "GB/s": gbps * 0.97, "working_set_bytes": ws,
-                            "ops_per_iteration": 1}))
+                            "ops_per_iteration": 1}),
+                     label=lab(level, "GBps", level, "bytes"))
     for stride, useful in ((1, 2900.0), (2, 1500.0), (8, 370.0)):
         b += entries(f"bandwidth/strided/kernel/bytes:1GiB,stride:{stride}",
                      _reps({**mem, "GB/s": useful, "sector_GB/s": useful * min(stride, 8),
-                            "working_set_bytes": 2 << 30, "ops_per_iteration": 1}))
+                            "working_set_bytes": 2 << 30, "ops_per_iteration": 1}),
+                     label=lab("dram", "GBps", "dram", "stride"))
     for tok, gbps in (("64KiB", 8.0), ("16MiB", 50.0), ("256MiB", 55.0)):
         b += entries(f"bandwidth/pcie_h2d/memcpy_ce/bytes:{tok}",
                      _reps({**mem, "GB/s": gbps, "working_set_bytes": 1 << 20,
-                            "ops_per_iteration": 1}))
+                            "ops_per_iteration": 1}),
+                     label=lab("pcie_h2d", "GBps", "pcie", "bytes"))
     for n, tf, ref in ((1024, 20.0, 30.0), (4096, 40.0, 50.0)):
         fpb = 2 * n**3 / (3 * n * n * 4)
         b += entries(f"compute/sgemm/kernel/m:{n},n:{n},k:{n}",
                      _reps({**mem, "GB/s": tf * 1000 / fpb, "TFLOPS": tf, "flop_per_byte": fpb,
                             "pct_of_cublas": 100 * tf / ref, "working_set_bytes": 12 * n * n,
-                            "ops_per_iteration": 1}))
+                            "ops_per_iteration": 1}),
+                     label=lab("fp32", "TFLOPS", "none", "m"))
         b += entries(f"compute/sgemm/cublas/m:{n},n:{n},k:{n}",
                      _reps({**mem, "GB/s": ref * 1000 / fpb, "TFLOPS": ref,
                             "flop_per_byte": fpb, "working_set_bytes": 12 * n * n,
-                            "ops_per_iteration": 1}))
+                            "ops_per_iteration": 1}),
+                     label=lab("fp32", "TFLOPS", "none", "m"))
     for k in (1, 16, 256):
         fpb = 2 * k / 8  # one load + one store of 4 bytes per element
         tf = min(2900 * fpb / 1000, 60.0)
         b += entries(f"roofline/intensity/fp32/fma:{k},bytes:1GiB",
                      _reps({**mem, "GB/s": tf * 1000 / fpb, "TFLOPS": tf, "flop_per_byte": fpb,
-                            "working_set_bytes": 2 << 30, "ops_per_iteration": 1}))
+                            "working_set_bytes": 2 << 30, "ops_per_iteration": 1}),
+                     label=lab("fp32", "TFLOPS", "dram", "fma"))
     b.append(error_entry("bandwidth/gather/kernel/bytes:1GiB", "verification failed: out[7] = "
-                         "0 expected 3"))
-    return {"context": copy.deepcopy(H100_CONTEXT), "benchmarks": b}
+                         "0 expected 3", label=lab("dram", "GBps", "dram", "bytes")))
+    doc = {"context": copy.deepcopy(H100_CONTEXT), "benchmarks": b}
+    if labelled:
+        doc["context"]["peak_smem_GBps"] = PEAK_SMEM_GBPS
+        b += entries("bandwidth/smem/kernel/bytes:32KiB",
+                     _reps({**mem, "GB/s": 30500.0, "pct_of_peak": 30500.0 / 334.0,
+                            "working_set_bytes": 32 << 10, "ops_per_iteration": 1}),
+                     label=label("smem", "GBps", "smem", "bytes"))
+        for tok, ws, ns in (("16KiB", 16 << 10, 23.0), ("256MiB", 256 << 20, 345.0)):
+            level = "l2" if ws < half_l2 else "dram"
+            b += entries(f"bandwidth/chase/kernel/bytes:{tok}",
+                         _reps({**mem, "GB/s": 8 / ns, "latency_ns": ns,
+                                "working_set_bytes": ws, "ops_per_iteration": 1}),
+                         label=label("none", "latency_ns", level, "bytes"))
+        b.append(error_entry("bandwidth/pcie_h2d/pageable_memcpy/bytes:64KiB",
+                             "skipped: not on the cuda backend: the host's pageable copy",
+                             label=label("pcie_h2d", "GBps", "pcie", "bytes")))
+        b.append(error_entry("bandwidth/copy/memcpy/bytes:64MiB",
+                             "skipped: not on the cuda backend: host memcpy",
+                             label=label("dram", "GBps", "dram", "bytes")))
+    return doc
+
+
+def strip_labels(doc: dict) -> dict:
+    """A copy of a document without any `label`: the same rows as a legacy file holds them."""
+    out = copy.deepcopy(doc)
+    for e in out["benchmarks"]:
+        e.pop("label", None)
+    return out
 
 
 def write_json(doc: dict, path: Path) -> Path:

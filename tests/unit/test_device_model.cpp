@@ -1,8 +1,8 @@
-// Peak formulas and the roofline, with the worked examples of shared/REFERENCE.md.
+// Peak formulas, with the worked examples of shared/REFERENCE.md (the roofline's ridge points
+// are computed by the Python tools only: scripts/gpubench_tools/roofline.py).
 #include <gtest/gtest.h>
 
 #include "harness/model/device.h"
-#include "harness/model/roofline.h"
 
 namespace gpubench {
 namespace {
@@ -59,14 +59,19 @@ TEST(DeviceModel, PciePerDirection) {
   EXPECT_EQ(pcie_GBps_per_direction(4, 0), 0);
 }
 
-TEST(Roofline, RidgePointsAndAttainable) {
-  EXPECT_NEAR(ridge_point(989, 3350), 295.22, 0.01);  // H100 SXM FP16 tensor vs HBM3
-  EXPECT_NEAR(ridge_point(66.9, 3350), 19.97, 0.01);  // H100 SXM FP32
-  EXPECT_NEAR(ridge_point(19.5, 1555), 12.54, 0.01);  // A100 40GB FP32
-  EXPECT_EQ(ridge_point(0, 3350), 0);
-  EXPECT_NEAR(attainable_TFLOPS(1.0, 66.9, 3350), 3.35, 1e-12);   // memory bound
-  EXPECT_NEAR(attainable_TFLOPS(1000, 66.9, 3350), 66.9, 1e-12);  // compute bound
-  EXPECT_NEAR(attainable_TFLOPS(ridge_point(66.9, 3350), 66.9, 3350), 66.9, 1e-9);
+TEST(SmemPeak, OneHundredTwentyEightBytesPerClockPerSmFromVolta) {
+  DeviceDescription h100;
+  h100.cc_major = 9;
+  h100.sm_count = 132;
+  h100.sm_clock_kHz = 1.98e6;
+  EXPECT_NEAR(smem_peak_GBps(h100), 33454.08, 0.01);  // REFERENCE.md: about 33 TB/s
+  EXPECT_NEAR(formula_peaks(h100).smem_GBps, 33454.08, 0.01);
+  DeviceDescription host;  // cc 0: the host has no shared memory
+  host.sm_count = 16;
+  host.sm_clock_kHz = 3e6;
+  EXPECT_EQ(smem_peak_GBps(host), 0);
+  h100.sm_clock_kHz = 0;  // unknown clock: unknown peak
+  EXPECT_EQ(smem_peak_GBps(h100), 0);
 }
 
 }  // namespace

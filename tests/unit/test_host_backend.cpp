@@ -4,15 +4,17 @@
 
 #include <regex>
 
-#include "harness/families/families.h"
+#include "harness/family.h"
 #include "harness/host/host_backend.h"
 #include "harness/host/host_info.h"
+
+GPUBENCH_FAMILY(global_memory)
 
 namespace gpubench {
 namespace {
 
 TEST(HostBackend, DescribesTheMachine) {
-  auto b = make_host_backend();
+  auto b = make_host_backend(host_workloads());
   EXPECT_EQ(b->kind(), "host");
   EXPECT_GT(b->device().sm_count, 0);
   EXPECT_GT(b->device().memory_bytes, 0u);
@@ -22,12 +24,12 @@ TEST(HostBackend, DescribesTheMachine) {
 }
 
 TEST(HostBackend, EveryQuickMemoryCaseRunsAndVerifies) {
-  auto b = make_host_backend();
+  auto b = make_host_backend(host_workloads());
   SweepOptions o;
   o.quick = true;
   o.backend_kind = "host";
   int ran = 0;
-  for (const auto& c : memory_cases(o)) {
+  for (const auto& c : families::global_memory::cases(o)) {
     if (!b->supports(c)) continue;
     if (c.args.count("bytes") && c.arg("bytes") > (1 << 20)) continue;  // keep the unit test fast
     auto w = b->create(c);
@@ -44,7 +46,7 @@ TEST(HostBackend, EveryQuickMemoryCaseRunsAndVerifies) {
 }
 
 TEST(HostBackend, LacksGpuOnlyVariants) {
-  auto b = make_host_backend();
+  auto b = make_host_backend(host_workloads());
   BenchCase c;
   c.family = "bandwidth";
   c.kernel = "copy";

@@ -94,13 +94,13 @@ TEST(PcieContext, BenchCpuIsWhereThisThreadRuns) {
 }
 
 TEST(PcieNumaBind, RefusesWithoutAKnownGpuNode) {
-  const BindResult host = bind_to_gpu_node({{"backend", "host"}}, kSysfsFixtures);
+  const BindResult host = bind_to_gpu_node(std::nullopt, kSysfsFixtures);
   EXPECT_FALSE(host.ok);
   EXPECT_EQ(host.message, "--numa-bind: this backend has no GPU, nothing to bind");
-  const BindResult unknown = bind_to_gpu_node({{"gpu_numa_node", "unknown"}}, kSysfsFixtures);
+  const BindResult unknown = bind_to_gpu_node(-1, kSysfsFixtures);
   EXPECT_FALSE(unknown.ok);
   EXPECT_NE(unknown.message.find("unknown"), std::string::npos);
-  const BindResult memory_only = bind_to_gpu_node({{"gpu_numa_node", "2"}}, kSysfsFixtures);  // empty cpulist
+  const BindResult memory_only = bind_to_gpu_node(2, kSysfsFixtures);  // empty cpulist
   EXPECT_FALSE(memory_only.ok);
   EXPECT_EQ(memory_only.message, "--numa-bind: cannot bind: NUMA node 2 lists no CPUs");
 }

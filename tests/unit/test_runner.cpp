@@ -92,7 +92,7 @@ class ClockBackend final : public Backend {
   const DeviceDescription& device() const override { return device_; }
   const Peaks& peaks() const override { return peaks_; }
   std::string device_key() const override { return "clock"; }
-  bool supports(const BenchCase&) const override { return true; }
+  std::string unavailable_reason(const BenchCase&) const override { return {}; }
   std::unique_ptr<Workload> create(const BenchCase&) override {
     return std::make_unique<ClockWorkload>(per_op_, first_, &calls);
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "harness/random.h"
 #include "harness/verify.h"
 
 namespace gpubench {
@@ -61,8 +62,7 @@ TEST(Verify, GatherAndPermutation) {
 
 TEST(Verify, SingleCycleAndChase) {
   const std::size_t n = 1000;
-  std::vector<std::uint32_t> next(n);
-  make_single_cycle(next.data(), n, 5);
+  std::vector<std::uint32_t> next = make_chase_ring(n, 5);
   std::uint32_t p = 0;
   for (int i = 0; i < 1234; ++i) p = next[p];
   EXPECT_TRUE(check_chase(next.data(), n, 0, 1234, p).ok);

@@ -1,0 +1,74 @@
+// The GEMM table: compute/sgemm/{kernel,naive,cublas} and compute/hgemm/{kernel,wmma,cublas}
+// over square sizes and shapes from real models, each row C = A * B (row-major, families/gemm/gemm.h)
+// with the 2MNK work model. cuBLAS rows sit beside the hand-written kernels at the same sizes;
+// the kernels' pct_of_cublas counter compares the two.
+//
+// Shapes: square 512 .. 8192; 1000^3 (not a tile multiple: the tiled SGEMM and the mma.sync
+// FP16 kernel predicate or zero-fill their partial tiles); LLaMA-7B MLP projections for 4096
+// tokens (M x N x K = 4096 x 11008 x 4096 up, 4096 x 4096 x 11008 down); 8192 x 1024 x 8192
+// (a tall-skinny output with a deep K). A row is only generated for shapes its kernel accepts
+// (families/gemm/gemm.h *_shape_error); the workload still rejects any other with the reason.
+#include <string>
+#include <vector>
+
+#include "families/gemm/gemm.h"
+#include "harness/family.h"
+
+GPUBENCH_FAMILY(gemm)
+
+namespace gpubench {
+
+namespace {
+
+struct GemmShape {
+  int m, n, k;
+};
+
+std::vector<GemmShape> gemm_shapes(bool quick) {
+  if (quick) return {{256, 256, 256}, {1000, 1000, 1000}, {1024, 1024, 1024}};
+  return {{512, 512, 512},    {1000, 1000, 1000},  {1024, 1024, 1024},  {2048, 2048, 2048}, {4096, 4096, 4096},
+          {8192, 8192, 8192}, {4096, 11008, 4096}, {4096, 4096, 11008}, {8192, 1024, 8192}};
+}
+
+BenchCase gemm_row(const char* kernel, const char* variant, const GemmShape& s, int in_bytes, PeakKind peak,
+                   int min_cc) {
+  BenchCase c;
+  c.family = "compute";
+  c.kernel = kernel;
+  c.variant = variant;
+  c.params = "m:" + std::to_string(s.m) + ",n:" + std::to_string(s.n) + ",k:" + std::to_string(s.k);
+  c.args = {{"m", static_cast<double>(s.m)}, {"n", static_cast<double>(s.n)}, {"k", static_cast<double>(s.k)}};
+  c.work = gemm_work(s.m, s.n, s.k, in_bytes, 4, peak);
+  c.min_cc = min_cc;
+  c.sweep = "m";
+  // Compute-bound: operands are re-read from L2 many times per run anyway, so runs are timed
+  // back to back (as cuBLAS's own benchmarks do) rather than after an L2 flush.
+  c.needs_flush = false;
+  return c;
+}
+
+}  // namespace
+
+std::vector<BenchCase> families::gemm::cases(const SweepOptions& o) {
+  std::vector<BenchCase> cases;
+  // The naive kernel is a correctness baseline: its 8192^3 run would take seconds per sample.
+  const long long naive_max_flop = 2LL * 2048 * 2048 * 2048;
+  for (const GemmShape& s : gemm_shapes(o.quick)) {
+    using namespace kernels;
+    if (sgemm_shape_error(s.m, s.n, s.k) == nullptr) {
+      cases.push_back(gemm_row("sgemm", "kernel", s, 4, PeakKind::fp32, 0));
+      if (2LL * s.m * s.n * s.k <= naive_max_flop) cases.push_back(gemm_row("sgemm", "naive", s, 4, PeakKind::fp32, 0));
+    }
+    cases.push_back(gemm_row("sgemm", "cublas", s, 4, PeakKind::fp32, 0));
+    // mma.sync m16n8k16 with f16 inputs and cp.async need sm_80.
+    if (hgemm_shape_error(s.m, s.n, s.k) == nullptr)
+      cases.push_back(gemm_row("hgemm", "kernel", s, 2, PeakKind::fp16_tensor, 80));
+    if (hgemm_wmma_shape_error(s.m, s.n, s.k) == nullptr) {
+      cases.push_back(gemm_row("hgemm", "wmma", s, 2, PeakKind::fp16_tensor, 80));
+    }
+    cases.push_back(gemm_row("hgemm", "cublas", s, 2, PeakKind::fp16_tensor, 0));
+  }
+  return cases;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,75 @@
+// Launchers of the GEMM kernels (families/gemm/gemm.cu). A plain C++ header: no CUDA syntax, no CUDA
+// include, so harness code compiled by the host compiler calls these without seeing <<<>>>.
+//
+// Every GEMM here computes C = A * B with all matrices row-major and densely packed:
+// A is M x K (lda = K), B is K x N (ldb = N), C is M x N (ldc = N), and C is overwritten.
+// The FP16 kernels take A and B as IEEE binary16 bit patterns (std::uint16_t; see
+// kernels/half_bits.h), accumulate in FP32 and write FP32 C.
+//
+// Launcher conventions (as in families/global_memory/global_memory.h): return the cudaError_t of the launch as an int
+// (0 = success; cudaErrorInvalidValue = 1 for a shape the kernel rejects, see *_shape_error),
+// enqueue on `stream` and do not synchronize; buffers come from cudaMalloc (256-byte aligned).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+struct CUstream_st;  // cudaStream_t is `CUstream_st*`
+
+namespace gpubench::kernels {
+
+using Stream = CUstream_st*;
+
+/// Why the tiled SGEMM cannot run this shape, or nullptr when it can. It takes any positive
+/// M, N, K (partial tiles are predicated; 128-bit loads where rows are 16-byte aligned).
+inline const char* sgemm_shape_error(long long m, long long n, long long k) {
+  if (m <= 0 || n <= 0 || k <= 0) return "M, N and K must be positive";
+  if (m * k >= (1LL << 31) || k * n >= (1LL << 31) || m * n >= (1LL << 31)) {
+    return "a matrix has 2^31 or more elements (32-bit indexing)";
+  }
+  return nullptr;
+}
+
+/// Why the mma.sync FP16 kernel cannot run this shape, or nullptr. Any M; N and K must be
+/// multiples of 8 because every row is moved in 16-byte cp.async chunks (a partial chunk would
+/// need byte-granular zero-fill); partial tiles in M, N and K are zero-filled.
+inline const char* hgemm_shape_error(long long m, long long n, long long k) {
+  if (const char* e = sgemm_shape_error(m, n, k)) return e;
+  if (n % 8 != 0 || k % 8 != 0) return "N and K must be multiples of 8 (16-byte rows for cp.async)";
+  return nullptr;
+}
+
+/// Why the WMMA baseline cannot run this shape, or nullptr: it has no partial tiles, so M and N
+/// must be multiples of 128 and K of 32.
+inline const char* hgemm_wmma_shape_error(long long m, long long n, long long k) {
+  if (const char* e = sgemm_shape_error(m, n, k)) return e;
+  if (m % 128 != 0 || n % 128 != 0 || k % 32 != 0) {
+    return "the WMMA baseline needs M and N multiples of 128 and K a multiple of 32";
+  }
+  return nullptr;
+}
+
+/// Naive SGEMM, one thread per element of C (the correctness and teaching baseline). Any shape.
+int launch_sgemm_naive(const float* a, const float* b, float* c, int m, int n, int k, Stream stream);
+
+/// Tiled SGEMM: 128x128 block tile, 8x8 register tile per thread, 128-bit loads, double-buffered
+/// shared memory. Shapes: see sgemm_shape_error.
+int launch_sgemm(const float* a, const float* b, float* c, int m, int n, int k, Stream stream);
+
+/// FP16-in, FP32-accumulate GEMM on tensor cores through nvcuda::wmma (the simple baseline).
+/// Shapes: see hgemm_wmma_shape_error.
+int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Stream stream);
+
+/// FP16-in, FP32-accumulate GEMM: mma.sync m16n8k16, ldmatrix, a multi-stage cp.async pipeline
+/// and XOR-swizzled shared memory. Shapes: see hgemm_shape_error.
+int launch_hgemm(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Stream stream);
+
+/// Dynamic shared memory the mma.sync FP16 kernel needs per block, in bytes.
+std::size_t hgemm_smem_bytes();
+
+/// Opts the mma.sync FP16 kernel into hgemm_smem_bytes() of dynamic shared memory on the
+/// current device (above the default 48 KiB). launch_hgemm does it on first use per device;
+/// call it before capturing launch_hgemm into a CUDA graph, where it cannot be done.
+int hgemm_configure();
+
+}  // namespace gpubench::kernels

@@ -1,0 +1,78 @@
+// The GEMM rows of the benchmark table (families/gemm/cases.cpp): the sizes the issue
+// asks for, work models from 2MNK, the right peak, and only shapes each kernel accepts.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "families/gemm/gemm.h"
+#include "harness/family.h"
+
+GPUBENCH_FAMILY(gemm)
+
+namespace {
+
+using gpubench::BenchCase;
+using gpubench::PeakKind;
+using gpubench::SweepOptions;
+
+std::vector<BenchCase> gemm_rows(bool quick) {
+  SweepOptions o;
+  o.quick = quick;
+  o.backend_kind = "cuda";
+  return gpubench::families::gemm::cases(o);
+}
+
+using Shape = std::tuple<int, int, int>;
+
+Shape shape_of(const BenchCase& c) {
+  return {static_cast<int>(c.arg("m")), static_cast<int>(c.arg("n")), static_cast<int>(c.arg("k"))};
+}
+
+TEST(GemmCases, EveryVariantCoversTheSquareSweepAndModelShapes) {
+  std::map<std::string, std::set<Shape>> by_key;
+  for (const auto& c : gemm_rows(false)) by_key[c.key()].insert(shape_of(c));
+  for (const char* key : {"compute/sgemm/kernel", "compute/sgemm/cublas", "compute/hgemm/kernel", "compute/hgemm/wmma",
+                          "compute/hgemm/cublas"}) {
+    const auto& shapes = by_key[key];
+    for (int s : {512, 1024, 2048, 4096, 8192}) EXPECT_TRUE(shapes.count({s, s, s})) << key << " lacks " << s;
+    EXPECT_TRUE(shapes.count({4096, 4096, 11008})) << key;
+    EXPECT_TRUE(shapes.count({4096, 11008, 4096})) << key;
+    EXPECT_TRUE(shapes.count({8192, 1024, 8192})) << key;
+  }
+  // The naive baseline stops at 2048^3; the odd 1000^3 shape runs on every kernel that takes it.
+  EXPECT_TRUE(by_key["compute/sgemm/naive"].count({2048, 2048, 2048}));
+  EXPECT_FALSE(by_key["compute/sgemm/naive"].count({4096, 4096, 4096}));
+  EXPECT_TRUE(by_key["compute/sgemm/kernel"].count({1000, 1000, 1000}));
+  EXPECT_TRUE(by_key["compute/hgemm/kernel"].count({1000, 1000, 1000}));
+  EXPECT_FALSE(by_key["compute/hgemm/wmma"].count({1000, 1000, 1000}));  // not a multiple of 128
+}
+
+TEST(GemmCases, NamesArgsWorkModelAndPeak) {
+  for (bool quick : {false, true}) {
+    for (const auto& c : gemm_rows(quick)) {
+      const auto [m, n, k] = shape_of(c);
+      EXPECT_EQ(c.name(), "compute/" + c.kernel + "/" + c.variant + "/m:" + std::to_string(m) +
+                              ",n:" + std::to_string(n) + ",k:" + std::to_string(k));
+      EXPECT_DOUBLE_EQ(c.work.flop, 2.0 * m * n * k) << c.name();
+      const bool fp16 = c.kernel == "hgemm";
+      EXPECT_EQ(c.work.peak, fp16 ? PeakKind::fp16_tensor : PeakKind::fp32) << c.name();
+      EXPECT_DOUBLE_EQ(c.work.useful_bytes, (fp16 ? 2.0 : 4.0) * (double(m) * k + double(k) * n) + 4.0 * m * n)
+          << c.name();
+      EXPECT_EQ(c.min_cc, fp16 && c.variant != "cublas" ? 80 : 0) << c.name();
+      if (c.key() == "compute/hgemm/kernel") {
+        EXPECT_EQ(gpubench::kernels::hgemm_shape_error(m, n, k), nullptr) << c.name();
+      }
+      if (c.key() == "compute/hgemm/wmma") {
+        EXPECT_EQ(gpubench::kernels::hgemm_wmma_shape_error(m, n, k), nullptr) << c.name();
+      }
+      if (quick) {
+        EXPECT_LE(2.0 * m * n * k, 2.0 * 1024 * 1024 * 1024) << c.name();
+      }
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,140 @@
+// Launchers of the device-memory bandwidth kernels (bodies and bytes model in
+// memory_kernels.cuh, declarations in memory.h).
+//
+// Grid sizing: a streaming kernel gets as many blocks as can be resident at once (SM count x
+// blocks per SM from cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per device), never
+// more than the work needs for one unrolled pass, so small sizes launch small grids and large
+// sizes run one wave of persistent grid-stride blocks (no tail wave).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "families/global_memory/global_memory.cuh"
+#include "families/global_memory/global_memory.h"
+
+namespace gpubench::kernels {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+/// Resident blocks per SM of one kernel at kMemoryBlockThreads, per device (0 = not asked yet).
+struct OccupancyCache {
+  std::atomic<int> blocks_per_sm[kMaxDevices] = {};
+};
+
+template <class Kernel>
+cudaError_t resident_blocks(Kernel kernel, OccupancyCache& cache, int sm_count, int* blocks) {
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  int per_sm = (device >= 0 && device < kMaxDevices) ? cache.blocks_per_sm[device].load() : 0;
+  if (per_sm == 0) {
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kMemoryBlockThreads, 0);
+    if (err != cudaSuccess) return err;
+    per_sm = std::max(per_sm, 1);
+    if (device >= 0 && device < kMaxDevices) cache.blocks_per_sm[device].store(per_sm);
+  }
+  *blocks = sm_count * per_sm;
+  return cudaSuccess;
+}
+
+/// Blocks for `items` work items of which each thread takes `per_thread` per pass: one wave of
+/// resident blocks at most, at least one block.
+template <class Kernel>
+cudaError_t grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::size_t items, std::size_t per_thread,
+                     int* grid) {
+  int resident = 0;
+  const cudaError_t err = resident_blocks(kernel, cache, sm_count, &resident);
+  if (err != cudaSuccess) return err;
+  *grid = memory_grid_blocks(items, per_thread, resident);
+  return cudaSuccess;
+}
+
+int launched() { return static_cast<int>(cudaGetLastError()); }
+
+/// Vectors a thread takes per pass when sizing the grid: one when the launch repeats passes
+/// (a small, cache-resident set then spreads over as many SMs as it can feed), the unroll
+/// otherwise.
+std::size_t vectors_per_thread(const Passes& p) { return p.count > 1 ? 1 : kMemoryUnroll; }
+
+}  // namespace
+
+int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Stream stream, Passes passes) {
+  if (sm_count < 1 || src == nullptr || dst == nullptr || !passes_ok(passes, bytes)) return cudaErrorInvalidValue;
+  if (bytes == 0) return cudaSuccess;
+  static OccupancyCache cache;
+  const auto kernel = copy_kernel<kMemoryUnroll>;
+  int grid = 0;
+  const cudaError_t err = grid_for(kernel, cache, sm_count, bytes / 16 + 1, vectors_per_thread(passes), &grid);
+  if (err != cudaSuccess) return err;
+  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(static_cast<const unsigned char*>(src),
+                                                   static_cast<unsigned char*>(dst), bytes, passes.count, passes.slots,
+                                                   passes.slot_stride);
+  return launched();
+}
+
+int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks,
+                int sm_count, Stream stream, Passes passes) {
+  if (sm_count < 1 || max_blocks < 1 || blocks == nullptr || in == nullptr || partial == nullptr ||
+      !passes_ok(passes, n * 4)) {
+    return cudaErrorInvalidValue;
+  }
+  *blocks = 0;
+  if (n == 0) return cudaSuccess;
+  static OccupancyCache cache;
+  const auto kernel = read_kernel<kMemoryUnroll>;
+  int grid = 0;
+  const cudaError_t err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
+  if (err != cudaSuccess) return err;
+  grid = std::min(grid, max_blocks);
+  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(in, n, partial, passes.count, passes.slots, passes.slot_stride / 4);
+  *blocks = grid;
+  return launched();
+}
+
+int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream, Passes passes) {
+  if (sm_count < 1 || out == nullptr || !passes_ok(passes, n * 4)) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  static OccupancyCache cache;
+  const auto kernel = write_kernel<kMemoryUnroll>;
+  int grid = 0;
+  const cudaError_t err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
+  if (err != cudaSuccess) return err;
+  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(out, n, seed, passes.count, passes.slots, passes.slot_stride / 4);
+  return launched();
+}
+
+int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, int sm_count, Stream stream) {
+  if (sm_count < 1 || stride < 1 || in == nullptr || out == nullptr) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  static OccupancyCache cache;
+  const auto kernel = strided_copy_kernel<kGatherUnroll>;
+  const std::size_t touched = (n + static_cast<std::size_t>(stride) - 1) / static_cast<std::size_t>(stride);
+  int grid = 0;
+  const cudaError_t err = grid_for(kernel, cache, sm_count, touched, kGatherUnroll, &grid);
+  if (err != cudaSuccess) return err;
+  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(in, out, n, stride);
+  return launched();
+}
+
+int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, int sm_count, Stream stream) {
+  if (sm_count < 1 || in == nullptr || idx == nullptr || out == nullptr) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  static OccupancyCache cache;
+  const auto kernel = gather_kernel<kGatherUnroll>;
+  int grid = 0;
+  const cudaError_t err = grid_for(kernel, cache, sm_count, n, kGatherUnroll, &grid);
+  if (err != cudaSuccess) return err;
+  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(in, idx, out, n);
+  return launched();
+}
+
+int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
+                         long long* cycles, Stream stream) {
+  if (next == nullptr || sink == nullptr || cycles == nullptr) return cudaErrorInvalidValue;
+  pointer_chase_kernel<kMemoryUnroll><<<1, 1, 0, stream>>>(next, steps, start, sink, cycles);
+  return launched();
+}
+
+}  // namespace gpubench::kernels

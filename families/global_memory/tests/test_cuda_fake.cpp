@@ -1,0 +1,286 @@
+// The CUDA memory workloads run end to end against a host stand-in for the CUDA runtime and
+// the launchers (fake_cuda_runtime.cpp): every CUDA row of the memory table is prepared,
+// poisoned, warmed up, timed and verified the way the runner does it, and the error paths
+// (not capturable, does not fit, wrong output, sticky error) behave as documented. What this
+// cannot check is the GPU itself: kernel speed, real capture rules, real event timing.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "harness/cuda/cuda_backend.h"
+#include "harness/cuda/cuda_device.h"
+#include "harness/family.h"
+#include "harness/model/device.h"
+#include "tests/cuda/fake_backend.h"
+#include "tests/cuda/fake_cuda_runtime.h"
+
+GPUBENCH_FAMILY(global_memory)
+
+namespace gpubench {
+namespace {
+
+using fake_backend::find_case;
+using fake_backend::kL2Bytes;
+using fake_backend::run_like_the_runner;
+
+std::vector<BenchCase> quick_cases() {
+  SweepOptions o;
+  o.quick = true;
+  o.backend_kind = "cuda";
+  o.l2_bytes = kL2Bytes;
+  o.memory_bytes = std::uint64_t{80} << 30;
+  return families::global_memory::cases(o);
+}
+
+class FakeCuda : public ::testing::Test {
+ protected:
+  void SetUp() override { fake_cuda::state() = fake_cuda::State{}; }
+  void TearDown() override {
+    backend_.reset();
+    // Everything the workloads and the device allocated was released.
+    EXPECT_TRUE(fake_cuda::state().sizes.empty());
+    EXPECT_EQ(fake_cuda::state().live_streams, 0);
+    EXPECT_EQ(fake_cuda::state().live_graphs, 0);
+  }
+  fake_backend::FakeBackend& backend() {
+    if (!backend_) backend_ = std::make_unique<fake_backend::FakeBackend>(families::global_memory::add_cuda_workloads);
+    return *backend_;
+  }
+  std::unique_ptr<fake_backend::FakeBackend> backend_;
+  std::vector<BenchCase> cases_ = quick_cases();
+};
+
+TEST_F(FakeCuda, DescriptionFromTheRuntimeAttributes) {
+  std::string bus;
+  const DeviceDescription d = describe_cuda_device(0, &bus);
+  EXPECT_EQ(d.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(d.cc_major, 9);
+  EXPECT_EQ(d.cc_minor, 0);
+  EXPECT_EQ(d.sm_count, 132);
+  EXPECT_EQ(d.sm_clock_kHz, 1980000);
+  EXPECT_EQ(d.mem_clock_kHz, 2619000);
+  EXPECT_EQ(d.bus_width_bits, 5120);
+  EXPECT_EQ(d.l2_bytes, 52428800u);
+  EXPECT_EQ(d.memory_bytes, 85045182464ull);
+  EXPECT_FALSE(d.geforce);
+  EXPECT_EQ(bus, "0000:3B:00.0");
+  // 2 x 2619 MHz x 5120 bit / 8 = 3352 GB/s, the formula REFERENCE.md quotes for the H100 SXM.
+  EXPECT_NEAR(dram_peak_GBps(d.mem_clock_kHz, d.bus_width_bits), 3352.3, 0.1);
+  EXPECT_THROW(describe_cuda_device(1, &bus), std::runtime_error);
+}
+
+TEST_F(FakeCuda, EveryCudaMemoryRowRunsAndVerifies) {
+  std::set<std::string> kernels;
+  int flushed = 0, hot = 0;
+  for (const BenchCase& c : cases_) {
+    if (!backend().supports(c)) continue;
+    SCOPED_TRACE(c.name());
+    auto w = backend().create(c);
+    const Verification v = run_like_the_runner(*w, 3);
+    EXPECT_TRUE(v.ok) << v.message;
+    kernels.insert(c.kernel + "/" + c.variant);
+    const auto counters = w->extra_counters(1e-3);
+    const bool dram_library = c.variant != "kernel" && c.work.working_set_bytes >= fake_backend::kL2Bytes / 2.0;
+    if (c.needs_flush) {
+      ++flushed;
+    } else if (dram_library) {
+      EXPECT_EQ(counters.at("cuda_graph"), 0.0);  // issued to the stream as a user would
+    } else {
+      ++hot;
+      EXPECT_EQ(counters.at("cuda_graph"), 1.0);  // captured and replayed
+    }
+    if (c.kernel == "chase") {
+      EXPECT_DOUBLE_EQ(counters.at("latency_cycles"), 300.0);  // the fake's 300 cycles per load
+      EXPECT_DOUBLE_EQ(counters.at("latency_ns"), 200.0);      // at the 1500 MHz maximum clock
+    }
+  }
+  EXPECT_EQ(kernels.size(), 10u);
+  EXPECT_GT(flushed, 0);
+  EXPECT_GT(hot, 0);
+}
+
+TEST_F(FakeCuda, HotRunsCaptureOnceAndReplayTheGraph) {
+  auto w = backend().create(find_case(cases_, "bandwidth/copy/thrust/bytes:4KiB"));
+  w->prepare();
+  w->poison();
+  const auto& s = fake_cuda::state();
+  (void)w->run(5);
+  const int captures = s.captures, launches = s.kernel_launches;
+  EXPECT_EQ(launches, 1 + 5);  // one plain warm-up execution, then five captured
+  for (int i = 0; i < 3; ++i) (void)w->run(5);
+  EXPECT_EQ(s.captures, captures);  // the instantiated graph is reused for the same batch
+  EXPECT_EQ(s.graph_launches, 4);   // one graph launch per run
+  EXPECT_EQ(s.kernel_launches, launches);
+  (void)w->run(7);
+  EXPECT_EQ(s.captures, captures + 1);  // a new batch size: captured again
+  (void)w->run(5);
+  EXPECT_EQ(s.captures, captures + 1);  // the last two batch sizes stay instantiated
+  (void)w->run(9);
+  (void)w->run(5);
+  EXPECT_EQ(s.captures, captures + 3);  // 9 evicted 5
+  EXPECT_EQ(s.live_graphs, 2);
+  EXPECT_TRUE(w->verify().ok);
+}
+
+// A cache-resident row of a hand-written streaming kernel: one launch makes several passes,
+// calibrated on the first run; `batch` operations are ceil(batch / passes) launches in a graph.
+TEST_F(FakeCuda, StreamingKernelsMakeSeveralPassesPerLaunch) {
+  const BenchCase& c = find_case(cases_, "bandwidth/copy/kernel/bytes:4KiB");
+  ASSERT_FALSE(c.needs_flush);
+  ASSERT_EQ(c.slots, 1);
+  auto w = backend().create(c);
+  w->prepare();
+  w->poison();
+  (void)w->run(1);  // calibrates
+  const int passes = static_cast<int>(w->extra_counters(1e-3).at("passes_per_launch"));
+  ASSERT_GE(passes, 1);
+  const auto& s = fake_cuda::state();
+  const int launches = s.kernel_launches;
+  (void)w->run(3 * passes);
+  EXPECT_EQ(s.kernel_launches - launches, 3);  // three launches captured into one graph
+  (void)w->run(3 * passes);
+  EXPECT_EQ(s.kernel_launches - launches, 3);  // replayed, not launched again
+  EXPECT_GE(s.graph_launches, 2);
+  (void)w->run(3 * passes + 1);
+  EXPECT_EQ(s.kernel_launches - launches, 3 + 4);  // a partial launch's worth rounds up
+  EXPECT_TRUE(w->verify().ok);
+}
+
+// DRAM-sized streaming rows rotate among copies of their buffers (4 x L2 together) instead of
+// flushing: no flush read is launched, and every slot is verified.
+TEST_F(FakeCuda, DramStreamingRowsRotateAmongSlotsWithoutAFlush) {
+  const BenchCase& c = find_case(cases_, "bandwidth/write/kernel/bytes:1MiB");
+  ASSERT_FALSE(c.needs_flush);
+  ASSERT_EQ(c.slots, 4);  // 4 x 1 MiB of L2 over a 1 MiB working set
+  auto w = backend().create(c);
+  const Verification ok = run_like_the_runner(*w, 8);
+  EXPECT_TRUE(ok.ok) << ok.message;
+  const auto counters = w->extra_counters(1e-3);
+  EXPECT_EQ(counters.at("slots"), 4.0);
+  EXPECT_EQ(static_cast<int>(counters.at("passes_per_launch")) % 4, 0);  // every launch covers every slot
+  const int launches = fake_cuda::state().kernel_launches;
+  (void)w->run(static_cast<int>(counters.at("passes_per_launch")));
+  EXPECT_LE(fake_cuda::state().kernel_launches - launches, 1);  // no flush read beside the write
+  // A write that goes wrong in the last slot only is caught there.
+  fake_cuda::state().break_write = true;
+  auto broken = backend().create(c);
+  const Verification bad = run_like_the_runner(*broken, 8);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.message.find("slot 3"), std::string::npos) << bad.message;
+}
+
+TEST_F(FakeCuda, DramSizedLibraryCallsAreIssuedNotCaptured) {
+  for (const char* name : {"bandwidth/copy/memcpy_ce/bytes:1MiB", "bandwidth/read/cub/bytes:16MiB"}) {
+    SCOPED_TRACE(name);
+    auto w = backend().create(find_case(cases_, name));
+    const Verification v = run_like_the_runner(*w, 4);
+    EXPECT_TRUE(v.ok) << v.message;
+    EXPECT_EQ(w->extra_counters(1e-3).at("cuda_graph"), 0.0);
+  }
+  auto small = backend().create(find_case(cases_, "bandwidth/copy/memcpy_ce/bytes:4KiB"));
+  EXPECT_TRUE(run_like_the_runner(*small, 4).ok);
+  EXPECT_EQ(small->extra_counters(1e-3).at("cuda_graph"), 1.0);  // cache-resident: still a graph
+}
+
+// With a kernel boundary that costs 20 us (an H100's is 2-3 us), a cache-resident row of a
+// streaming kernel is not launch-bound: its passes spread the cost over a launch of 100 us or
+// more; a library call per operation pays it every time. DRAM-sized rotating rows meet their
+// 200 us minimum launch.
+TEST_F(FakeCuda, ResidentRowsAreNotLaunchBoundAndDramRowsMeetTheMinimumLaunch) {
+  fake_cuda::state().launch_cost_seconds = 20e-6;
+  auto per_op = [&](const char* name, int* passes) {
+    auto w = backend().create(find_case(cases_, name));
+    w->prepare();
+    w->poison();
+    (void)w->run(1);  // calibrates
+    const auto counters = w->extra_counters(1e-3);
+    *passes = counters.count("passes_per_launch") ? static_cast<int>(counters.at("passes_per_launch")) : 1;
+    const int batch = 8 * *passes;
+    const double seconds = w->run(batch);
+    EXPECT_TRUE(w->verify().ok) << name;
+    return seconds / batch;
+  };
+  int passes = 0, thrust_passes = 0;
+  const double kernel_op = per_op("bandwidth/copy/kernel/bytes:4KiB", &passes);
+  const double thrust_op = per_op("bandwidth/copy/thrust/bytes:4KiB", &thrust_passes);
+  EXPECT_GE(passes, 5);             // at least 100 us per launch of 20 us cost
+  EXPECT_LT(kernel_op, 20e-6 / 4);  // the launch cost is spread over the passes
+  EXPECT_GE(thrust_op, 20e-6);      // one launch, one cost, per operation
+  EXPECT_EQ(thrust_passes, 1);
+  // a rotating DRAM-sized row: one launch of its passes lasts at least 200 us
+  auto w = backend().create(find_case(cases_, "bandwidth/write/kernel/bytes:1MiB"));
+  w->prepare();
+  w->poison();
+  (void)w->run(1);
+  const int p = static_cast<int>(w->extra_counters(1e-3).at("passes_per_launch"));
+  EXPECT_GE(w->run(p), 200e-6 * 0.95);  // a batch of `p` operations is exactly one launch
+}
+
+TEST_F(FakeCuda, FlushedRunsFlushBeforeEveryExecution) {
+  const BenchCase& c = find_case(cases_, "bandwidth/gather/kernel/bytes:1MiB");
+  ASSERT_TRUE(c.needs_flush);
+  auto w = backend().create(c);
+  w->prepare();
+  w->poison();
+  const int before = fake_cuda::state().kernel_launches;
+  (void)w->run(4);
+  EXPECT_EQ(fake_cuda::state().kernel_launches - before, 1 + 8);  // warm-up, 4 x (flush read + gather)
+  (void)w->run(4);
+  EXPECT_EQ(fake_cuda::state().kernel_launches - before, 1 + 16);
+  EXPECT_EQ(fake_cuda::state().graph_launches, 0);
+  EXPECT_TRUE(w->verify().ok);
+  EXPECT_EQ(w->extra_counters(1e-3).count("cuda_graph"), 0u);
+}
+
+TEST_F(FakeCuda, ALibraryThatSynchronizesFallsBackToStreamLaunches) {
+  fake_cuda::state().thrust_synchronizes = true;
+  auto w = backend().create(find_case(cases_, "bandwidth/copy/thrust/bytes:4KiB"));
+  const Verification v = run_like_the_runner(*w, 4);
+  EXPECT_TRUE(v.ok) << v.message;
+  EXPECT_EQ(w->extra_counters(1e-3).at("cuda_graph"), 0.0);
+  EXPECT_EQ(fake_cuda::state().graph_launches, 0);
+}
+
+TEST_F(FakeCuda, AWrongOutputFailsVerificationWithTheIndex) {
+  fake_cuda::state().break_write = true;
+  auto w = backend().create(find_case(cases_, "bandwidth/write/kernel/bytes:4KiB"));
+  const Verification v = run_like_the_runner(*w, 2);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.message.find('3'), std::string::npos) << v.message;
+}
+
+TEST_F(FakeCuda, PoisonReachesEveryOutputByte) {
+  // A strided copy touches every 2nd element: verification checks that the others still hold
+  // the poison, so it passes only if poison() covered the whole output.
+  auto w = backend().create(find_case(cases_, "bandwidth/strided/kernel/bytes:16MiB,stride:2"));
+  const Verification v = run_like_the_runner(*w, 1);
+  EXPECT_TRUE(v.ok) << v.message;
+  EXPECT_GT(fake_cuda::state().d2d_copies, 0);  // the doubling copies of poison_device
+}
+
+TEST_F(FakeCuda, ASizeThatDoesNotFitIsSkipped) {
+  fake_cuda::state().free_bytes = 8u << 20;
+  auto w = backend().create(find_case(cases_, "bandwidth/copy/kernel/bytes:16MiB"));
+  try {
+    w->prepare();
+    FAIL() << "prepare() did not skip";
+  } catch (const SkipCase& e) {
+    EXPECT_NE(std::string(e.what()).find("MiB of device memory"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(FakeCuda, AStickyErrorIsDeviceLost) {
+  auto w = backend().create(find_case(cases_, "bandwidth/gather/kernel/bytes:64KiB"));
+  w->prepare();
+  w->poison();
+  fake_cuda::state().sticky = cudaErrorIllegalAddress;
+  EXPECT_THROW((void)w->run(1), DeviceLost);
+  w.reset();  // cleanup after a sticky error must not throw
+  fake_cuda::state().sticky = cudaSuccess;
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,70 @@
+// The PCIe table: host<->device transfers over a size sweep, measured against the negotiated
+// link (percent of link from transfer_work's pcie_h2d / pcie_d2h peak).
+//
+// Names: bandwidth/<kernel>/<memory>_<engine>/bytes:<size>
+//   kernel  pcie_h2d, pcie_d2h             one direction alone
+//           pcie_bidir_h2d, pcie_bidir_d2h  that direction, timed while the other one runs on a
+//                                           second stream (each direction its own result)
+//   memory  pinned (cudaHostAlloc), pageable (malloc), wc_pinned (write-combined pinned)
+//   engine  ce: copy engine (cudaMemcpyAsync); sm: a kernel reading or writing mapped pinned
+//           memory with 16-byte accesses; memcpy: the host backend's pageable-to-pageable copy
+//           on one thread (what the driver's staging of a pageable transfer does per chunk)
+// Every kernel segment starts with "pcie", so --filter=bandwidth/pcie selects this family alone.
+// Bytes are counted once per transfer: the data crosses the link once.
+#include "harness/family.h"
+
+GPUBENCH_FAMILY(pcie)
+
+namespace gpubench {
+
+namespace {
+
+constexpr std::uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
+
+struct Row {
+  const char* kernel;
+  const char* variant;
+  PeakKind direction;
+};
+
+// Write-combined memory is for buffers the CPU writes and the GPU reads: it is not snooped on
+// the way to the GPU, but CPU reads of it are uncached (slow), so it is measured host-to-device
+// only. The host backend's rows are the pageable memcpy ones.
+constexpr Row kRows[] = {
+    {"pcie_h2d", "pinned_ce", PeakKind::pcie_h2d},       {"pcie_h2d", "pageable_ce", PeakKind::pcie_h2d},
+    {"pcie_h2d", "wc_pinned_ce", PeakKind::pcie_h2d},    {"pcie_h2d", "pinned_sm", PeakKind::pcie_h2d},
+    {"pcie_h2d", "pageable_memcpy", PeakKind::pcie_h2d}, {"pcie_d2h", "pinned_ce", PeakKind::pcie_d2h},
+    {"pcie_d2h", "pageable_ce", PeakKind::pcie_d2h},     {"pcie_d2h", "pinned_sm", PeakKind::pcie_d2h},
+    {"pcie_d2h", "pageable_memcpy", PeakKind::pcie_d2h}, {"pcie_bidir_h2d", "pinned_ce", PeakKind::pcie_h2d},
+    {"pcie_bidir_d2h", "pinned_ce", PeakKind::pcie_d2h},
+};
+
+}  // namespace
+
+std::vector<BenchCase> families::pcie::cases(const SweepOptions& o) {
+  // 4 KiB (latency-bound: per-transfer overhead dominates) to 256 MiB (bandwidth-bound: the
+  // target is 90 % of the link from 256 MiB up), x16 per step, and 1 GiB; --quick stops at
+  // 16 MiB. (x4 steps doubled the rows for little: on an H100 the curve is smooth and flat from
+  // 16 MiB, and PCIe rows were half of the bandwidth run's time.)
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t bytes = 4 * KiB; bytes <= (o.quick ? 16 * MiB : 256 * MiB); bytes *= 16) sizes.push_back(bytes);
+  if (!o.quick) sizes.push_back(1 * GiB);
+  std::vector<BenchCase> cases;
+  for (const Row& r : kRows) {
+    for (std::uint64_t bytes : sizes) {
+      BenchCase c;
+      c.family = "bandwidth";
+      c.kernel = r.kernel;
+      c.variant = r.variant;
+      c.params = "bytes:" + size_token(bytes);
+      c.args["bytes"] = static_cast<double>(bytes);
+      c.work = transfer_work(static_cast<double>(bytes), r.direction);
+      c.level = "pcie";
+      c.sweep = "bytes";
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+}  // namespace gpubench

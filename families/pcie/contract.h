@@ -1,0 +1,43 @@
+// Instruction contract of the PCIe kernels (pcie.cu / pcie_kernels.cuh), checked by
+// tests/contract for every target architecture (see kernels/contract.h for the fields).
+//
+// Why these numbers: the SM-driven copy keeps kVectorsPerThread (4) 16-byte loads in flight per
+// thread before its stores: exactly 4 128-bit loads in the PTX, so a refactor that serializes
+// them (one load, one store) fails here. Over PCIe the round trip is about a microsecond, so the
+// bytes in flight matter even more than for DRAM: at full occupancy (32 registers, 8 blocks of
+// 256 per SM) that is 128 KiB per SM. The spin kernel is one thread by design; what matters is
+// that it polls with a volatile load (a cached load would never see the host's release), reads
+// the global timer for its timeout, sleeps between polls and fences at system scope before
+// exiting so the host sees its status.
+#pragma once
+
+#include "families/global_memory/contract.h"  // kPtxLoad128 and friends
+#include "kernels/contract.h"
+
+namespace gpubench::kernels {
+
+/// Contracts of every kernel in pcie.cu.
+// clang-format off: one kernel per row, each line one group of properties
+inline const contract::FileContract kPcieContract = {
+    contract::kernel(R"(::pcie_sm_copy_kernel\()")
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
+        .ptx({kPtxLoad128, kPtxStore128})
+        .ptx_count(kPtxLoad128, 4)
+        .ptx_count(kPtxStore128, 4)
+        .sass({kSassLoad128, kSassStore128})
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 48, 0.75),
+    contract::kernel(R"(pcie_spin_kernel\()")
+        .block(1)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(0.0)
+        .ptx({R"(%globaltimer)", R"(\bld\.volatile\.global\.u32\b)", R"(\bnanosleep\b)",
+              R"(\b(membar\.sys|fence\.(sc|acq_rel)\.sys)\b)", R"(\bst\.volatile\.global\.u32\b)"}),
+};
+// clang-format on
+
+}  // namespace gpubench::kernels

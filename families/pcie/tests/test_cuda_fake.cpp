@@ -1,0 +1,182 @@
+// The CUDA PCIe workloads (families/pcie/cuda.cpp) end to end on the host stand-in for
+// the CUDA runtime (fake_cuda_runtime.cpp + fake_pcie_runtime.cpp): every CUDA row of the PCIe
+// table is prepared, poisoned, warmed up, timed and verified as the runner does it; the timing
+// plan (host clock, spin-held chunks, events) is followed; mapped memory reaches kernels only
+// through its device address; errors (wrong data, a spin kernel that timed out, no mapping, no
+// pinned memory) behave as documented; nothing leaks. And the link probe reads sysfs fixtures.
+// What this cannot check: the GPU (holding a stream, real transfer speed, real timing).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "families/pcie/tests/fake_runtime.h"
+#include "families/pcie/transfer_plan.h"
+#include "harness/cuda/cuda_device.h"
+#include "harness/cuda/pcie_probe.h"
+#include "harness/family.h"
+#include "tests/cuda/fake_backend.h"
+#include "tests/cuda/fake_cuda_runtime.h"
+#include "tests/sysfs_fixtures.h"
+
+GPUBENCH_FAMILY(pcie)
+
+namespace gpubench {
+namespace {
+
+using fake_backend::find_case;
+using fake_backend::run_like_the_runner;
+
+std::vector<BenchCase> quick_pcie_cases() {
+  SweepOptions o;
+  o.quick = true;
+  o.backend_kind = "cuda";
+  return families::pcie::cases(o);
+}
+
+class FakePcie : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fake_cuda::state() = fake_cuda::State{};
+    fake_pcie::state() = fake_pcie::State{};
+  }
+  void TearDown() override {
+    backend_.reset();
+    EXPECT_TRUE(fake_cuda::state().sizes.empty()) << "device memory leaked";
+    EXPECT_TRUE(fake_pcie::state().host_allocs.empty()) << "pinned host memory leaked";
+    EXPECT_EQ(fake_cuda::state().live_streams, 0);
+  }
+  fake_backend::FakeBackend& backend() {
+    if (!backend_) backend_ = std::make_unique<fake_backend::FakeBackend>(families::pcie::add_cuda_workloads);
+    return *backend_;
+  }
+  std::unique_ptr<fake_backend::FakeBackend> backend_;
+  std::vector<BenchCase> cases_ = quick_pcie_cases();
+};
+
+TEST_F(FakePcie, EveryCudaPcieRowRunsAndVerifies) {
+  std::set<std::string> keys;
+  for (const BenchCase& c : cases_) {
+    if (!backend().supports(c)) {
+      EXPECT_EQ(c.variant, "pageable_memcpy") << "only the host backend's rows are missing";
+      continue;
+    }
+    SCOPED_TRACE(c.name());
+    auto w = backend().create(c);
+    const Verification v = run_like_the_runner(*w, 3);
+    EXPECT_TRUE(v.ok) << v.message;
+    keys.insert(c.key());
+    const auto k = w->extra_counters(1e-3);
+    const bool pageable = c.variant.rfind("pageable", 0) == 0;
+    const auto bytes = static_cast<std::size_t>(c.arg("bytes"));
+    EXPECT_EQ(k.at("host_clock_timed"), pageable ? 1.0 : 0.0);
+    EXPECT_EQ(k.at("spin_held"), !pageable && bytes < pcie::kSpinBelowBytes ? 1.0 : 0.0);
+    EXPECT_EQ(k.count("sm_copy_blocks"), c.variant == "pinned_sm" ? 1u : 0u);
+  }
+  EXPECT_EQ(keys.size(), 9u);  // h2d x4, d2h x3, bidir x2
+}
+
+TEST_F(FakePcie, SmallBatchesAreChunkedBehindTheSpinKernel) {
+  auto w = backend().create(find_case(cases_, "bandwidth/pcie_h2d/pinned_ce/bytes:4KiB"));
+  w->prepare();
+  const int after_prepare = fake_pcie::state().spin_launches;
+  EXPECT_EQ(after_prepare, 1);  // the preload launch (lazy loading must not happen while held)
+  w->poison();
+  w->run(300);
+  EXPECT_EQ(fake_pcie::state().spin_launches - after_prepare, 3);  // 127 + 127 + 46
+  EXPECT_TRUE(w->verify().ok);
+
+  auto bidir = backend().create(find_case(cases_, "bandwidth/pcie_bidir_d2h/pinned_ce/bytes:64KiB"));
+  bidir->prepare();
+  const int spins = fake_pcie::state().spin_launches, waits = fake_pcie::state().stream_waits;
+  bidir->poison();
+  bidir->run(100);
+  EXPECT_EQ(fake_pcie::state().spin_launches - spins, 3);  // 42 + 42 + 16
+  EXPECT_EQ(fake_pcie::state().stream_waits - waits, 3);   // stream B released with each chunk
+  const Verification v = bidir->verify();
+  EXPECT_TRUE(v.ok) << v.message;
+}
+
+TEST_F(FakePcie, LargeTransfersUseNoSpinKernel) {
+  auto w = backend().create(find_case(cases_, "bandwidth/pcie_d2h/pinned_sm/bytes:16MiB"));
+  w->prepare();
+  const int spins = fake_pcie::state().spin_launches, copies = fake_pcie::state().sm_copy_launches;
+  w->poison();
+  w->run(2);
+  EXPECT_EQ(fake_pcie::state().spin_launches, spins);
+  EXPECT_EQ(fake_pcie::state().sm_copy_launches - copies, 2);
+  EXPECT_TRUE(w->verify().ok);
+}
+
+TEST_F(FakePcie, WrongDataFailsVerification) {
+  for (const char* name : {"bandwidth/pcie_h2d/pinned_sm/bytes:64KiB", "bandwidth/pcie_d2h/pinned_sm/bytes:16MiB"}) {
+    SCOPED_TRACE(name);
+    fake_pcie::state().corrupt_sm_copy = true;
+    auto w = backend().create(find_case(cases_, name));
+    const Verification v = run_like_the_runner(*w, 2);
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.message.rfind("byte 5 of", 0), 0u) << v.message;  // the flipped byte, found first
+  }
+}
+
+TEST_F(FakePcie, UnwrittenOutputFailsVerification) {
+  // Poisoned after the timed runs, as if the transfers had never happened.
+  auto w = backend().create(find_case(cases_, "bandwidth/pcie_d2h/pinned_ce/bytes:64KiB"));
+  w->prepare();
+  w->run(2);
+  w->poison();
+  EXPECT_FALSE(w->verify().ok);
+  auto h = backend().create(find_case(cases_, "bandwidth/pcie_bidir_h2d/pinned_ce/bytes:1MiB"));
+  h->prepare();
+  h->run(2);
+  h->poison();
+  EXPECT_FALSE(h->verify().ok);
+}
+
+TEST_F(FakePcie, SpinKernelTimeoutIsAnErrorNotANumber) {
+  auto w = backend().create(find_case(cases_, "bandwidth/pcie_h2d/pinned_ce/bytes:4KiB"));
+  w->prepare();
+  fake_pcie::state().spin_times_out = true;
+  try {
+    w->run(5);
+    FAIL() << "a timed-out spin kernel must not yield a time";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(FakePcie, NoMappingOrNoPinnedMemoryIsASkip) {
+  fake_cuda::state().can_map_host_memory = false;
+  auto sm = backend().create(find_case(cases_, "bandwidth/pcie_h2d/pinned_sm/bytes:4KiB"));
+  EXPECT_THROW(sm->prepare(), SkipCase);
+  fake_cuda::state().can_map_host_memory = true;
+  fake_pcie::state().host_alloc_limit = 1u << 20;  // pinned memory runs out above 1 MiB
+  auto big = backend().create(find_case(cases_, "bandwidth/pcie_d2h/pinned_ce/bytes:16MiB"));
+  EXPECT_THROW(big->prepare(), SkipCase);
+}
+
+TEST_F(FakePcie, ProbeReadsTheLinkAndLoadsItOnlyWhenItLooksDowngraded) {
+  const std::string& root = pcie::kSysfsFixtures;
+  bool reread = true;
+  const pcie::PcieLink full = probe_cuda_pcie_link(0, "0000:5E:00.0", nullptr, &reread, root);
+  EXPECT_FALSE(reread);
+  EXPECT_EQ(pcie::link_name(full.current), "Gen5 x16");
+  EXPECT_EQ(fake_cuda::state().sizes.size(), 0u);
+
+  // Idle at Gen1: re-read while 32 x 64 MiB copies are in flight (the fixture does not change,
+  // so it stays downgraded; on a GPU the link trains up).
+  const pcie::PcieLink idle = probe_cuda_pcie_link(0, "0000:03:00.0", nullptr, &reread, root);
+  EXPECT_TRUE(reread);
+  EXPECT_EQ(pcie::link_name(idle.current), "Gen1 x16");
+  EXPECT_TRUE(idle.downgraded());
+
+  const pcie::PcieLink bad = probe_cuda_pcie_link(0, "not-a-bus-id", nullptr, &reread, root);
+  EXPECT_FALSE(reread);
+  EXPECT_FALSE(bad.current.known());
+}
+
+}  // namespace
+}  // namespace gpubench
