@@ -1,4 +1,4 @@
-// Instruction contract of the device-memory kernels (memory.cu / memory_kernels.cuh), checked
+// Instruction contract of the device-memory kernels (global_memory.cu / global_memory.cuh), checked
 // by tests/contract for every target architecture (see kernels/contract.h for the fields).
 //
 // Why these numbers: the streaming kernels keep kMemoryUnroll 16-byte loads in flight per

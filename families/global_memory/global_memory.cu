@@ -1,20 +1,21 @@
 // Launchers of the device-memory bandwidth kernels (bodies and bytes model in
-// memory_kernels.cuh, declarations in memory.h).
+// global_memory.cuh, declarations in global_memory.h).
 //
 // Grid sizing: a streaming kernel gets as many blocks as can be resident at once (SM count x
 // blocks per SM from cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per device), never
 // more than the work needs for one unrolled pass, so small sizes launch small grids and large
 // sizes run one wave of persistent grid-stride blocks (no tail wave).
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <atomic>
 
 #include "families/global_memory/global_memory.cuh"
 #include "families/global_memory/global_memory.h"
+#include "kernels/launch.cuh"
 
 namespace gpubench::kernels {
 namespace {
+
+using rt::Error;
 
 constexpr int kMaxDevices = 64;
 
@@ -24,34 +25,32 @@ struct OccupancyCache {
 };
 
 template <class Kernel>
-cudaError_t resident_blocks(Kernel kernel, OccupancyCache& cache, int sm_count, int* blocks) {
+Error resident_blocks(Kernel kernel, OccupancyCache& cache, int sm_count, int* blocks) {
   int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
+  Error err = rt::current_device(&device);
+  if (err != rt::kSuccess) return err;
   int per_sm = (device >= 0 && device < kMaxDevices) ? cache.blocks_per_sm[device].load() : 0;
   if (per_sm == 0) {
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kMemoryBlockThreads, 0);
-    if (err != cudaSuccess) return err;
+    err = rt::max_active_blocks(&per_sm, kernel, kMemoryBlockThreads, 0);
+    if (err != rt::kSuccess) return err;
     per_sm = std::max(per_sm, 1);
     if (device >= 0 && device < kMaxDevices) cache.blocks_per_sm[device].store(per_sm);
   }
   *blocks = sm_count * per_sm;
-  return cudaSuccess;
+  return rt::kSuccess;
 }
 
 /// Blocks for `items` work items of which each thread takes `per_thread` per pass: one wave of
 /// resident blocks at most, at least one block.
 template <class Kernel>
-cudaError_t grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::size_t items, std::size_t per_thread,
-                     int* grid) {
+Error grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::size_t items, std::size_t per_thread,
+               int* grid) {
   int resident = 0;
-  const cudaError_t err = resident_blocks(kernel, cache, sm_count, &resident);
-  if (err != cudaSuccess) return err;
+  const Error err = resident_blocks(kernel, cache, sm_count, &resident);
+  if (err != rt::kSuccess) return err;
   *grid = memory_grid_blocks(items, per_thread, resident);
-  return cudaSuccess;
+  return rt::kSuccess;
 }
-
-int launched() { return static_cast<int>(cudaGetLastError()); }
 
 /// Vectors a thread takes per pass when sizing the grid: one when the launch repeats passes
 /// (a small, cache-resident set then spreads over as many SMs as it can feed), the unroll
@@ -61,80 +60,75 @@ std::size_t vectors_per_thread(const Passes& p) { return p.count > 1 ? 1 : kMemo
 }  // namespace
 
 int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Stream stream, Passes passes) {
-  if (sm_count < 1 || src == nullptr || dst == nullptr || !passes_ok(passes, bytes)) return cudaErrorInvalidValue;
-  if (bytes == 0) return cudaSuccess;
+  if (sm_count < 1 || src == nullptr || dst == nullptr || !passes_ok(passes, bytes)) return rt::kInvalidValue;
+  if (bytes == 0) return rt::kSuccess;
   static OccupancyCache cache;
   const auto kernel = copy_kernel<kMemoryUnroll>;
   int grid = 0;
-  const cudaError_t err = grid_for(kernel, cache, sm_count, bytes / 16 + 1, vectors_per_thread(passes), &grid);
-  if (err != cudaSuccess) return err;
-  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(static_cast<const unsigned char*>(src),
-                                                   static_cast<unsigned char*>(dst), bytes, passes.count, passes.slots,
-                                                   passes.slot_stride);
-  return launched();
+  const Error err = grid_for(kernel, cache, sm_count, bytes / 16 + 1, vectors_per_thread(passes), &grid);
+  if (err != rt::kSuccess) return err;
+  return rt::launch(kernel, grid, kMemoryBlockThreads, 0, stream, static_cast<const unsigned char*>(src),
+                    static_cast<unsigned char*>(dst), bytes, passes.count, passes.slots, passes.slot_stride);
 }
 
 int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks,
                 int sm_count, Stream stream, Passes passes) {
   if (sm_count < 1 || max_blocks < 1 || blocks == nullptr || in == nullptr || partial == nullptr ||
       !passes_ok(passes, n * 4)) {
-    return cudaErrorInvalidValue;
+    return rt::kInvalidValue;
   }
   *blocks = 0;
-  if (n == 0) return cudaSuccess;
+  if (n == 0) return rt::kSuccess;
   static OccupancyCache cache;
   const auto kernel = read_kernel<kMemoryUnroll>;
   int grid = 0;
-  const cudaError_t err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
-  if (err != cudaSuccess) return err;
+  const Error err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
+  if (err != rt::kSuccess) return err;
   grid = std::min(grid, max_blocks);
-  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(in, n, partial, passes.count, passes.slots, passes.slot_stride / 4);
   *blocks = grid;
-  return launched();
+  return rt::launch(kernel, grid, kMemoryBlockThreads, 0, stream, in, n, partial, passes.count, passes.slots,
+                    passes.slot_stride / 4);
 }
 
 int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream, Passes passes) {
-  if (sm_count < 1 || out == nullptr || !passes_ok(passes, n * 4)) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
+  if (sm_count < 1 || out == nullptr || !passes_ok(passes, n * 4)) return rt::kInvalidValue;
+  if (n == 0) return rt::kSuccess;
   static OccupancyCache cache;
   const auto kernel = write_kernel<kMemoryUnroll>;
   int grid = 0;
-  const cudaError_t err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
-  if (err != cudaSuccess) return err;
-  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(out, n, seed, passes.count, passes.slots, passes.slot_stride / 4);
-  return launched();
+  const Error err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
+  if (err != rt::kSuccess) return err;
+  return rt::launch(kernel, grid, kMemoryBlockThreads, 0, stream, out, n, seed, passes.count, passes.slots,
+                    passes.slot_stride / 4);
 }
 
 int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, int sm_count, Stream stream) {
-  if (sm_count < 1 || stride < 1 || in == nullptr || out == nullptr) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
+  if (sm_count < 1 || stride < 1 || in == nullptr || out == nullptr) return rt::kInvalidValue;
+  if (n == 0) return rt::kSuccess;
   static OccupancyCache cache;
   const auto kernel = strided_copy_kernel<kGatherUnroll>;
   const std::size_t touched = (n + static_cast<std::size_t>(stride) - 1) / static_cast<std::size_t>(stride);
   int grid = 0;
-  const cudaError_t err = grid_for(kernel, cache, sm_count, touched, kGatherUnroll, &grid);
-  if (err != cudaSuccess) return err;
-  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(in, out, n, stride);
-  return launched();
+  const Error err = grid_for(kernel, cache, sm_count, touched, kGatherUnroll, &grid);
+  if (err != rt::kSuccess) return err;
+  return rt::launch(kernel, grid, kMemoryBlockThreads, 0, stream, in, out, n, stride);
 }
 
 int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, int sm_count, Stream stream) {
-  if (sm_count < 1 || in == nullptr || idx == nullptr || out == nullptr) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
+  if (sm_count < 1 || in == nullptr || idx == nullptr || out == nullptr) return rt::kInvalidValue;
+  if (n == 0) return rt::kSuccess;
   static OccupancyCache cache;
   const auto kernel = gather_kernel<kGatherUnroll>;
   int grid = 0;
-  const cudaError_t err = grid_for(kernel, cache, sm_count, n, kGatherUnroll, &grid);
-  if (err != cudaSuccess) return err;
-  kernel<<<grid, kMemoryBlockThreads, 0, stream>>>(in, idx, out, n);
-  return launched();
+  const Error err = grid_for(kernel, cache, sm_count, n, kGatherUnroll, &grid);
+  if (err != rt::kSuccess) return err;
+  return rt::launch(kernel, grid, kMemoryBlockThreads, 0, stream, in, idx, out, n);
 }
 
 int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
                          long long* cycles, Stream stream) {
-  if (next == nullptr || sink == nullptr || cycles == nullptr) return cudaErrorInvalidValue;
-  pointer_chase_kernel<kMemoryUnroll><<<1, 1, 0, stream>>>(next, steps, start, sink, cycles);
-  return launched();
+  if (next == nullptr || sink == nullptr || cycles == nullptr) return rt::kInvalidValue;
+  return rt::launch(pointer_chase_kernel<kMemoryUnroll>, 1, 1, 0, stream, next, steps, start, sink, cycles);
 }
 
 }  // namespace gpubench::kernels

@@ -7,7 +7,7 @@
 // write), read = 4n, write = 4n, strided = 2 x 4 x ceil(n/stride) useful bytes with one 32-byte
 // sector per element read and written from stride 8 on, gather = 4n (in) + 4n (idx) + 4n (out).
 // Variants: these hand-written kernels (`kernel`); the library references (cudaMemcpyAsync,
-// thrust::copy/gather, cub::DeviceReduce) live in memory_library.cu and the CUDA backend.
+// thrust::copy/gather, cub::DeviceReduce) live in library.cu and the CUDA backend.
 //
 // Compiled by nvcc through memory.cu and by the host compiler under the SIMT emulation
 // (kernels/simt/simt.h) for the emulation tests, so: no CUDA-only syntax beyond the built-ins

@@ -1,10 +1,10 @@
-// Library references for the device-memory family (declared in memory.h): Thrust copy and
+// Library references for the device-memory family (declared in global_memory.h): Thrust copy and
 // gather beside the hand-written copy and gather kernels, a CUB reduction beside the read-only
 // kernel, and the device-side random permutation the gather and pointer-chase inputs use.
 //
 // Thrust algorithms run with thrust::cuda::par_nosync.on(stream): on the caller's stream and
 // without the synchronization thrust::cuda::par adds after each algorithm, so they enqueue and
-// return like every other launcher in memory.h (the caller times them with events).
+// return like every other launcher in global_memory.h (the caller times them with events).
 // Thrust reports errors by throwing; the launchers turn that back into a cudaError_t.
 #include <cuda_runtime.h>
 #include <thrust/copy.h>

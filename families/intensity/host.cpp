@@ -1,5 +1,5 @@
-// Host versions of the intensity sweep and the peak-FMA benchmarks (harness/families/
-// families::intensity::cases.cpp): the same recurrence x <- x * a + b, the same names, work models and
+// Host versions of the intensity sweep and the peak-FMA benchmarks (rows in
+// families/intensity/cases.cpp): the same recurrence x <- x * a + b, the same names, work models and
 // checks as the CUDA kernels, on all cores, so a host roofline is a real measurement too.
 //
 // Each thread walks its chunk in blocks of L elements held in vector registers across all k

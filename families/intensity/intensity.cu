@@ -12,11 +12,10 @@
 // The exact FMA count of each instantiation is checked in the PTX by tests/contract.
 #include "families/intensity/intensity.h"
 
-#include <cuda_runtime.h>
-
 #include <utility>
 
 #include "families/intensity/intensity.cuh"
+#include "kernels/launch.cuh"
 
 namespace gpubench::kernels {
 
@@ -37,8 +36,8 @@ static_assert(kSweepTileElems == static_cast<std::size_t>(kBlockThreads) * 4 * i
 template <class Kernel>
 int resident_blocks(Kernel kernel, int sm_count, std::size_t work_tiles, unsigned* grid) {
   int per_sm = 0;
-  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockThreads, 0);
-  if (e != cudaSuccess) return static_cast<int>(e);
+  const rt::Error e = rt::max_active_blocks(&per_sm, kernel, kBlockThreads, 0);
+  if (e != rt::kSuccess) return static_cast<int>(e);
   *grid = static_cast<unsigned>(intensity_grid_blocks(work_tiles, per_sm, sm_count));
   return 0;
 }
@@ -48,8 +47,7 @@ int sweep_fp32(const float* in, float* out, std::size_t n, float a, float b, int
   auto kernel = intensity::intensity_fp32_kernel<K, kEvery>;
   unsigned grid = 0;
   if (int e = resident_blocks(kernel, sm_count, intensity_sweep_tiles(n), &grid)) return e;
-  kernel<<<grid, kBlockThreads, 0, stream>>>(in, out, n, a, b);
-  return static_cast<int>(cudaGetLastError());
+  return rt::launch(kernel, grid, kBlockThreads, 0, stream, in, out, n, a, b);
 }
 
 template <int K>
@@ -58,12 +56,11 @@ int sweep_fp16x2(const std::uint32_t* in, std::uint32_t* out, std::size_t n, std
   auto kernel = intensity::intensity_fp16x2_kernel<K>;
   unsigned grid = 0;
   if (int e = resident_blocks(kernel, sm_count, intensity_sweep_tiles(n), &grid)) return e;
-  kernel<<<grid, kBlockThreads, 0, stream>>>(in, out, n, a, b);
-  return static_cast<int>(cudaGetLastError());
+  return rt::launch(kernel, grid, kBlockThreads, 0, stream, in, out, n, a, b);
 }
 
 // Calls f(std::integral_constant<int, K>) for the K in kSweepFmaCounts equal to k; returns
-// cudaErrorInvalidValue for any other k. One switch, so the instantiated set is exactly the list.
+// rt::kInvalidValue for any other k. One switch, so the instantiated set is exactly the list.
 template <class F>
 int dispatch_k(int k, F&& f) {
   switch (k) {
@@ -79,7 +76,7 @@ int dispatch_k(int k, F&& f) {
     case 512: return f(std::integral_constant<int, 512>{});
     case 1024: return f(std::integral_constant<int, 1024>{});
     case 2048: return f(std::integral_constant<int, 2048>{});
-    default: return static_cast<int>(cudaErrorInvalidValue);
+    default: return static_cast<int>(rt::kInvalidValue);
   }
 }
 static_assert(kSweepFmaCounts.size() == 12 && kSweepFmaCounts.back() == 2048,
@@ -89,7 +86,7 @@ static_assert(kSweepFmaCounts.size() == 12 && kSweepFmaCounts.back() == 2048,
 
 int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_per_elem, int every, float a, float b,
                           int sm_count, Stream stream) {
-  if (!intensity_fp32_supported(fma_per_elem, every) || n == 0) return static_cast<int>(cudaErrorInvalidValue);
+  if (!intensity_fp32_supported(fma_per_elem, every) || n == 0) return static_cast<int>(rt::kInvalidValue);
   if (every == 2) return sweep_fp32<1, 2>(in, out, n, a, b, sm_count, stream);
   return dispatch_k(fma_per_elem,
                     [&](auto k) { return sweep_fp32<decltype(k)::value, 1>(in, out, n, a, b, sm_count, stream); });
@@ -97,29 +94,27 @@ int launch_intensity_fp32(const float* in, float* out, std::size_t n, int fma_pe
 
 int launch_intensity_fp16x2(const std::uint32_t* in, std::uint32_t* out, std::size_t n, int fma_per_elem,
                             std::uint32_t a, std::uint32_t b, int sm_count, Stream stream) {
-  if (!intensity_fp16x2_supported(fma_per_elem) || n == 0) return static_cast<int>(cudaErrorInvalidValue);
+  if (!intensity_fp16x2_supported(fma_per_elem) || n == 0) return static_cast<int>(rt::kInvalidValue);
   return dispatch_k(fma_per_elem,
                     [&](auto k) { return sweep_fp16x2<decltype(k)::value>(in, out, n, a, b, sm_count, stream); });
 }
 
 int launch_peak_fp32(const float* in, float* out, std::size_t n, int rounds, float a, float b, int sm_count,
                      Stream stream) {
-  if (!peak_args_ok(n, rounds)) return static_cast<int>(cudaErrorInvalidValue);
+  if (!peak_args_ok(n, rounds)) return static_cast<int>(rt::kInvalidValue);
   auto kernel = intensity::peak_fp32_kernel<intensity::kPeakChains, intensity::kPeakUnroll>;
   unsigned grid = 0;
   if (int e = resident_blocks(kernel, sm_count, n / kPeakTileElems, &grid)) return e;
-  kernel<<<grid, kBlockThreads, 0, stream>>>(in, out, n, rounds, a, b);
-  return static_cast<int>(cudaGetLastError());
+  return rt::launch(kernel, grid, kBlockThreads, 0, stream, in, out, n, rounds, a, b);
 }
 
 int launch_peak_fp16x2(const std::uint32_t* in, std::uint32_t* out, std::size_t n, int rounds, std::uint32_t a,
                        std::uint32_t b, int sm_count, Stream stream) {
-  if (!peak_args_ok(n, rounds)) return static_cast<int>(cudaErrorInvalidValue);
+  if (!peak_args_ok(n, rounds)) return static_cast<int>(rt::kInvalidValue);
   auto kernel = intensity::peak_fp16x2_kernel<intensity::kPeakChains, intensity::kPeakUnroll>;
   unsigned grid = 0;
   if (int e = resident_blocks(kernel, sm_count, n / kPeakTileElems, &grid)) return e;
-  kernel<<<grid, kBlockThreads, 0, stream>>>(in, out, n, rounds, a, b);
-  return static_cast<int>(cudaGetLastError());
+  return rt::launch(kernel, grid, kBlockThreads, 0, stream, in, out, n, rounds, a, b);
 }
 
 }  // namespace gpubench::kernels

@@ -1,4 +1,4 @@
-// Instruction contract of the PCIe kernels (pcie.cu / pcie_kernels.cuh), checked by
+// Instruction contract of the PCIe kernels (pcie.cu, pcie_spin.cu / pcie.cuh), checked by
 // tests/contract for every target architecture (see kernels/contract.h for the fields).
 //
 // Why these numbers: the SM-driven copy keeps kVectorsPerThread (4) 16-byte loads in flight per
@@ -30,6 +30,10 @@ inline const contract::FileContract kPcieContract = {
         .sass({kSassLoad128, kSassStore128})
         .on_arch(100, 40, 0.75)
         .on_arch(120, 48, 0.75),
+};
+
+/// Contract of pcie_spin.cu.
+inline const contract::FileContract kPcieSpinContract = {
     contract::kernel(R"(pcie_spin_kernel\()")
         .block(1)
         .registers(32)

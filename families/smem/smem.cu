@@ -5,13 +5,12 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize allows more. The attribute is per device; the
 // launcher sets it (once per device and size: the largest size set so far is cached) before
 // launching with more than 48 KiB.
-#include <cuda_runtime.h>
-
 #include <atomic>
 #include <cstdint>
 
 #include "families/smem/smem.cuh"
 #include "families/smem/smem.h"
+#include "kernels/launch.cuh"
 
 namespace gpubench::kernels {
 namespace {
@@ -25,21 +24,21 @@ std::atomic<std::size_t> opted_in_bytes[kMaxDevices] = {};
 constexpr auto kKernel = smem_read_kernel<kSmemUnroll>;
 
 /// Lets kKernel launch with `bytes` of dynamic shared memory on the current device.
-cudaError_t allow_dynamic_smem(std::size_t bytes) {
-  if (bytes <= kSmemDefaultLimitBytes) return cudaSuccess;
+rt::Error allow_dynamic_smem(std::size_t bytes) {
+  if (bytes <= kSmemDefaultLimitBytes) return rt::kSuccess;
   int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
+  rt::Error err = rt::current_device(&device);
+  if (err != rt::kSuccess) return err;
   const bool cached = device >= 0 && device < kMaxDevices;
-  if (cached && opted_in_bytes[device].load() >= bytes) return cudaSuccess;
-  err = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-  if (err != cudaSuccess) return err;
+  if (cached && opted_in_bytes[device].load() >= bytes) return rt::kSuccess;
+  err = rt::allow_dynamic_smem(kKernel, bytes);
+  if (err != rt::kSuccess) return err;
   if (cached) {
     std::size_t seen = opted_in_bytes[device].load();
     while (seen < bytes && !opted_in_bytes[device].compare_exchange_weak(seen, bytes)) {
     }
   }
-  return cudaSuccess;
+  return rt::kSuccess;
 }
 
 /// smem_args_ok plus a size the attribute (an int) can hold.
@@ -53,34 +52,31 @@ int launch_smem_read(const std::uint32_t* in, std::uint32_t* out, int blocks, st
                      Stream stream) {
   if (in == nullptr || out == nullptr || blocks < 1 || !bytes_ok(bytes_per_block, passes) ||
       reinterpret_cast<std::uintptr_t>(in) % kSmemVectorBytes != 0) {
-    return static_cast<int>(cudaErrorInvalidValue);
+    return static_cast<int>(rt::kInvalidValue);
   }
-  const cudaError_t err = allow_dynamic_smem(bytes_per_block);
-  if (err != cudaSuccess) return static_cast<int>(err);
-  kKernel<<<blocks, kSmemBlockThreads, bytes_per_block, stream>>>(in, out, smem_rows(bytes_per_block), passes);
-  return static_cast<int>(cudaGetLastError());
+  const rt::Error err = allow_dynamic_smem(bytes_per_block);
+  if (err != rt::kSuccess) return static_cast<int>(err);
+  return rt::launch(kKernel, blocks, kSmemBlockThreads, bytes_per_block, stream, in, out, smem_rows(bytes_per_block),
+                    passes);
 }
 
 int smem_blocks_per_sm(std::size_t bytes_per_block, int* blocks_per_sm) {
-  if (blocks_per_sm == nullptr || !bytes_ok(bytes_per_block, 1)) return static_cast<int>(cudaErrorInvalidValue);
+  if (blocks_per_sm == nullptr || !bytes_ok(bytes_per_block, 1)) return static_cast<int>(rt::kInvalidValue);
   *blocks_per_sm = 0;
-  cudaError_t err = allow_dynamic_smem(bytes_per_block);
-  if (err != cudaSuccess) return static_cast<int>(err);
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kKernel, kSmemBlockThreads, bytes_per_block);
+  rt::Error err = allow_dynamic_smem(bytes_per_block);
+  if (err != rt::kSuccess) return static_cast<int>(err);
+  err = rt::max_active_blocks(blocks_per_sm, kKernel, kSmemBlockThreads, bytes_per_block);
   return static_cast<int>(err);
 }
 
 int smem_device_max_bytes_per_block(std::size_t* bytes) {
-  if (bytes == nullptr) return static_cast<int>(cudaErrorInvalidValue);
+  if (bytes == nullptr) return static_cast<int>(rt::kInvalidValue);
   *bytes = 0;
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return static_cast<int>(err);
-  int optin = 0;
-  err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (err != cudaSuccess) return static_cast<int>(err);
-  *bytes = smem_max_bytes_per_block(static_cast<std::size_t>(optin > 0 ? optin : 0));
-  return static_cast<int>(cudaSuccess);
+  std::size_t optin = 0;
+  const rt::Error err = rt::optin_smem_per_block(&optin);
+  if (err != rt::kSuccess) return static_cast<int>(err);
+  *bytes = smem_max_bytes_per_block(optin);
+  return static_cast<int>(rt::kSuccess);
 }
 
 }  // namespace gpubench::kernels

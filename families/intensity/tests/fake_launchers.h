@@ -1,4 +1,4 @@
-// Counters of the fake intensity launchers (fake_intensity_launchers.cpp).
+// Counters of the fake intensity launchers (fake_launchers.cpp).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // The CUDA intensity workloads (families/intensity/cuda.cpp) end to end on the fake CUDA
 // runtime (fake_cuda_runtime.cpp) with the real intensity kernels under the SIMT shim
-// (fake_intensity_launchers.cpp): every kind of row is prepared, poisoned, run and verified as
+// (fake_launchers.cpp): every kind of row is prepared, poisoned, run and verified as
 // the runner does it; an output the kernel never wrote fails verification; rows no kernel is
 // instantiated for are skipped with a reason; and the launch rules (families/intensity/intensity.h) hold.
 // What this cannot check is the GPU itself: speed, real occupancy, real event timing.

@@ -1,4 +1,4 @@
-// PCIe additions to the fake CUDA runtime (see fake_pcie_runtime.h and fake_cuda_runtime.cpp):
+// PCIe additions to the fake CUDA runtime (see fake_runtime.h and fake_cuda_runtime.cpp):
 // executed on the host, immediately, like the rest of the fake.
 //
 // Kept from the real runtime where the PCIe workloads depend on it:
@@ -95,7 +95,7 @@ int launch_pcie_spin(const std::uint32_t* release_flag, std::uint32_t* status, s
   return cudaSuccess;
 }
 
-// The real rule lives in pcie_kernels.cuh (tested under the SIMT emulation); the fake's grid is
+// The real rule lives in pcie.cuh (tested under the SIMT emulation); the fake's grid is
 // one block per SM.
 int pcie_sm_copy_blocks(std::size_t, int sm_count) { return sm_count; }
 

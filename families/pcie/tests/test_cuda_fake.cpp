@@ -1,5 +1,5 @@
 // The CUDA PCIe workloads (families/pcie/cuda.cpp) end to end on the host stand-in for
-// the CUDA runtime (fake_cuda_runtime.cpp + fake_pcie_runtime.cpp): every CUDA row of the PCIe
+// the CUDA runtime (fake_cuda_runtime.cpp + families/pcie/tests/fake_runtime.cpp): every CUDA row of the PCIe
 // table is prepared, poisoned, warmed up, timed and verified as the runner does it; the timing
 // plan (host clock, spin-held chunks, events) is followed; mapped memory reaches kernels only
 // through its device address; errors (wrong data, a spin kernel that timed out, no mapping, no

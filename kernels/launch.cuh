@@ -1,0 +1,97 @@
+// How the launchers (families/*/<name>.cu) launch kernels and ask the runtime, written for two
+// worlds. Under nvcc: <<<>>> and the CUDA runtime. Under the host compiler: the same launcher
+// source runs its kernels under the SIMT emulation (kernels/simt) and asks a host stand-in for
+// the runtime's answers (tests/cuda/emulated_launch.cpp), so the launchers' own logic - argument
+// rules, grid sizing, shared-memory opt-in, dispatch tables - runs in ctest through the same
+// checks gpubench_kernel_check runs on a GPU (harness/cuda/kernel_check.cpp).
+//
+// A launcher uses only the names in gpubench::kernels::rt: no CUDA runtime call of its own, and
+// no CUDA header (the host build of a launcher must not see one: the CUDA headers and simt.h
+// both define the CUDA keywords and vector types).
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/simt/simt.h"
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#else
+#include "kernels/launch_host.h"
+#endif
+
+struct CUstream_st;
+
+namespace gpubench::kernels::rt {
+
+using Stream = CUstream_st*;
+
+#if defined(__CUDACC__)
+
+using Error = cudaError_t;
+using Grid = dim3;
+constexpr Error kSuccess = cudaSuccess;
+constexpr Error kInvalidValue = cudaErrorInvalidValue;
+
+inline Error current_device(int* device) { return cudaGetDevice(device); }
+/// Resident blocks per SM of `kernel` at `threads` threads and `smem` bytes of dynamic shared memory.
+template <class Kernel>
+Error max_active_blocks(int* per_sm, Kernel kernel, int threads, std::size_t smem) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, smem);
+}
+/// Lets `kernel` launch with up to `bytes` of dynamic shared memory (above the default 48 KiB).
+template <class Kernel>
+Error allow_dynamic_smem(Kernel kernel, std::size_t bytes) {
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+}
+/// The current device's opt-in limit of shared memory per block.
+inline Error optin_smem_per_block(std::size_t* bytes) {
+  int device = 0;
+  Error e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  int v = 0;
+  e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e == cudaSuccess) *bytes = static_cast<std::size_t>(v);
+  return e;
+}
+/// Enqueues kernel<<<grid, block, smem, stream>>>(args...) and returns the launch's error.
+template <class... P, class... A>
+Error launch(void (*kernel)(P...), Grid grid, Grid block, std::size_t smem, Stream stream, A... args) {
+  kernel<<<grid, block, smem, stream>>>(static_cast<P>(args)...);
+  return cudaGetLastError();
+}
+
+#else  // the host build: the SIMT emulation and the stand-in (tests/cuda/emulated_launch.cpp)
+
+using Error = int;
+/// dim3 as the launchers use it: implicit from one extent, or x, y (z).
+struct Grid {
+  Grid(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}  // NOLINT: implicit, like dim3
+  operator ::gpubench::simt::Dim3() const { return {x, y, z}; }                     // NOLINT
+  unsigned x, y, z;
+};
+constexpr Error kSuccess = 0;
+constexpr Error kInvalidValue = 1;  // cudaErrorInvalidValue
+
+inline Error current_device(int* device) { return host::current_device(device); }
+template <class Kernel>
+Error max_active_blocks(int* per_sm, Kernel, int threads, std::size_t smem) {
+  return host::blocks_per_sm(per_sm, threads, smem);
+}
+template <class Kernel>
+Error allow_dynamic_smem(Kernel, std::size_t bytes) {
+  std::size_t limit = 0;
+  const Error e = host::optin_smem_per_block(&limit);
+  return e != kSuccess ? e : (bytes <= limit ? kSuccess : kInvalidValue);
+}
+inline Error optin_smem_per_block(std::size_t* bytes) { return host::optin_smem_per_block(bytes); }
+template <class... P, class... A>
+Error launch(void (*kernel)(P...), Grid grid, Grid block, std::size_t smem, Stream stream, A... args) {
+  return host::enqueue(stream, [=] {
+    ::gpubench::simt::detail::run_launch(grid, block, smem, [&] { kernel(static_cast<P>(args)...); });
+  });
+}
+
+#endif
+
+}  // namespace gpubench::kernels::rt

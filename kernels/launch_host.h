@@ -1,0 +1,24 @@
+// The host stand-in's side of kernels/launch.cuh: what the host build of a launcher asks it
+// (defined in tests/cuda/emulated_launch.cpp). Plain C++, no CUDA or SIMT header, so the
+// stand-in can include the CUDA runtime API beside it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+struct CUstream_st;
+
+namespace gpubench::kernels::rt::host {
+
+/// cudaGetDevice.
+int current_device(int* device);
+/// cudaOccupancyMaxActiveBlocksPerMultiprocessor for a kernel of `threads` threads and `smem`
+/// bytes of dynamic shared memory.
+int blocks_per_sm(int* per_sm, int threads, std::size_t smem);
+/// cudaDevAttrMaxSharedMemoryPerBlockOptin.
+int optin_smem_per_block(std::size_t* bytes);
+/// Runs `work` (one launch, under the SIMT emulation) on `stream`, in stream order; returns the
+/// launch's error.
+int enqueue(CUstream_st* stream, std::function<void()> work);
+
+}  // namespace gpubench::kernels::rt::host
