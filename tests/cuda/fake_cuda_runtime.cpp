@@ -174,7 +174,20 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
   if (kind == cudaMemcpyDeviceToDevice) ++state().d2d_copies;
-  return enqueue(s, [=] { std::memmove(dst, src, bytes); });
+  return enqueue(s, [=] {
+    std::memmove(dst, src, bytes);
+    fake_cuda::State& st = state();
+    if (kind != cudaMemcpyDeviceToHost || st.plant == fake_cuda::Plant::none || st.planted ||
+        bytes < st.plant_min_bytes)
+      return;
+    const std::size_t count = bytes / st.plant_elem_bytes;
+    st.planted_index = st.plant == fake_cuda::Plant::first    ? 0
+                       : st.plant == fake_cuda::Plant::middle ? count / 2
+                                                              : count - 1;
+    // In the element's most significant byte (little-endian): far outside any tolerance.
+    static_cast<unsigned char*>(dst)[st.planted_index * st.plant_elem_bytes + st.plant_elem_bytes - 1] ^= 0x04;
+    st.planted = true;
+  });
 }
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t s) {
   return enqueue(s, [=] { std::memset(dst, value, bytes); });

@@ -11,6 +11,9 @@
 
 namespace fake_cuda {
 
+/// Where a planted wrong value goes in a read-back (State::plant).
+enum class Plant { none, first, middle, last };
+
 /// Counters and fault injection of the fake runtime.
 struct State {
   std::size_t total_bytes = std::size_t{80} << 30;
@@ -30,6 +33,15 @@ struct State {
   int graph_launches = 0;
   int kernel_launches = 0;
   int d2d_copies = 0;
+  /// A wrong value planted in what the device returns: the next device-to-host copy of at least
+  /// plant_min_bytes has its element (of plant_elem_bytes) at the first, middle or last index
+  /// flipped in one bit of its most significant byte, as if the kernel had written it wrong;
+  /// planted_index says which.
+  Plant plant = Plant::none;
+  std::size_t plant_elem_bytes = 4;
+  std::size_t plant_min_bytes = 64;
+  std::size_t planted_index = 0;
+  bool planted = false;
 };
 
 /// The one fake device's state.

@@ -5,6 +5,8 @@
 // cannot check is the GPU itself: kernel speed, real capture rules, real event timing.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <map>
 #include <memory>
 #include <set>
@@ -245,11 +247,62 @@ TEST_F(FakeCuda, ALibraryThatSynchronizesFallsBackToStreamLaunches) {
 }
 
 TEST_F(FakeCuda, AWrongOutputFailsVerificationWithTheIndex) {
-  fake_cuda::state().break_write = true;
+  fake_cuda::state().break_write = true;  // the write kernel gets element 3 wrong
   auto w = backend().create(find_case(cases_, "bandwidth/write/kernel/bytes:4KiB"));
   const Verification v = run_like_the_runner(*w, 2);
   EXPECT_FALSE(v.ok);
-  EXPECT_NE(v.message.find('3'), std::string::npos) << v.message;
+  EXPECT_EQ(v.message.rfind("element 3: expected ", 0), 0u) << v.message;
+}
+
+// A wrong value at the first, a middle and the last element of what the device returns fails
+// verification naming that element, for every row whose check is element by element.
+TEST_F(FakeCuda, AWrongValueAnywhereFailsVerificationNamingIt) {
+  struct Row {
+    const char* name;
+    std::size_t elem_bytes;  ///< the unit the check reports ("byte", "element")
+    const char* unit;
+  };
+  for (const Row& r :
+       {Row{"bandwidth/copy/kernel/bytes:64KiB", 1, "byte "}, Row{"bandwidth/copy/memcpy_ce/bytes:64KiB", 1, "byte "},
+        Row{"bandwidth/write/kernel/bytes:64KiB", 4, "element "},
+        Row{"bandwidth/strided/kernel/bytes:16MiB,stride:1", 4, "element "},
+        Row{"bandwidth/gather/kernel/bytes:1MiB", 4, "element "}}) {
+    for (fake_cuda::Plant where : {fake_cuda::Plant::first, fake_cuda::Plant::middle, fake_cuda::Plant::last}) {
+      SCOPED_TRACE(std::string(r.name) + " plant " + std::to_string(static_cast<int>(where)));
+      auto w = backend().create(find_case(cases_, r.name));
+      w->prepare();
+      w->poison();
+      for (int i = 0; i < 3; ++i) w->run(2);
+      fake_cuda::state().plant = where;
+      fake_cuda::state().plant_elem_bytes = r.elem_bytes;
+      fake_cuda::state().planted = false;
+      const Verification v = w->verify();
+      ASSERT_TRUE(fake_cuda::state().planted);
+      EXPECT_FALSE(v.ok);
+      const std::string named = r.unit + std::to_string(fake_cuda::state().planted_index);
+      EXPECT_EQ(v.message.rfind(named, 0), 0u) << v.message;
+      EXPECT_FALSE(std::isdigit(static_cast<unsigned char>(v.message[named.size()]))) << v.message;
+      fake_cuda::state().plant = fake_cuda::Plant::none;
+      EXPECT_TRUE(w->verify().ok) << "the same output, read back intact";
+    }
+  }
+}
+
+// The read kernel's partial sums are checked as a total: a wrong partial anywhere fails it.
+TEST_F(FakeCuda, AWrongPartialSumFailsTheReadCheck) {
+  for (fake_cuda::Plant where : {fake_cuda::Plant::first, fake_cuda::Plant::middle, fake_cuda::Plant::last}) {
+    auto w = backend().create(find_case(cases_, "bandwidth/read/kernel/bytes:64KiB"));
+    w->prepare();
+    w->run(2);
+    fake_cuda::state().plant = where;
+    fake_cuda::state().plant_min_bytes = 4;
+    fake_cuda::state().planted = false;
+    const Verification v = w->verify();
+    ASSERT_TRUE(fake_cuda::state().planted);
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.message.rfind("sum of ", 0), 0u) << v.message;
+    fake_cuda::state().plant = fake_cuda::Plant::none;
+  }
 }
 
 TEST_F(FakeCuda, PoisonReachesEveryOutputByte) {

@@ -111,6 +111,28 @@ TEST_F(FakePcie, LargeTransfersUseNoSpinKernel) {
   EXPECT_TRUE(w->verify().ok);
 }
 
+// A host-to-device transfer is checked by reading the device buffer back: a wrong byte there,
+// first, in the middle or last, fails verification naming it.
+TEST_F(FakePcie, AWrongByteAnywhereFailsVerificationNamingIt) {
+  for (const char* name : {"bandwidth/pcie_h2d/pinned_ce/bytes:64KiB", "bandwidth/pcie_h2d/pinned_sm/bytes:64KiB"}) {
+    for (fake_cuda::Plant where : {fake_cuda::Plant::first, fake_cuda::Plant::middle, fake_cuda::Plant::last}) {
+      SCOPED_TRACE(name);
+      auto w = backend().create(find_case(cases_, name));
+      w->prepare();
+      w->run(2);
+      fake_cuda::state().plant = where;
+      fake_cuda::state().plant_elem_bytes = 1;
+      fake_cuda::state().planted = false;
+      const Verification v = w->verify();
+      fake_cuda::state().plant = fake_cuda::Plant::none;
+      ASSERT_TRUE(fake_cuda::state().planted);
+      EXPECT_FALSE(v.ok);
+      EXPECT_EQ(v.message.rfind("byte " + std::to_string(fake_cuda::state().planted_index) + " of", 0), 0u)
+          << v.message;
+    }
+  }
+}
+
 TEST_F(FakePcie, WrongDataFailsVerification) {
   for (const char* name : {"bandwidth/pcie_h2d/pinned_sm/bytes:64KiB", "bandwidth/pcie_d2h/pinned_sm/bytes:16MiB"}) {
     SCOPED_TRACE(name);
