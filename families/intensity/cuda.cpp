@@ -99,12 +99,13 @@ class IntensityWorkload final : public CudaWorkload {
   Verification verify() override {
     if (is_fp32(K)) {
       const auto got = copy_to_host(out_.as<float>(), n_, dev_.stream());
-      return check_intensity_f32(host_f32_.data(), got.data(), n_, steps_, every_, Coeff::kA32, Coeff::kB32, 1e-6);
+      return check_intensity_f32(host_f32_.data(), got.data(), n_, steps_, every_, Coeff::kA32, Coeff::kB32,
+                                 kIntensityF32RelTol);
     }
     const auto got = copy_to_host(out_.as<std::uint32_t>(), n_, dev_.stream());
     return check_intensity_f16x2(host_f16x2_.data(), got.data(), n_, steps_,
                                  kernels::intensity::splat_half2(Coeff::kA16),
-                                 kernels::intensity::splat_half2(Coeff::kB16), 1);
+                                 kernels::intensity::splat_half2(Coeff::kB16), kIntensityF16Ulps);
   }
 
  private:

@@ -26,6 +26,16 @@ void fill_intensity_f32(float* in, std::size_t n, std::uint64_t seed);
 /// in[i] = a half2 word whose two lanes are seeded random values of the binary16 grid.
 void fill_intensity_f16x2(std::uint32_t* in, std::size_t n, std::uint64_t seed);
 
+/// The tolerances the CUDA workloads and gpubench_kernel_check use: none. Each kernel step is
+/// one fma.rn (FP32 __fmaf_rn, FP16 fma.rn.f16x2: IEEE fused multiply-add, one rounding to
+/// nearest even), and the reference makes the same single rounding (std::fma; for FP16 an exact
+/// sum rounded to odd, then to nearest: tests/test_emulation.cpp), on inputs in [0.5, 1.5) that
+/// stay normal, so the outputs are equal bit for bit. Anything else is a different computation:
+/// an unfused multiply-then-add chain, an FP16 chain carried in FP32, a step too many or too few
+/// (tests/test_tolerance.cpp).
+constexpr double kIntensityF32RelTol = 0;
+constexpr int kIntensityF16Ulps = 0;
+
 /// out[i] == `steps` steps of x <- x * a + b from in[i] for i % every == 0, out[i] == in[i]
 /// otherwise, within `rel_tol` (the kernels reproduce the reference exactly; the tolerance only
 /// keeps a last-ulp difference from hiding a number). Also fails when in[] is no longer on the

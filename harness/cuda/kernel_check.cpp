@@ -274,7 +274,7 @@ Verification intensity_f32_check(int sms, int fma, int every) {
   finish(kernels::launch_intensity_fp32(a.as<float>(), b.as<float>(), n, fma, every, Coeff::kA32, Coeff::kB32, sms,
                                         nullptr));
   b.download(out.data());
-  return check_intensity_f32(in.data(), out.data(), n, fma, every, Coeff::kA32, Coeff::kB32, 1e-6);
+  return check_intensity_f32(in.data(), out.data(), n, fma, every, Coeff::kA32, Coeff::kB32, kIntensityF32RelTol);
 }
 
 Verification intensity_f16_check(int sms, int fma) {
@@ -288,7 +288,7 @@ Verification intensity_f16_check(int sms, int fma) {
   b.poison();
   finish(kernels::launch_intensity_fp16x2(a.as<std::uint32_t>(), b.as<std::uint32_t>(), n, fma, ha, hb, sms, nullptr));
   b.download(out.data());
-  return check_intensity_f16x2(in.data(), out.data(), n, fma, ha, hb, 1);
+  return check_intensity_f16x2(in.data(), out.data(), n, fma, ha, hb, kIntensityF16Ulps);
 }
 
 Verification peak_check(int sms, bool fp32) {
@@ -303,7 +303,7 @@ Verification peak_check(int sms, bool fp32) {
     a.upload(in.data());
     finish(kernels::launch_peak_fp32(a.as<float>(), b.as<float>(), n, rounds, Coeff::kA32, Coeff::kB32, sms, nullptr));
     b.download(out.data());
-    return check_intensity_f32(in.data(), out.data(), n, steps, 1, Coeff::kA32, Coeff::kB32, 1e-6);
+    return check_intensity_f32(in.data(), out.data(), n, steps, 1, Coeff::kA32, Coeff::kB32, kIntensityF32RelTol);
   }
   std::vector<std::uint32_t> in(n), out(n);
   fill_intensity_f16x2(in.data(), n, 23);
@@ -312,7 +312,7 @@ Verification peak_check(int sms, bool fp32) {
   a.upload(in.data());
   finish(kernels::launch_peak_fp16x2(a.as<std::uint32_t>(), b.as<std::uint32_t>(), n, rounds, ha, hb, sms, nullptr));
   b.download(out.data());
-  return check_intensity_f16x2(in.data(), out.data(), n, steps, ha, hb, 1);
+  return check_intensity_f16x2(in.data(), out.data(), n, steps, ha, hb, kIntensityF16Ulps);
 }
 
 /// The PCIe SM-copy kernel reading mapped pinned host memory into device memory.
