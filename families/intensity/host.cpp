@@ -170,7 +170,7 @@ class FmaF32Workload final : public Workload {
   }
   Verification verify() override {
     return check_intensity_f32(in_->as<const float>(), out_->as<const float>(), n_, steps_, every_, Coeff::kA32,
-                               Coeff::kB32, 1e-6);
+                               Coeff::kB32, kIntensityF32RelTol);
   }
   std::map<std::string, double> extra_counters(double /*seconds_per_op*/) override {
     return {{"vector_bits", isa_.vector_bits}};
@@ -215,7 +215,7 @@ class FmaF16x2Workload final : public Workload {
   Verification verify() override {
     return check_intensity_f16x2(in_->as<const std::uint32_t>(), out_->as<const std::uint32_t>(), n_, steps_,
                                  kernels::intensity::splat_half2(Coeff::kA16),
-                                 kernels::intensity::splat_half2(Coeff::kB16), 1);
+                                 kernels::intensity::splat_half2(Coeff::kB16), kIntensityF16Ulps);
   }
   std::map<std::string, double> extra_counters(double /*seconds_per_op*/) override { return {{"vector_bits", 512}}; }
 
