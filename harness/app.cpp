@@ -212,11 +212,15 @@ int publish_result(const Options& o, const Destination& dest) {
 }
 
 // The exit status from what happened while running: 1 when a benchmark failed or the device
-// was lost, 0 otherwise.
+// was lost, 0 otherwise. Says how many benchmarks failed (and in how many runs), naming the first.
 int report_outcome(const RunOutcome& outcome) {
   if (!outcome.device_lost.empty()) std::cerr << "gpubench: device lost: " << outcome.device_lost << "\n";
   if (outcome.failed > 0) {
-    std::cerr << "gpubench: " << outcome.failed << " benchmark run(s) failed (see error_message in the results)\n";
+    const std::size_t benchmarks = outcome.failed_benchmarks.size();
+    std::cerr << "gpubench: " << benchmarks << (benchmarks == 1 ? " benchmark" : " benchmarks") << " failed ("
+              << outcome.failed << (outcome.failed == 1 ? " run" : " runs") << "; see error_message in the results)";
+    if (benchmarks > 0) std::cerr << ", first " << outcome.failed_benchmarks.front();
+    std::cerr << "\n";
     return 1;
   }
   return 0;
@@ -224,7 +228,9 @@ int report_outcome(const RunOutcome& outcome) {
 
 }  // namespace
 
-int run_app(int argc, char** argv) {
+int run_app(int argc, char** argv) { return run_app(argc, argv, &host_workloads); }
+
+int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   std::vector<std::string> args(argv + 1, argv + argc);
   Options o;
   try {
@@ -249,7 +255,7 @@ int run_app(int argc, char** argv) {
   std::unique_ptr<Backend> backend;
   std::string note;  // "no usable GPU ...": printed once the arguments are known to be good
   try {
-    backend = select_backend(o.device, &note);
+    backend = select_backend(o.device, &note, host_table);
   } catch (const UsageError& e) {
     return usage_error(e.what());
   } catch (const DeviceUnavailable& e) {

@@ -31,9 +31,9 @@ std::string auto_fallback_error(bool gpu_present, const std::string& driver_vers
          "your driver supports (cmake -DCMAKE_CUDA_COMPILER=<that toolkit>/bin/nvcc); --device=host runs on the CPU";
 }
 
-std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string* note) {
+std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string* note, HostWorkloadSource host_table) {
   using Kind = DeviceChoice::Kind;
-  if (choice.kind == Kind::host) return make_host_backend(host_workloads());
+  if (choice.kind == Kind::host) return make_host_backend(host_table());
   std::string reason;
   const int count = usable_cuda_devices(&reason);
   if (choice.kind == Kind::automatic) {
@@ -44,7 +44,7 @@ std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string*
       if (!error.empty()) throw DeviceUnavailable(error);
 #endif
       if (note) *note = "gpubench: no usable GPU (" + reason + "); running on the host";
-      return make_host_backend(host_workloads());
+      return make_host_backend(host_table());
     }
   } else if (choice.kind == Kind::index) {
     if (count == 0) throw DeviceUnavailable("--device=" + std::to_string(choice.index) + ": " + reason);

@@ -7,6 +7,8 @@
 
 #include "harness/backend.h"
 #include "harness/cli.h"
+#include "harness/family.h"
+#include "harness/workload_table.h"
 
 namespace gpubench {
 
@@ -25,9 +27,14 @@ int usable_cuda_devices(std::string* reason);
 std::string auto_fallback_error(bool gpu_present, const std::string& driver_version, const char* cuda_visible_devices,
                                 const std::string& reason);
 
+/// Where the host backend's workloads come from: host_workloads() (harness/family.h).
+using HostWorkloadSource = WorkloadTable (*)();
+
 /// The backend for a choice other than `all`. For `auto` without a usable GPU, `note` receives
 /// the one line to print on stderr. Throws DeviceUnavailable or UsageError (an index past the
-/// last device).
-std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string* note);
+/// last device). `host_table` makes the host backend's workloads: host_workloads() always, except
+/// in a test executable (run_app's seam, harness/app.h).
+std::unique_ptr<Backend> select_backend(const DeviceChoice& choice, std::string* note,
+                                        HostWorkloadSource host_table = &host_workloads);
 
 }  // namespace gpubench

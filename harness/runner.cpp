@@ -146,6 +146,14 @@ int size_batch(Workload& w) {
 
 namespace {
 
+// A run that failed (wrong output, an error, the device lost): counted, and its benchmark named once.
+void count_failure(RunOutcome* outcome, const BenchCase* c) {
+  ++outcome->failed;
+  const std::string name = c->name();
+  auto& names = outcome->failed_benchmarks;
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
 // A row the backend declares it does not run here: a skip with the reason, in the result.
 void skip_unavailable(benchmark::State& state, const BenchCase* c, const std::string& reason, RunOutcome* outcome) {
   state.SetLabel(row_label(*c));
@@ -231,7 +239,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       if (!v.ok) {
         last = LastWorkload{};  // a fresh workload for the next repetition
         state.SkipWithError(("verification failed: " + v.message).c_str());
-        ++outcome->failed;
+        count_failure(outcome, c);
         return;
       }
       last.verified = true;
@@ -267,12 +275,12 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     last = LastWorkload{};
     outcome->device_lost = e.what();
     state.SkipWithError((std::string("device lost: ") + e.what()).c_str());
-    ++outcome->failed;
+    count_failure(outcome, c);
     return;
   } catch (const std::exception& e) {
     last = LastWorkload{};
     state.SkipWithError((std::string("error: ") + e.what()).c_str());
-    ++outcome->failed;
+    count_failure(outcome, c);
     return;
   }
 

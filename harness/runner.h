@@ -14,9 +14,11 @@ namespace gpubench {
 
 /// Failures seen while running, for the exit status (verification failures, a lost device).
 struct RunOutcome {
-  int failed = 0;           ///< benchmarks that failed verification or lost the device
-  int skipped = 0;          ///< benchmarks skipped with a reason (too big, unsupported arch)
+  int failed = 0;           ///< runs (repetitions) that failed verification, threw or lost the device
+  int skipped = 0;          ///< runs skipped with a reason (too big, unsupported arch, unavailable here)
   std::string device_lost;  ///< the sticky error, when there was one
+  /// The benchmarks with at least one failed run, each once, in the order they failed.
+  std::vector<std::string> failed_benchmarks;
 };
 
 /// Registers every case under its full name: the rows the backend runs, and the rows it declares

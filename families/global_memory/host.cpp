@@ -4,9 +4,11 @@
 // sample, as a CUDA graph pays one launch per batch.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "harness/family.h"
+#include "harness/host/corruptible_output.h"
 #include "harness/host/host_backend.h"
 #include "harness/host/host_buffer.h"
 #include "harness/host/host_timer.h"
@@ -67,7 +69,7 @@ bool have_avx2() {
   return yes;
 }
 
-class CopyWorkload final : public Workload {
+class CopyWorkload final : public Workload, public CorruptibleOutput {
  public:
   CopyWorkload(const BenchCase& c, const Backend& b, bool use_memcpy)
       : bytes_(static_cast<std::size_t>(c.arg("bytes"))),
@@ -101,6 +103,8 @@ class CopyWorkload final : public Workload {
     });
   }
   Verification verify() override { return check_copy(in_->p, dst(), bytes_); }
+  std::size_t output_elements() const override { return bytes_; }
+  void corrupt_output_for_test(std::size_t index) override { dst()[index] ^= 0x5a; }
 
  private:
   // The destination starts 6.25 KiB past a 2 MiB boundary, while the source starts on one:
@@ -114,7 +118,7 @@ class CopyWorkload final : public Workload {
   std::unique_ptr<HostBuffer> in_, out_;
 };
 
-class ReadWorkload final : public Workload {
+class ReadWorkload final : public Workload, public CorruptibleOutput {
  public:
   explicit ReadWorkload(const BenchCase& c) : n_(static_cast<std::size_t>(c.arg("bytes")) / 4) {}
   void prepare() override {
@@ -125,6 +129,9 @@ class ReadWorkload final : public Workload {
   void poison() override { std::fill(partial_.begin(), partial_.end(), kPoisonU32); }
   double run(int batch) override {
     const std::uint32_t* in = in_->as<const std::uint32_t>();
+    // A thread left without a chunk (fewer than 64 words per thread: the 4 KiB row on more than
+    // 16 CPUs) adds nothing; its slot must not keep the poison.
+    std::fill(partial_.begin(), partial_.end(), 0u);
     return time_seconds([&] {
       parallel_for(n_, [&](std::size_t b, std::size_t e, unsigned t) {
         std::uint32_t s = 0;
@@ -142,6 +149,8 @@ class ReadWorkload final : public Workload {
     for (auto s : partial_) sum += s;
     return check_sum_u32(in_->as<const std::uint32_t>(), n_, sum);
   }
+  std::size_t output_elements() const override { return partial_.size(); }
+  void corrupt_output_for_test(std::size_t index) override { partial_.at(index) += 1; }
 
  private:
   // Keeps the per-repetition sum alive so the repetitions are not folded into one.
@@ -151,7 +160,7 @@ class ReadWorkload final : public Workload {
   std::vector<std::uint32_t> partial_;
 };
 
-class WriteWorkload final : public Workload {
+class WriteWorkload final : public Workload, public CorruptibleOutput {
  public:
   explicit WriteWorkload(const BenchCase& c) : n_(static_cast<std::size_t>(c.arg("bytes")) / 4) {}
   void prepare() override { out_ = std::make_unique<HostBuffer>(n_ * 4); }
@@ -170,13 +179,15 @@ class WriteWorkload final : public Workload {
   Verification verify() override {
     return check_write_pattern(out_->as<const std::uint32_t>(), n_, static_cast<std::uint32_t>(kSeed));
   }
+  std::size_t output_elements() const override { return n_; }
+  void corrupt_output_for_test(std::size_t index) override { out_->as<std::uint32_t>()[index] ^= 0x5a5a5a5au; }
 
  private:
   std::size_t n_;
   std::unique_ptr<HostBuffer> out_;
 };
 
-class StridedWorkload final : public Workload {
+class StridedWorkload final : public Workload, public CorruptibleOutput {
  public:
   explicit StridedWorkload(const BenchCase& c)
       : n_(static_cast<std::size_t>(c.arg("bytes")) / 4), stride_(static_cast<int>(c.arg("stride"))) {}
@@ -204,6 +215,8 @@ class StridedWorkload final : public Workload {
     });
   }
   Verification verify() override { return check_strided(in_->as<const float>(), out_->as<const float>(), n_, stride_); }
+  std::size_t output_elements() const override { return n_; }
+  void corrupt_output_for_test(std::size_t index) override { out_->as<std::uint32_t>()[index] ^= 0x5a5a5a5au; }
 
  private:
   std::size_t n_;
@@ -211,7 +224,7 @@ class StridedWorkload final : public Workload {
   std::unique_ptr<HostBuffer> in_, out_;
 };
 
-class GatherWorkload final : public Workload {
+class GatherWorkload final : public Workload, public CorruptibleOutput {
  public:
   explicit GatherWorkload(const BenchCase& c) : n_(static_cast<std::size_t>(c.arg("bytes")) / 4) {}
   void prepare() override {
@@ -238,13 +251,15 @@ class GatherWorkload final : public Workload {
   Verification verify() override {
     return check_gather(in_->as<const float>(), idx_->as<const std::uint32_t>(), out_->as<const float>(), n_);
   }
+  std::size_t output_elements() const override { return n_; }
+  void corrupt_output_for_test(std::size_t index) override { out_->as<std::uint32_t>()[index] ^= 0x5a5a5a5au; }
 
  private:
   std::size_t n_;
   std::unique_ptr<HostBuffer> in_, out_, idx_;
 };
 
-class ChaseWorkload final : public Workload {
+class ChaseWorkload final : public Workload, public CorruptibleOutput {
  public:
   explicit ChaseWorkload(const BenchCase& c)
       : n_(static_cast<std::size_t>(c.arg("bytes")) / 4), steps_(static_cast<std::size_t>(c.arg("steps"))) {}
@@ -271,6 +286,8 @@ class ChaseWorkload final : public Workload {
   std::map<std::string, double> extra_counters(double seconds_per_op) override {
     return {{"latency_ns", seconds_per_op / static_cast<double>(steps_) * 1e9}};
   }
+  std::size_t output_elements() const override { return 1; }  // the index the chase ends on
+  void corrupt_output_for_test(std::size_t /*index*/) override { sink_ ^= 1u; }
 
  private:
   std::size_t n_, steps_;

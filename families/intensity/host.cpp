@@ -21,6 +21,7 @@
 #include "families/intensity/reference.h"
 #include "families/intensity/verify.h"
 #include "harness/family.h"
+#include "harness/host/corruptible_output.h"
 #include "harness/host/host_backend.h"
 #include "harness/host/host_buffer.h"
 #include "harness/host/host_timer.h"
@@ -143,7 +144,7 @@ bool have_native_fp16() {
 long long case_steps(const BenchCase& c) { return static_cast<long long>(c.arg("steps")); }
 int case_every(const BenchCase& c) { return static_cast<int>(c.arg("every")); }
 
-class FmaF32Workload final : public Workload {
+class FmaF32Workload final : public Workload, public CorruptibleOutput {
  public:
   explicit FmaF32Workload(const BenchCase& c)
       : n_(static_cast<std::size_t>(c.arg("n"))), steps_(case_steps(c)), every_(case_every(c)), isa_(pick_f32()) {}
@@ -175,6 +176,8 @@ class FmaF32Workload final : public Workload {
   std::map<std::string, double> extra_counters(double /*seconds_per_op*/) override {
     return {{"vector_bits", isa_.vector_bits}};
   }
+  std::size_t output_elements() const override { return n_; }
+  void corrupt_output_for_test(std::size_t index) override { out_->as<std::uint32_t>()[index] ^= 0x5a5a5a5au; }
 
  private:
   std::size_t n_;
@@ -185,7 +188,7 @@ class FmaF32Workload final : public Workload {
 };
 
 #if GPUBENCH_HOST_FP16
-class FmaF16x2Workload final : public Workload {
+class FmaF16x2Workload final : public Workload, public CorruptibleOutput {
  public:
   explicit FmaF16x2Workload(const BenchCase& c) : n_(static_cast<std::size_t>(c.arg("n"))), steps_(case_steps(c)) {}
   void prepare() override {
@@ -218,6 +221,8 @@ class FmaF16x2Workload final : public Workload {
                                  kernels::intensity::splat_half2(Coeff::kB16), kIntensityF16Ulps);
   }
   std::map<std::string, double> extra_counters(double /*seconds_per_op*/) override { return {{"vector_bits", 512}}; }
+  std::size_t output_elements() const override { return n_; }
+  void corrupt_output_for_test(std::size_t index) override { out_->as<std::uint32_t>()[index] ^= 0x5a5a5a5au; }
 
  private:
   std::size_t n_;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "harness/family.h"
+#include "harness/host/corruptible_output.h"
 #include "harness/host/host_backend.h"
 #include "harness/host/host_timer.h"
 #include "harness/verify.h"
@@ -34,7 +35,7 @@ PageableBuffer allocate(std::size_t bytes) {
 }
 
 /// "host" -> "device" stand-ins: h2d copies host_ into device_, d2h copies device_ into host_.
-class PageableMemcpyWorkload final : public Workload {
+class PageableMemcpyWorkload final : public Workload, public CorruptibleOutput {
  public:
   PageableMemcpyWorkload(const BenchCase& c, bool host_to_device)
       : bytes_(static_cast<std::size_t>(c.arg("bytes"))), h2d_(host_to_device) {}
@@ -56,6 +57,8 @@ class PageableMemcpyWorkload final : public Workload {
     // The timing method, as the CUDA rows record it: host clock, nothing held behind a spin.
     return {{"host_clock_timed", 1.0}, {"spin_held", 0.0}};
   }
+  std::size_t output_elements() const override { return bytes_; }
+  void corrupt_output_for_test(std::size_t index) override { dst()[index] ^= 0x5a; }
 
  private:
   unsigned char* src() const { return h2d_ ? host_.get() : device_.get(); }

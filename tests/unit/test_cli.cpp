@@ -77,11 +77,13 @@ TEST(Cli, HostileInputIsAUsageError) {
   EXPECT_NO_THROW(parse({"--filter=((a|b)|(c))"}));
   try {
     parse({"--benchmark_repetitions=-1"});
+    FAIL() << "accepted";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "--benchmark_repetitions: '-1' is not a whole number from 1 to 100000");
   }
   try {
     parse({"--filter=x", "--filter=y"});
+    FAIL() << "accepted";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "--filter given twice");
   }

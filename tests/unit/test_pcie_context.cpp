@@ -1,11 +1,12 @@
 // The PCIe facts a CUDA backend publishes: the negotiated link drives peak_pcie_* (not the
 // card's datasheet link), the context entries, and --numa-bind's decisions.
 #include <gtest/gtest.h>
+#include <sched.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "harness/model/card_table.h"
+#include "harness/pcie/numa.h"
 #include "harness/pcie/pcie_context.h"
 #include "tests/sysfs_fixtures.h"
 
@@ -85,12 +86,25 @@ TEST(PcieContext, HealthyLinkAndMissingDevice) {
   EXPECT_EQ(missing.at("pcie_link_warning"), "none");
 }
 
+// Pinned to one CPU (the last this process may use), the context names that CPU and its node
+// in the fixture tree.
 TEST(PcieContext, BenchCpuIsWhereThisThreadRuns) {
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  int last = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &before)) last = cpu;
+  ASSERT_GE(last, 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(last, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
   const auto c = bench_cpu_context(kSysfsFixtures);
-  const std::string cpu = c.at("bench_cpu");
-  ASSERT_NE(cpu, "unknown");
-  EXPECT_GE(std::atoi(cpu.c_str()), 0);
-  EXPECT_EQ(c.count("bench_cpu_numa_node"), 1u);
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(c.at("bench_cpu"), std::to_string(last));
+  const int node = node_of_cpu(kSysfsFixtures, last);
+  EXPECT_EQ(c.at("bench_cpu_numa_node"), node >= 0 ? std::to_string(node) : "unknown");
 }
 
 TEST(PcieNumaBind, RefusesWithoutAKnownGpuNode) {
