@@ -8,9 +8,13 @@ Per benchmark: SAME, FASTER, SLOWER, NOISY or INVALID (see gpubench_tools/compar
 needs the loss to exceed --min-effect AND --noise-k x the baseline's noise AND a one-sided
 Mann-Whitney U test at --alpha; INVALID = throttled or failed verification.
 Prints the markdown report; --markdown/--json/--junit also write it to files.
-Exit: 0 no confirmed regression, 1 regression, 2 invalid input or too little data (one line on
-stderr: missing or truncated file, not a gpubench result, device-key mismatch without --force,
-empty history).
+A benchmark of NEW that failed verification fails the comparison: one line on stderr each,
+"compare.py: FAILED VERIFICATION: <benchmark>: <message>", exit 1 (unless --allow-failures).
+A baseline in which a benchmark failed verification is refused (exit 2; --history passes such
+files over). Rows the harness skipped ("skipped: ...") fail nothing: they are not compared.
+Exit: 0 no confirmed regression, 1 regression or failed verification, 2 invalid input or too
+little data (one line on stderr: missing or truncated file, not a gpubench result, device-key
+mismatch without --force, empty history, a baseline that failed verification).
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpubench_tools.compare import Thresholds, compare, to_markdown, write_reports  # noqa: E402
+from gpubench_tools.compare import (Thresholds, compare, failure_lines, to_markdown,  # noqa: E402
+                                    write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 from gpubench_tools.store import last_valid  # noqa: E402
@@ -38,7 +43,8 @@ def add_threshold_args(p) -> None:
     p.add_argument("--min-samples", type=int, default=d.min_samples, metavar="N",
                    help=f"repetitions needed per benchmark (default {d.min_samples})")
     p.add_argument("--allow-failures", action="store_true",
-                   help="do not fail (exit 1) because a benchmark failed verification in the new run")
+                   help="do not fail (exit 1) because a benchmark failed verification in the new "
+                        "run, and take baselines in which one did (its samples left out)")
 
 
 def thresholds_from(a) -> Thresholds:
@@ -87,7 +93,7 @@ def main(argv=None) -> int:
         notes: list[str] = []
         baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
                                before=new.path if new.path.parent.name == new.device_key
-                               else None, notes=notes)
+                               else None, notes=notes, allow_failures=t.allow_failures)
         for n in notes:
             print(f"compare.py: note: {n}", file=sys.stderr)
         if not baselines:
@@ -99,6 +105,8 @@ def main(argv=None) -> int:
     write_reports(c, a.markdown, a.json, a.junit)
     if not a.quiet:
         print(to_markdown(c), end="")
+    for line in failure_lines(c):
+        print(f"compare.py: {line}", file=sys.stderr)
     return c.exit_code
 
 

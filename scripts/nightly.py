@@ -9,8 +9,12 @@ Runs gpubench with repetitions and random interleaving into the results store
 --last valid results of the same device key, re-runs the benchmarks found SLOWER once to confirm
 them, and writes report.md, report.json, junit.xml and trends/<benchmark>.png into the report
 directory (default <results-dir>/../plots/nightly/<device_key>).
-Exit: 0 no confirmed regression, 1 confirmed regression, 2 invalid input, gpubench could not
-run, or no baseline yet (first run of a device key; 0 with --allow-empty-history).
+A benchmark that failed verification fails the night: one line on stderr each,
+"nightly.py: FAILED VERIFICATION: <benchmark>: <message>", and that result is never a baseline
+(both unless --allow-failures). Rows gpubench skipped ("skipped: ...") fail nothing.
+Exit: 0 no confirmed regression, 1 confirmed regression or failed verification, 2 invalid input,
+gpubench could not run, or no baseline yet (first run of a device key; 0 with
+--allow-empty-history).
 """
 
 from __future__ import annotations
@@ -77,6 +81,8 @@ def main(argv=None) -> int:
         print(f"wrote: {f}")
     stream = sys.stderr if out.exit_code == 2 else sys.stdout
     print(f"nightly.py: {out.message}", file=stream)
+    for line in out.failures:
+        print(f"nightly.py: {line}", file=sys.stderr)
     return out.exit_code
 
 

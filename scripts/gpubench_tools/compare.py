@@ -12,7 +12,13 @@ say which metric and which direction; the baselines' samples of that counter are
 
 Verdicts:
 - INVALID: the new run failed verification or ran with throttled clocks (or the baseline has no
-  valid samples of the benchmark): not a measurement of the code, so neither pass nor fail.
+  valid samples of the benchmark): not a measurement of the code. A failed verification (an
+  error message not starting "skipped") fails the comparison (exit 1, one
+  "FAILED VERIFICATION: <benchmark>: <message>" line each, failure_lines()) unless
+  Thresholds.allow_failures; a throttled run is neither pass nor fail.
+A baseline in which a benchmark failed verification is not a baseline: compare() refuses it
+(UsageError naming the file and the benchmark) unless allow_failures, when that benchmark's
+samples are left out with a note; store.last_valid() passes such files over.
 - SLOWER: loss > min_effect AND loss > noise_k x baseline noise AND a one-sided Mann-Whitney U
   test (new < baseline) rejects equality at alpha. All three, so noisy benchmarks and tiny
   shifts do not raise alarms.
@@ -103,6 +109,14 @@ class Comparison:
     def slower(self) -> list[Row]:
         """The rows flagged SLOWER."""
         return [r for r in self.rows if r.verdict == "SLOWER"]
+
+
+def failure_lines(c: Comparison) -> list[str]:
+    """One line per benchmark whose new run failed verification, naming it and the harness's
+    message ([] when failures are allowed)."""
+    if c.thresholds.allow_failures:
+        return []
+    return [f"FAILED VERIFICATION: {r.name}: {r.reason}" for r in c.failures()]
 
 
 def verdict_line(c: Comparison) -> str:
@@ -201,7 +215,17 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
         if b.device_key != new.device_key and not force:
             raise UsageError(f"device key mismatch: {new.path} is '{new.device_key}' but "
                              f"{b.path} is '{b.device_key}' (use --force to compare anyway)")
+    for b in baselines:
+        for name, bench in b.benchmarks.items():
+            if bench.verification_failed and not t.allow_failures:
+                raise UsageError(f"{b.path}: not a valid baseline: benchmark {name} failed "
+                                 f"verification ({bench.error or 'not verified'}); "
+                                 f"--allow-failures leaves its samples out")
     c = Comparison(str(new.path), [str(b.path) for b in baselines], new.device_key, t)
+    for b in baselines:
+        for name, bench in b.benchmarks.items():
+            if bench.verification_failed:
+                c.notes.append(f"{b.path}: {name} failed verification there; its samples left out")
     if force and any(b.device_key != new.device_key for b in baselines):
         c.notes.append("forced comparison across device keys")
     for b in baselines:
@@ -264,13 +288,17 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
 
 
 def apply_confirmation(first: Comparison, rerun: Comparison) -> None:
-    """Keeps a SLOWER verdict only where the re-run of that benchmark is SLOWER too."""
+    """Keeps a SLOWER verdict only where the re-run of that benchmark is SLOWER too; a suspect
+    whose re-run failed verification is a failure (INVALID, failed), not a regression dismissed."""
     again = {r.name: r for r in rerun.rows}
     for row in first.rows:
         if row.verdict != "SLOWER":
             continue
         r2 = again.get(row.name)
-        if r2 is not None and r2.verdict == "SLOWER":
+        if r2 is not None and r2.failed:
+            row.verdict, row.failed = "INVALID", True
+            row.reason = f"re-run failed verification: {r2.reason}; first run: {row.reason}"
+        elif r2 is not None and r2.verdict == "SLOWER":
             row.reason += f"; confirmed by re-run ({r2.change:+.1%}, p = {r2.p_value:.3g})"
         else:
             seen = f"{r2.verdict} {r2.change:+.1%}" if r2 and r2.change is not None else \

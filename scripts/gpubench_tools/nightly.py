@@ -6,13 +6,17 @@ Steps:
    --benchmark_enable_random_interleaving=true [--filter] [--quick] [--device]`; the stored
    file is the path gpubench prints as `result: <path>` (last stderr line).
 2. Baseline: the last N valid results of the same device key before it (store.last_valid).
-   None: the report says "no baseline yet" and the job exits 2 (0 with --allow-empty-history,
-   for the first night of a new machine).
+   Results in which a benchmark failed verification are never baselines (unless
+   --allow-failures). None: the report says "no baseline yet" and the job exits 2 (0 with
+   --allow-empty-history, for the first night of a new machine) - or 1 when the new result
+   itself failed verification somewhere or has no verified benchmark.
 3. compare.compare(); when something is SLOWER, gpubench runs again with only those benchmarks
    (`--filter=^(name|name...)/`), written beside the report (not into the store: the history
    keeps one full run per night), and a SLOWER verdict stands only if the re-run is SLOWER too.
 4. report.md, report.json, junit.xml and trends/<benchmark>.png in the report directory.
-5. Exit with the comparator's code (0 / 1 / 2).
+5. Exit with the comparator's code (0 / 1 / 2): 1 for a confirmed regression or a benchmark that
+   failed verification (each named on a "FAILED VERIFICATION: <benchmark>: <message>" line,
+   NightlyOutcome.failures). Rows the harness skipped ("skipped: ...") fail nothing.
 """
 
 from __future__ import annotations
@@ -23,11 +27,11 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .compare import (Comparison, Thresholds, apply_confirmation, compare, to_json, to_junit, verdict_line,
-                      to_markdown)
+from .compare import (Comparison, Thresholds, apply_confirmation, compare, failure_lines, to_json,
+                      to_junit, to_markdown, verdict_line)
 from .errors import UsageError
 from .results import Result, load_result
-from .store import history, is_valid_baseline, last_valid
+from .store import failed_verification, history, is_valid_baseline, last_valid
 from .trends import draw_trend, file_name, trend_data
 
 
@@ -61,6 +65,8 @@ class NightlyOutcome:
     files: list[Path] = field(default_factory=list)
     comparison: Comparison | None = None
     message: str = ""
+    #: "FAILED VERIFICATION: <benchmark>: <message>" per benchmark of the new run that failed
+    failures: list[str] = field(default_factory=list)
 
 
 def run_gpubench(o: NightlyOptions, args: list[str]) -> subprocess.CompletedProcess:
@@ -115,9 +121,17 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     out = NightlyOutcome(0, new_path, report_dir)
     notes: list[str] = []
     baselines = last_valid(o.results_dir, new.device_key, o.last_n, exclude=new_path,
-                           before=new_path, notes=notes)
+                           before=new_path, notes=notes,
+                           allow_failures=o.thresholds.allow_failures)
     if not baselines:
-        if not is_valid_baseline(new):
+        failed = [] if o.thresholds.allow_failures else failed_verification(new)
+        if failed:
+            out.exit_code = 1
+            out.failures = [f"FAILED VERIFICATION: {n}: {m}" for n, m in failed]
+            out.message = (f"{new_path}: FAILED VERIFICATION ({len(failed)} benchmark(s)): "
+                           + ", ".join(n for n, _ in failed) + f" (and there is no baseline "
+                           f"yet for device key '{new.device_key}')")
+        elif not is_valid_baseline(new, o.thresholds.allow_failures):
             out.exit_code = 1
             out.message = (f"{new_path}: no benchmark ran verified and unthrottled; not a valid "
                            f"result (and there is no baseline yet for device key '{new.device_key}')")
@@ -126,7 +140,8 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
             out.message = (f"no baseline yet: {new_path} is the first valid result of device key "
                            f"'{new.device_key}' in {o.results_dir}; the next run compares with it")
         md = report_dir / "report.md"
-        md.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n")
+        md.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n"
+                      + "".join(f"- {line}\n" for line in out.failures))
         out.files.append(md)
         return out
     c = compare(new, baselines, o.thresholds)
@@ -141,6 +156,7 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         out.files.append(rerun_path)
     out.comparison = c
     out.exit_code = c.exit_code
+    out.failures = failure_lines(c)
     for fname, render in (("report.md", to_markdown), ("report.json", to_json),
                           ("junit.xml", to_junit)):
         p = report_dir / fname

@@ -192,16 +192,15 @@ def gemm_data(result: Result) -> PlotData | None:
 ALL_PLOTS = (bandwidth_data, strided_data, pcie_data, gemm_data)
 
 
-def draw_plot(d: PlotData, out_png: Path | str) -> Path:
-    """Writes one sweep plot (FIGSIZE x DPI pixels) and returns its path."""
+def plot_figure(d: PlotData):
+    """The matplotlib Figure of one sweep plot (FIGSIZE x DPI; no pyplot state, nothing to
+    close): every Line of d as a curve labelled with its label (dashed when d says so), every
+    peak in hlines as a horizontal line and every mark in vlines as a vertical one, each named
+    in the legend. draw_plot() writes it; the tests read its artists."""
     import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    fig = plt.figure(figsize=FIGSIZE, dpi=DPI)
+    fig = Figure(figsize=FIGSIZE, dpi=DPI)
     ax = fig.add_axes((0.08, 0.1, 0.6, 0.8))
     if d.x_log2:
         ax.set_xscale("log", base=2)
@@ -210,7 +209,7 @@ def draw_plot(d: PlotData, out_png: Path | str) -> Path:
     ax.set_xlabel(d.xlabel)
     ax.set_ylabel(d.ylabel)
     ax.grid(True, which="major", alpha=0.3)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, line in enumerate(d.lines):
         ax.plot(line.xs, line.ys, marker="o", markersize=4, color=colors[i % len(colors)],
                 linestyle="--" if line.dashed else "-", label=line.label)
@@ -220,8 +219,14 @@ def draw_plot(d: PlotData, out_png: Path | str) -> Path:
         ax.axvline(x, color="grey", linewidth=1.2, linestyle="-.", label=label)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
               borderaxespad=0.0)
-    fig.savefig(out_png, dpi=DPI)
-    plt.close(fig)
+    return fig
+
+
+def draw_plot(d: PlotData, out_png: Path | str) -> Path:
+    """Writes one sweep plot (plot_figure(), FIGSIZE x DPI pixels) and returns its path."""
+    out_png = Path(out_png)
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    plot_figure(d).savefig(out_png, dpi=DPI)
     return out_png
 
 

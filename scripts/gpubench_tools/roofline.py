@@ -302,17 +302,23 @@ def _spread(values: list[float], min_gap: float) -> list[float]:
     return out
 
 
-def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
-    """Writes the chart as a PNG of FIGSIZE x DPI pixels and returns its path."""
+def roofline_figure(data: RooflineData):
+    """The matplotlib Figure of the chart (FIGSIZE x DPI; no pyplot state, nothing to close).
+
+    Per series (one colour): every ceiling a line labelled with its label ("<series>: " first
+    when there are several series) - a diagonal y = GB/s x intensity / 1000 from the memory
+    column rightwards, capped at the series' highest roof (the measured compute roof for the
+    measured diagonal), a roof flat at its TFLOP/s from its ridge with the DRAM diagonal (the
+    measured one for the measured roof); every intensity sweep a dotted curve through its points;
+    the other FLOP rows as scatter markers (filled: gpubench kernels, hollow: library
+    references), the memory rows as scatter markers in the memory column (memory kernels, their
+    library references, PCIe); every point annotated with its label at its (x, y).
+    draw_roofline() writes it; the tests read its artists."""
     import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.figure import Figure
 
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    fig = plt.figure(figsize=FIGSIZE, dpi=DPI)
+    fig = Figure(figsize=FIGSIZE, dpi=DPI)
     ax = fig.add_axes((0.07, 0.09, 0.58, 0.82))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -329,7 +335,7 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
     ax.text(MEMORY_COLUMN_X, y_hi / 1.3, "memory\nbenchmarks\n(GB/s x 1/32)", ha="center",
             va="top", fontsize=6, color="0.35")
 
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     x = np.geomspace(MEMORY_COLUMN_X, x_hi, 400)
     for si, s in enumerate(data.series):
         color = colors[si % len(colors)]
@@ -407,6 +413,13 @@ def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
              "Memory benchmarks have no FLOP: drawn at 1/32 FLOP/byte on their own\n"
              "bandwidth diagonal (distance to the DRAM line = fraction of peak).",
              fontsize=7, color="0.3")
-    fig.savefig(out_png, dpi=DPI)
-    plt.close(fig)
+    return fig
+
+
+def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
+    """Writes the chart (roofline_figure()) as a PNG of FIGSIZE x DPI pixels and returns its
+    path."""
+    out_png = Path(out_png)
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    roofline_figure(data).savefig(out_png, dpi=DPI)
     return out_png

@@ -80,19 +80,32 @@ def history(results_dir: Path | str, device_key: str) -> list[Path]:
                   key=sort_key)
 
 
-def is_valid_baseline(result: Result) -> bool:
-    """A result can serve as a baseline when at least one benchmark ran, verified and unthrottled."""
+def failed_verification(result: Result) -> list[tuple[str, str]]:
+    """(name, message) of each benchmark of a result that failed verification (or errored);
+    rows the harness skipped ("skipped: ...") are not failures."""
+    return [(b.name, b.error or "not verified") for b in result.benchmarks.values()
+            if b.verification_failed]
+
+
+def is_valid_baseline(result: Result, allow_failures: bool = False) -> bool:
+    """A result can serve as a baseline when at least one benchmark ran, verified and
+    unthrottled, and none failed verification (a run that produced wrong output measured
+    broken code; allow_failures keeps it, its failed benchmarks left out by the comparator).
+    Skipped rows do not count against it."""
+    if not allow_failures and failed_verification(result):
+        return False
     return any(b.ok and not b.verification_failed and not b.throttled
                for b in result.benchmarks.values())
 
 
 def last_valid(results_dir: Path | str, device_key: str, n: int,
                exclude: Path | str | None = None, before: Path | str | None = None,
-               notes: list[str] | None = None) -> list[Result]:
-    """The last `n` valid results of a device key, oldest first.
+               notes: list[str] | None = None, allow_failures: bool = False) -> list[Result]:
+    """The last `n` valid results of a device key (is_valid_baseline), oldest first.
 
     `exclude` (the new result itself) is skipped; with `before`, only files whose names sort
-    before it count. Unreadable or invalid files are skipped with a line appended to `notes`.
+    before it count. Unreadable or invalid files, and files in which a benchmark failed
+    verification (unless allow_failures), are skipped with a line appended to `notes`.
     """
     excl = Path(exclude).resolve() if exclude else None
     out: list[Result] = []
@@ -111,7 +124,13 @@ def last_valid(results_dir: Path | str, device_key: str, n: int,
             if notes is not None:
                 notes.append(f"skipped baseline candidate {p}: device key {r.device_key}")
             continue
-        if not is_valid_baseline(r):
+        failed = failed_verification(r)
+        if failed and not allow_failures:
+            if notes is not None:
+                notes.append(f"skipped baseline candidate {p}: failed verification: "
+                             + ", ".join(f"{n} ({m})" for n, m in failed))
+            continue
+        if not is_valid_baseline(r, allow_failures):
             if notes is not None:
                 notes.append(f"skipped baseline candidate {p}: no valid benchmark in it")
             continue

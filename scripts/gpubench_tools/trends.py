@@ -101,17 +101,15 @@ def file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "-", name.replace("/", "__")) + ".png"
 
 
-def draw_trend(d: TrendData, out_png: Path | str) -> Path:
-    """Writes the trend plot (900 x 450 pixels)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+def trend_figure(d: TrendData):
+    """The matplotlib Figure of a trend (900 x 450 pixels; no pyplot state): the medians at
+    their run times with min-max error bars, the baseline band and its median line when known,
+    and a red cross on every run judged SLOWER, each named in the legend. draw_trend() writes
+    it; the tests read its artists."""
     import matplotlib.dates as mdates
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    fig = plt.figure(figsize=(9.0, 4.5), dpi=100)
+    fig = Figure(figsize=(9.0, 4.5), dpi=100)
     ax = fig.add_axes((0.09, 0.2, 0.66, 0.7))
     xs = [p.when for p in d.points]
     ys = [p.median for p in d.points]
@@ -133,6 +131,12 @@ def draw_trend(d: TrendData, out_png: Path | str) -> Path:
     ax.tick_params(axis="x", labelrotation=30, labelsize=7)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
               borderaxespad=0.0)
-    fig.savefig(out_png, dpi=100)
-    plt.close(fig)
+    return fig
+
+
+def draw_trend(d: TrendData, out_png: Path | str) -> Path:
+    """Writes the trend plot (trend_figure(), 900 x 450 pixels)."""
+    out_png = Path(out_png)
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    trend_figure(d).savefig(out_png, dpi=100)
     return out_png

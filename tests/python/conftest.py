@@ -72,6 +72,29 @@ def scaled(doc: dict, bench: str, factor: float) -> dict:
     return out
 
 
+def errored(doc: dict, bench: str, message: str) -> dict:
+    """A copy of a result document in which one benchmark ended with `message` as gpubench
+    writes it (SkipWithError): one entry per repetition with error_occurred and the message, no
+    counters, no aggregates. "verification failed: ..." is a wrong output, "skipped: ..." a row
+    the harness did not run."""
+    out = json.loads(json.dumps(doc))
+    keep = ("name", "family_index", "per_family_instance_index", "run_name", "run_type",
+            "repetitions", "repetition_index", "threads", "label")
+    entries, hit = [], 0
+    for e in out["benchmarks"]:
+        if (e.get("run_name") or e["name"]).startswith(bench + "/"):
+            if e.get("run_type") == "aggregate":
+                continue
+            e = {k: e[k] for k in keep if k in e}
+            e.update(iterations=0, real_time=0, cpu_time=0, time_unit="ms", error_occurred=True,
+                     error_message=message)
+            hit += 1
+        entries.append(e)
+    assert hit, f"{bench} not in the document"
+    out["benchmarks"] = entries
+    return out
+
+
 @pytest.fixture(scope="session")
 def host_result(tmp_path_factory) -> Path:
     """A real quick host run with 5 repetitions of the benchmarks every plot and comparison

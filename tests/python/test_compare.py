@@ -2,13 +2,14 @@
 
 import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
-from conftest import cli, run_script, scaled
+from conftest import cli, errored, run_script, scaled
 from fixtures import h100_result, write_json
-from gpubench_tools.compare import (Row, Thresholds, apply_confirmation, compare, judge,
-                                    robust_noise)
+from gpubench_tools.compare import (Row, Thresholds, apply_confirmation, compare, failure_lines,
+                                    judge, robust_noise)
 from gpubench_tools.errors import UsageError
 from gpubench_tools.results import load_result
 
@@ -89,15 +90,129 @@ def test_a_throttled_benchmark_is_invalid_not_slower(host_result, host_doc, tmp_
     assert len(ET.parse(tmp_path / "c.xml").getroot().findall("testcase/skipped")) == 1
 
 
-def test_a_verification_failure_is_invalid(tmp_path):
+GATHER = "bandwidth/gather/kernel/bytes:1GiB"  # fails verification in the H100 fixture
+
+
+def test_a_verification_failure_is_invalid_and_fails(tmp_path):
     fx = h100_result()
-    base = write_json(fx, tmp_path / "base.json")
-    r = compare(load_result(base), [load_result(base)])
-    row = next(r for r in r.rows if r.name == "bandwidth/gather/kernel/bytes:1GiB")
+    new = load_result(write_json(fx, tmp_path / "new.json"))
+    clean = json.loads(json.dumps(fx))
+    clean["benchmarks"] = [e for e in clean["benchmarks"] if not e["run_name"].startswith(GATHER)]
+    base = load_result(write_json(clean, tmp_path / "base.json"))
+    r = compare(new, [base])
+    row = next(r for r in r.rows if r.name == GATHER)
     assert row.verdict == "INVALID" and "verification failed" in row.reason and row.failed
     assert r.exit_code == 1  # a wrong output is a failed night, not a green one
-    allowed = compare(load_result(base), [load_result(base)], Thresholds(allow_failures=True))
-    assert allowed.exit_code == 0
+    assert failure_lines(r) == [f"FAILED VERIFICATION: {GATHER}: verification failed: out[7] = 0 "
+                                f"expected 3"]
+    allowed = compare(new, [base], Thresholds(allow_failures=True))
+    assert allowed.exit_code == 0 and failure_lines(allowed) == []
+
+
+def test_a_baseline_with_a_verification_failure_is_not_taken(tmp_path):
+    failed = load_result(write_json(h100_result(), tmp_path / "failed.json"))
+    with pytest.raises(UsageError, match=rf"failed\.json: not a valid baseline: benchmark {GATHER} "
+                                         r"failed verification \(verification failed: out\[7\]"):
+        compare(failed, [failed])
+    allowed = compare(failed, [failed], Thresholds(allow_failures=True))
+    assert any(n.endswith(f"{GATHER} failed verification there; its samples left out")
+               for n in allowed.notes)
+
+
+def test_a_failed_verification_fails_the_comparator_naming_the_benchmark(host_result, host_doc,
+                                                                          tmp_path):
+    name = stable_benchmark(host_result)
+    message = "verification failed: out[3] = 0 expected 1"
+    new = write_json(errored(host_doc, name, message), tmp_path / "new.json")
+    for quiet in ([], ["--quiet"]):
+        code, out, err = cli("compare.py", new, host_result, *quiet)
+        assert code == 1, out + err
+        assert err.splitlines() == [f"compare.py: FAILED VERIFICATION: {name}: {message}"]
+        assert ("FAILED VERIFICATION (1 benchmark(s))" in out) == (not quiet)
+    code, out, err = cli("compare.py", new, host_result, "--json", tmp_path / "c.json",
+                         "--junit", tmp_path / "c.xml", "--quiet")
+    assert code == 1, err
+    (row,) = [r for r in json.loads((tmp_path / "c.json").read_text())["rows"] if r["failed"]]
+    assert (row["name"], row["verdict"], row["reason"]) == (name, "INVALID", message)
+    (case,) = [c for c in ET.parse(tmp_path / "c.xml").getroot().findall("testcase")
+               if c.find("failure") is not None]
+    assert case.get("name") == name and case.find("failure").get("type") == "verification"
+    assert message in case.find("failure").get("message")
+    code, out, err = cli("compare.py", new, host_result, "--allow-failures")
+    assert code == 0 and "FAILED" not in err, out + err
+
+
+def test_a_result_that_failed_verification_is_never_a_baseline(host_result, host_doc, tmp_path):
+    name = stable_benchmark(host_result)
+    failed = write_json(errored(host_doc, name, "verification failed: sum 0 expected 64"),
+                        tmp_path / "failed.json")
+    # given as a baseline: refused, one line naming the file and the benchmark
+    code, out, err = cli("compare.py", host_result, failed)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"compare.py: error: {failed}: not a valid baseline: benchmark "
+                                f"{name} failed verification (verification failed: sum 0 "
+                                f"expected 64); --allow-failures leaves its samples out"]
+    # in the history: passed over, with a note naming it
+    key = host_doc["context"]["device_key"]
+    store = tmp_path / "store" / key
+    write_json(host_doc, store / "20260101T000000Z_good.json")
+    bad = write_json(errored(host_doc, name, "verification failed: sum 0 expected 64"),
+                     store / "20260102T000000Z_bad.json")
+    new = write_json(host_doc, store / "20260103T000000Z_new.json")
+    code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--json",
+                         tmp_path / "c.json")
+    assert code == 0, out + err
+    assert [Path(b).name for b in json.loads((tmp_path / "c.json").read_text())["baselines"]] == \
+        ["20260101T000000Z_good.json"]
+    assert f"skipped baseline candidate {bad}: failed verification: {name}" in err
+    # the failed one alone is no history at all
+    (store / "20260101T000000Z_good.json").unlink()
+    code, _, err = cli("compare.py", new, "--history", tmp_path / "store")
+    assert code == 2 and "empty history" in err
+    # --allow-failures takes it, leaving the failed benchmark's samples out
+    code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--allow-failures",
+                         "--json", tmp_path / "c2.json")
+    assert code == 0, out + err
+    doc = json.loads((tmp_path / "c2.json").read_text())
+    assert [Path(b).name for b in doc["baselines"]] == ["20260102T000000Z_bad.json"]
+    row = next(r for r in doc["rows"] if r["name"] == name)
+    assert row["verdict"] == "INVALID" and not row["failed"] and "no valid baseline samples" in row["reason"]
+
+
+def test_skipped_rows_fail_nothing(host_result, host_doc, tmp_path):
+    r = load_result(host_result)
+    host_skips = {b.name: b.error for b in r.benchmarks.values() if b.skipped}
+    assert host_skips and all(e.startswith("skipped: not on the host backend: ")
+                              for e in host_skips.values())
+    name = stable_benchmark(host_result)
+    other = next(b.name for b in r.benchmarks.values() if b.ok and b.name != name)
+    new = write_json(errored(host_doc, name, "skipped: not on the host backend: test"),
+                     tmp_path / "new.json")
+    base = write_json(errored(host_doc, other, "skipped: does not fit in memory"),
+                      tmp_path / "base.json")
+    code, out, err = cli("compare.py", new, base, "--json", tmp_path / "c.json",
+                         "--junit", tmp_path / "c.xml")
+    assert code == 0 and err == "", out + err
+    doc = json.loads((tmp_path / "c.json").read_text())
+    reasons = {n["name"]: n["reason"] for n in doc["not_compared"]}
+    assert reasons[name] == "skipped: not on the host backend: test"
+    assert reasons[other] == "skipped in the baseline: skipped: does not fit in memory"
+    for skip, why in host_skips.items():
+        assert reasons[skip] == why
+    assert not any(r["failed"] for r in doc["rows"]) and doc["exit_code"] == 0
+    assert ET.parse(tmp_path / "c.xml").getroot().get("failures") == "0"
+    assert "FAILED" not in out
+    # a result with skipped rows is a baseline like any other, through --history too
+    key = host_doc["context"]["device_key"]
+    store = tmp_path / "store" / key
+    write_json(errored(host_doc, other, "skipped: not on the host backend: test"),
+               store / "20260101T000000Z_skips.json")
+    later = write_json(host_doc, store / "20260102T000000Z_new.json")
+    code, out, err = cli("compare.py", later, "--history", tmp_path / "store", "--json",
+                         tmp_path / "c2.json")
+    assert code == 0, out + err
+    assert [Path(b).name for b in json.loads((tmp_path / "c2.json").read_text())["baselines"]] == \
+        ["20260101T000000Z_skips.json"]
 
 
 def test_a_night_of_wrong_outputs_fails_the_comparison(host_result, host_doc, tmp_path):
@@ -195,3 +310,15 @@ def test_confirmation_keeps_only_slowdowns_seen_twice():
     assert "confirmed by re-run" in first.rows[0].reason
     assert "not confirmed by re-run" in first.rows[1].reason
     assert first.exit_code == 1
+    # b alone SLOWER: the re-run dismissing it leaves a green comparison ...
+    only_b = Comparison("new", ["b"], "k", t, rows=[Row("b", "GB/s", "SLOWER", "x", change=-0.2)])
+    apply_confirmation(only_b, rerun)
+    assert only_b.exit_code == 0 and only_b.rows[0].verdict == "NOISY"
+    # ... but a re-run that failed verification is a failure, not a dismissal
+    broken = Comparison("rerun", ["b"], "k", t, rows=[
+        Row("b", "GB/s", "INVALID", "verification failed: x", failed=True)])
+    only_b = Comparison("new", ["b"], "k", t, rows=[Row("b", "GB/s", "SLOWER", "x", change=-0.2)])
+    apply_confirmation(only_b, broken)
+    assert (only_b.rows[0].verdict, only_b.rows[0].failed, only_b.exit_code) == ("INVALID", True, 1)
+    assert failure_lines(only_b) == ["FAILED VERIFICATION: b: re-run failed verification: "
+                                     "verification failed: x; first run: x"]

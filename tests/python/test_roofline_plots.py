@@ -1,4 +1,6 @@
-"""Roofline and sweep plots: chart data checked against the JSON values, the PNGs, bad input."""
+"""Roofline and sweep plots: chart data checked against the JSON values, the figures' artists
+checked against that data and the JSON (every ceiling, series and point drawn where and as it
+must be), the PNGs (the pixels of those checked figures), bad input."""
 
 import json
 import re
@@ -6,16 +8,20 @@ import statistics
 
 import numpy as np
 import pytest
-from matplotlib.image import imread
 
+from chart_artists import (assert_png, check_plot_figure, check_roofline_figure,
+                           labelled_lines, labelled_scatters, legend_labels, same_points, xy)
 from conftest import cli, run_script
-from fixtures import H100_CONTEXT, h100_result, write_json
+from fixtures import H100_CONTEXT, PEAK_SMEM_GBPS, h100_result, write_json
 from gpubench_tools.cards import find_card, load_cards
-from gpubench_tools.plots import ALL_PLOTS, bandwidth_data, gemm_data, pcie_data, strided_data
+from gpubench_tools.plots import (ALL_PLOTS, DPI as PLOT_DPI, FIGSIZE as PLOT_FIGSIZE,
+                                  bandwidth_data, gemm_data, pcie_data, strided_data)
 from gpubench_tools.results import load_result
-from gpubench_tools.roofline import (DPI, FIGSIZE, MEMORY_COLUMN_X, roofline_data)
+from gpubench_tools.roofline import DPI, FIGSIZE, MEMORY_COLUMN_X, roofline_data
 
 CARDS = load_cards()
+ROOFLINE_PX = (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI))
+PLOT_PX = (int(PLOT_FIGSIZE[0] * PLOT_DPI), int(PLOT_FIGSIZE[1] * PLOT_DPI))
 
 
 def raw_median(doc, name, counter):
@@ -24,17 +30,6 @@ def raw_median(doc, name, counter):
             if e.get("run_name", "").startswith(name + "/") and e.get("run_type") == "iteration"
             and not e.get("error_occurred") and counter in e]
     return statistics.median(vals) if vals else None
-
-
-def assert_png(path, size):
-    """The PNG exists, has the expected pixel size and is not blank."""
-    assert path.exists(), path
-    img = imread(path)
-    assert (img.shape[1], img.shape[0]) == size
-    rgb = img[..., :3]
-    non_white = np.any(rgb < 0.95, axis=-1).mean()
-    assert non_white > 0.02, f"{path}: only {non_white:.1%} of the pixels are drawn"
-    assert len(np.unique(rgb.reshape(-1, 3), axis=0)) > 20  # lines, text, markers: many colours
 
 
 @pytest.fixture(params=["legacy", "labelled"])
@@ -128,7 +123,7 @@ def test_cards_only_chart_has_each_cards_roofline():
 def test_real_host_run_has_no_theoretical_ceilings_and_its_measured_ones(host_result, host_doc):
     r = load_result(host_result)
     s = roofline_data([r], [], CARDS).series[0]
-    assert {c.kind for c in s.ceilings} <= {"empirical_bandwidth", "empirical_compute"}
+    assert sorted(c.kind for c in s.ceilings) == ["empirical_bandwidth", "empirical_compute"]
     assert any("no theoretical peaks" in n for n in s.notes)
     mem = [p for p in s.points if p.memory]
     assert mem
@@ -147,8 +142,8 @@ def test_real_host_run_has_no_theoretical_ceilings_and_its_measured_ones(host_re
             largest[key] = b
     assert largest
     assert s.ceiling("empirical_bandwidth").value == pytest.approx(max(b.median("GB/s") for b in largest.values()))
-    assert all(b.peak_kind == "l2" for b in r.benchmarks.values()
-               if b.ok and b.family == "bandwidth" and b.level == "l2")
+    cached = [b for b in r.benchmarks.values() if b.ok and b.family == "bandwidth" and b.level == "l2"]
+    assert cached and all(b.peak_kind == "l2" for b in cached)
     sweep = [p for p in s.points if p.sweep]
     assert sweep, "the host run has the FP32 intensity sweep"
     for p in sweep:
@@ -162,7 +157,8 @@ def test_the_readme_command_form_writes_and_prints_the_png(tmp_path, host_result
     proc = run_script("roofline.py", host_result, "--out", out, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(out)
-    assert_png(out, (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI)))
+    # The file holds the chart of the result's data, whose artists are checked here.
+    assert_png(out, ROOFLINE_PX, check_roofline_figure(roofline_data([r], [], CARDS)))
 
 
 def test_several_results_and_cards_on_one_chart(tmp_path, host_result):
@@ -172,16 +168,29 @@ def test_several_results_and_cards_on_one_chart(tmp_path, host_result):
                          "--out", png)
     assert code == 0, err
     assert out.strip() == str(png)
-    assert_png(png, (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI)))
     d = roofline_data([load_result(host_result), load_result(fx)],
                       [find_card("b200", CARDS), find_card("l40s", CARDS)], CARDS)
-    assert len(d.series) == 4
+    assert [s.label for s in d.series] == [
+        load_result(host_result).label(), "H100 SXM 2026-11-22", "B200 (cards.csv)",
+        "L40S (cards.csv)"]
+    # Each series' ceilings and points drawn, named "<series>: <ceiling>" in the legend.
+    fig = check_roofline_figure(d)
+    legend = legend_labels(fig.axes[0])
+    assert "B200 (cards.csv): DRAM 8000 GB/s" in legend
+    assert "H100 SXM 2026-11-22: FP32 66.9 TFLOP/s" in legend
+    assert_png(png, ROOFLINE_PX, fig)
 
 
 def test_card_only_png_and_list(tmp_path):
     code, out, err = cli("roofline.py", "--card", "h100_sxm", "--out", tmp_path / "h.png")
     assert code == 0, err
-    assert_png(tmp_path / "h.png", (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI)))
+    d = roofline_data([], [find_card("h100_sxm", CARDS)], CARDS)
+    fig = check_roofline_figure(d)
+    assert sorted(labelled_lines(fig.axes[0])) == sorted([
+        "DRAM 3350 GB/s", "FP32 66.9 TFLOP/s", "FP16 tensor 989 TFLOP/s",
+        "PCIe 63.0 GB/s per direction"])
+    assert not labelled_scatters(fig.axes[0])  # a card has no points
+    assert_png(tmp_path / "h.png", ROOFLINE_PX, fig)
     code, out, _ = cli("roofline.py", "--list-cards")
     assert code == 0 and len(out.splitlines()) == len(CARDS)
 
@@ -244,8 +253,12 @@ def test_plot_cli_draws_only_the_plots_whose_data_is_present(tmp_path, host_resu
     assert ("strided" in kinds) == any("/strided/" in n for n in names)
     assert ("gemm" in kinds) == any("gemm/" in n for n in names)
     assert "bandwidth" in kinds
-    for p in written:
-        assert_png(p, (1000, 600))
+    r = load_result(host_result)
+    data = {d.kind: d for make in ALL_PLOTS if (d := make(r)) is not None}
+    assert sorted(kinds) == sorted(data)
+    for p in written:  # each file is the checked figure of its data
+        kind = re.sub(r".*_(\w+)\.png$", r"\1", p.name)
+        assert_png(p, PLOT_PX, check_plot_figure(data[kind]))
     fx = load_result(write_json(h100_result(), tmp_path / "h100.json"))
     assert [make(fx).kind for make in ALL_PLOTS] == ["bandwidth", "strided", "pcie", "gemm"]
 
@@ -276,3 +289,204 @@ def test_host_sweep_marks_its_last_level_cache_not_an_l2(host_result, host_doc):
     assert len(bw.vlines) == 1
     assert bw.vlines[0][0] == float(host_doc["context"]["l2_bytes"])
     assert bw.vlines[0][1].startswith("last-level cache ")
+
+
+# --- what the charts draw: their artists, against the data and the JSON ---------------------
+
+
+def line_slope(lines, label):
+    """GB/s of a diagonal: y x 1000 / x where it enters the chart (the memory column)."""
+    x, y = xy(lines[label])
+    return y[0] * 1000.0 / x[0]
+
+
+def roof_value_and_start(lines, label):
+    """(TFLOP/s, first intensity) of a roof: its drawn part."""
+    x, y = xy(lines[label])
+    fin = np.isfinite(y)
+    assert fin.any(), label
+    assert np.ptp(y[fin]) == 0, f"{label} is not flat"
+    return y[fin][0], x[fin][0]
+
+
+def test_roofline_figure_draws_every_ceiling_and_point_of_its_data(h100):
+    _, r = h100
+    data = roofline_data([r], [], CARDS)
+    s = data.series[0]
+    kinds = {c.kind for c in s.ceilings}
+    assert kinds >= {"dram", "fp32", "fp16_tensor", "pcie", "empirical_bandwidth",
+                     "empirical_compute"}
+    assert ("smem" in kinds) == (r.ctx("peak_smem_GBps") != "")
+    fig = check_roofline_figure(data)
+    # the legend: the ceilings, the sweep and the point groups, nothing else
+    assert len(legend_labels(fig.axes[0])) == len(s.ceilings) + 1 + len(
+        labelled_scatters(fig.axes[0]))
+
+
+def test_roofline_figure_shows_the_json_values(h100):
+    """Read from the figure alone: each ceiling's line at the card's / context's / measured value
+    it names, each benchmark's marker at its JSON coordinates in its group."""
+    doc, r = h100
+    ax = check_roofline_figure(roofline_data([r], [], CARDS)).axes[0]
+    lines, scatters = labelled_lines(ax), labelled_scatters(ax)
+    # theoretical: the card table (H100 SXM), the negotiated link, the context's smem figure
+    assert line_slope(lines, "DRAM 3350 GB/s") == pytest.approx(3350)
+    assert line_slope(lines, "PCIe 63.0 GB/s per direction") == pytest.approx(63.0154)
+    value, start = roof_value_and_start(lines, "FP32 66.9 TFLOP/s")
+    assert value == pytest.approx(66.9) and start == pytest.approx(66.9e3 / 3350, rel=0.02)
+    value, start = roof_value_and_start(lines, "FP16 tensor 989 TFLOP/s")
+    assert value == pytest.approx(989) and start == pytest.approx(989e3 / 3350, rel=0.02)
+    if r.ctx("peak_smem_GBps"):
+        assert line_slope(lines, "shared memory 33.4 TB/s") == pytest.approx(float(PEAK_SMEM_GBPS))
+    else:
+        assert not any(k.startswith("shared memory") for k in lines)
+    # measured: the best DRAM-level GB/s beyond 2 x L2 and the best TFLOP/s in the JSON
+    l2 = float(doc["context"]["l2_bytes"])
+    dram_rows = [b.name for b in r.benchmarks.values() if b.ok and b.peak_kind == "dram"
+                 and raw_median(doc, b.name, "working_set_bytes") > 2 * l2]
+    best_bw = max(raw_median(doc, n, "GB/s") for n in dram_rows)
+    best_tf = max(raw_median(doc, b.name, "TFLOPS") or 0 for b in r.benchmarks.values()
+                  if b.ok)
+    (bw_label,) = [k for k in lines if k.startswith(f"measured {best_bw:.4g} GB/s (")]
+    assert line_slope(lines, bw_label) == pytest.approx(best_bw)
+    assert lines[bw_label].get_linestyle() == "--"
+    (tf_label,) = [k for k in lines if k.startswith(f"measured {best_tf:.4g} TFLOP/s (")]
+    assert roof_value_and_start(lines, tf_label)[0] == pytest.approx(best_tf)
+    # points: GEMM kernels filled, cuBLAS hollow, at (flop_per_byte, TFLOPS)
+    at = lambda n: (raw_median(doc, n, "flop_per_byte"), raw_median(doc, n, "TFLOPS"))
+    gemm = "compute/sgemm/{}/m:{n},n:{n},k:{n}"
+    same_points(scatters["gpubench kernels"], [at(gemm.format("kernel", n=n)) for n in (1024, 4096)],
+                "gpubench kernels")
+    same_points(scatters["library references"], [at(gemm.format("cublas", n=n)) for n in (1024, 4096)],
+                "library references")
+    # the intensity sweep: one curve through its three points, in intensity order
+    x, y = xy(lines["intensity [fp32] sweep (labels: its parameter)"])
+    sweep = [at(f"roofline/intensity/fp32/fma:{k},bytes:1GiB") for k in (1, 16, 256)]
+    assert list(x) == pytest.approx([p[0] for p in sweep])
+    assert list(y) == pytest.approx([p[1] for p in sweep])
+    # memory rows in the column, on their own diagonal: y = GB/s / 32 / 1000
+    col = lambda n: (MEMORY_COLUMN_X, raw_median(doc, n, "GB/s") * MEMORY_COLUMN_X / 1000)
+    mem = ["bandwidth/copy/kernel/bytes:1GiB"] + [
+        f"bandwidth/strided/kernel/bytes:1GiB,stride:{k}" for k in (1, 2, 8)]
+    if r.ctx("peak_smem_GBps"):
+        mem.append("bandwidth/smem/kernel/bytes:32KiB")
+    same_points(scatters["memory kernels (memory column)"], [col(n) for n in mem], "memory kernels")
+    same_points(scatters["memory library references (memory column)"],
+                [col("bandwidth/copy/memcpy_ce/bytes:1GiB")], "memory library references")
+    same_points(scatters["PCIe library references (memory column)"],
+                [col("bandwidth/pcie_h2d/memcpy_ce/bytes:256MiB")], "PCIe")
+    # the failed gather is drawn nowhere
+    assert not any("gather" in t.get_text() for t in ax.texts)
+
+
+def test_roofline_figure_of_a_real_host_run(host_result, host_doc):
+    r = load_result(host_result)
+    data = roofline_data([r], [], CARDS)
+    ax = check_roofline_figure(data).axes[0]
+    lines = labelled_lines(ax)
+    s = data.series[0]
+    # no theoretical ceiling on the host: the two measured ones and the sweep(s) only
+    assert sorted(lines) == sorted([c.label for c in s.ceilings] + [
+        f"{p} sweep (labels: its parameter)" for p in {p.sweep for p in s.points if p.sweep}])
+    assert line_slope(lines, s.ceiling("empirical_bandwidth").label) == pytest.approx(
+        s.ceiling("empirical_bandwidth").value)
+    best_tf = max(raw_median(host_doc, b.name, "TFLOPS") or 0 for b in r.benchmarks.values()
+                  if b.ok)
+    assert roof_value_and_start(lines, s.ceiling("empirical_compute").label)[0] == \
+        pytest.approx(best_tf)
+
+
+SWEEP_FIGURES = {
+    # kind: (the labels the legend must hold exactly, per labelled line: (x values, JSON row
+    # names or None, counter, dashed), per peak label: y, per mark label: x)
+    "bandwidth": {
+        "lines": {
+            "copy [kernel]": ([8 << 20, 128 << 20, 2 << 30], "bandwidth/copy/kernel/bytes:{}",
+                              ("4MiB", "64MiB", "1GiB"), "GB/s", False),
+            "copy [memcpy_ce]": ([8 << 20, 128 << 20, 2 << 30], "bandwidth/copy/memcpy_ce/bytes:{}",
+                                 ("4MiB", "64MiB", "1GiB"), "GB/s", True),
+        },
+        "hlines": {"DRAM peak 3350 GB/s": 3350.0},
+        "vlines": {"L2 50 MiB": float(H100_CONTEXT["l2_bytes"])},
+    },
+    "strided": {
+        "lines": {
+            "kernel useful (1 GiB span)": ([1, 2, 8], "bandwidth/strided/kernel/bytes:1GiB,stride:{}",
+                                           (1, 2, 8), "GB/s", False),
+            "kernel sector (DRAM traffic) (1 GiB span)": (
+                [1, 2, 8], "bandwidth/strided/kernel/bytes:1GiB,stride:{}", (1, 2, 8),
+                "sector_GB/s", True),
+        },
+        "hlines": {"DRAM peak 3350 GB/s": 3350.0},
+        "vlines": {},
+    },
+    "pcie": {
+        "lines": {
+            "pcie_h2d [memcpy_ce]": ([64 << 10, 16 << 20, 256 << 20],
+                                     "bandwidth/pcie_h2d/memcpy_ce/bytes:{}",
+                                     ("64KiB", "16MiB", "256MiB"), "GB/s", True),
+        },
+        "hlines": {"PCIe H2D peak 63.0 GB/s": 63.0154, "PCIe D2H peak 63.0 GB/s": 63.0154},
+        "vlines": {},
+    },
+    "gemm": {
+        "lines": {
+            "sgemm [kernel]": ([1024, 4096], "compute/sgemm/kernel/m:{0},n:{0},k:{0}", (1024, 4096),
+                               "TFLOPS", False),
+            "sgemm [cublas]": ([1024, 4096], "compute/sgemm/cublas/m:{0},n:{0},k:{0}", (1024, 4096),
+                               "TFLOPS", True),
+        },
+        "hlines": {"FP32 peak 66.9 TFLOP/s": 66.9},
+        "vlines": {},
+    },
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SWEEP_FIGURES))
+def test_sweep_figures_draw_every_series_and_peak_at_the_json_values(h100, kind):
+    """Each sweep plot's figure, read alone: exactly its series and peaks in the legend, each
+    series through the JSON medians at its x values (library references dashed), each peak at
+    its value, the L2 mark at the L2 size."""
+    doc, r = h100
+    d = next(make(r) for make in ALL_PLOTS if make(r).kind == kind)
+    fig = check_plot_figure(d)  # every line of the data drawn as the data says
+    ax = fig.axes[0]
+    spec = SWEEP_FIGURES[kind]
+    lines = labelled_lines(ax)
+    want = {**spec["lines"], **spec["hlines"], **spec["vlines"]}
+    assert sorted(legend_labels(ax)) == sorted(want)
+    for label, (xs, pattern, tokens, counter, dashed) in spec["lines"].items():
+        x, y = xy(lines[label])
+        assert list(x) == pytest.approx(xs), label
+        assert list(y) == pytest.approx([raw_median(doc, pattern.format(t), counter)
+                                         for t in tokens]), label
+        assert (lines[label].get_linestyle() == "--") == dashed, label
+    for label, value in spec["hlines"].items():
+        assert list(xy(lines[label])[1]) == pytest.approx([value, value]), label
+    for label, value in spec["vlines"].items():
+        assert list(xy(lines[label])[0]) == pytest.approx([value, value]), label
+
+
+def test_sweep_figures_of_a_real_host_run(host_result, host_doc):
+    """The host run's plots: every series through the JSON medians of its rows."""
+    r = load_result(host_result)
+    bw = bandwidth_data(r)
+    ax = check_plot_figure(bw).axes[0]
+    lines = labelled_lines(ax)
+    copy = [b for b in r.benchmarks.values() if b.ok and b.kernel == "copy" and b.variant == "kernel"]
+    copy.sort(key=lambda b: b.size_bytes())
+    x, y = xy(lines["copy [kernel]"])
+    assert list(x) == pytest.approx([raw_median(host_doc, b.name, "working_set_bytes") for b in copy])
+    assert list(y) == pytest.approx([raw_median(host_doc, b.name, "GB/s") for b in copy])
+    assert not any(k.startswith("DRAM peak") for k in lines)  # no peak known on the host
+    llc = float(host_doc["context"]["l2_bytes"])
+    (mark,) = [k for k in lines if k.startswith("last-level cache ")]
+    assert list(xy(lines[mark])[0]) == pytest.approx([llc, llc])
+    st = strided_data(r)
+    ax = check_plot_figure(st).axes[0]
+    strided = {int(b.params["stride"]): b.name for b in r.benchmarks.values()
+               if b.ok and b.kernel == "strided"}
+    (useful,) = [ln for k, ln in labelled_lines(ax).items() if " useful " in k]
+    x, y = xy(useful)
+    assert list(x) == sorted(strided)
+    assert list(y) == pytest.approx([raw_median(host_doc, strided[k], "GB/s") for k in sorted(strided)])

@@ -21,8 +21,10 @@ from gpubench_tools.cards import load_cards
 from gpubench_tools.compare import Thresholds, compare, judge
 from gpubench_tools.plots import ALL_PLOTS, bandwidth_data, gemm_data, pcie_data
 from gpubench_tools.results import RowMeaning, legacy_row_meaning, load_result, parse_row_label
-from gpubench_tools.roofline import (CEILING_STYLES, MEMORY_COLUMN_X, Ceiling, ceiling_style,
-                                     draw_roofline, roofline_data)
+from chart_artists import assert_png, check_roofline_figure, labelled_lines, xy
+from gpubench_tools.roofline import (CEILING_STYLE_DEFAULT, CEILING_STYLES, DPI, FIGSIZE,
+                                     MEMORY_COLUMN_X, Ceiling, ceiling_style, draw_roofline,
+                                     roofline_data)
 from gpubench_tools.trends import trend_data
 
 CARDS = load_cards()
@@ -192,8 +194,15 @@ def test_the_smem_ceiling_is_drawn_when_the_context_knows_it(tmp_path):
     doc["context"]["device_name"] = "NVIDIA Future GPU"
     s2 = roofline_data([load(doc, tmp_path, "f.json")], [], CARDS).series[0]
     assert s2.ceiling("smem").value == float(PEAK_SMEM_GBPS)
-    png = draw_roofline(roofline_data([r], [], CARDS), tmp_path / "smem.png")
-    assert png.exists() and png.stat().st_size > 10_000
+    # Drawn: a broken (dotted) diagonal of 33.4 TB/s from the memory column, the row on its own one.
+    data = roofline_data([r], [], CARDS)
+    fig = check_roofline_figure(data)
+    line = labelled_lines(fig.axes[0])["shared memory 33.4 TB/s"]
+    x, y = xy(line)
+    assert y[0] * 1000 / x[0] == pytest.approx(float(PEAK_SMEM_GBPS))
+    assert line.get_linestyle() != "-" and line.get_linewidth() == CEILING_STYLES["smem"][1]
+    png = draw_roofline(data, tmp_path / "smem.png")
+    assert_png(png, (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI)), fig)
 
 
 @pytest.mark.parametrize("value", [None, "0", "unknown", ""])
@@ -214,8 +223,9 @@ def test_every_ceiling_kind_has_a_style_and_an_unknown_one_a_default():
     for kind in ("dram", "smem", "pcie", "fp32", "fp16_tensor", "empirical_bandwidth",
                  "empirical_compute"):
         assert kind in CEILING_STYLES
-    assert ceiling_style(Ceiling("l3", 1.0, True, False, "x"))
-    assert ceiling_style(Ceiling("l3", 1.0, True, True, "x"))
+    assert ceiling_style(Ceiling("smem", 1.0, True, False, "x")) == CEILING_STYLES["smem"]
+    assert ceiling_style(Ceiling("l3", 1.0, True, False, "x")) == CEILING_STYLE_DEFAULT[0] == ("-", 1.2)
+    assert ceiling_style(Ceiling("l3", 1.0, True, True, "x")) == CEILING_STYLE_DEFAULT[1] == ("--", 1.2)
 
 
 # --- skipped rows and the comparator --------------------------------------------------------

@@ -8,35 +8,61 @@ import json
 from conftest import cli
 
 
-def test_report_of_a_real_run(host_result):
+def expected_costs(doc):
+    """Per benchmark that ran, from the JSON: (wall s = largest wall_s, timed s = sum of
+    real_time x iterations, prepare s = the last repetition's prepare_s)."""
+    reps = {}
+    for e in doc["benchmarks"]:
+        if e.get("run_type") == "iteration" and not e.get("error_occurred"):
+            reps.setdefault(e["run_name"].removesuffix("/manual_time"), []).append(e)
+    return {n: (max(e["wall_s"] for e in es), sum(e["real_time"] * e["iterations"] * 1e-6 for e in es),
+                es[-1]["prepare_s"]) for n, es in reps.items()}
+
+
+def test_report_of_a_real_run(host_result, host_doc):
     code, out, err = cli("run_cost.py", host_result, "--top", "3")
     assert code == 0, err
     lines = out.splitlines()
-    assert "benchmarks," in lines[0] and " s in benchmarks" in lines[0]
-    groups = [l for l in lines if l.startswith("| bandwidth/") or l.startswith("| roofline/")]
-    assert groups, out
-    shares = 0.0
-    for row in groups[: len(groups)]:
-        cells = [c.strip() for c in row.strip("|").split("|")]
-        if len(cells) != 7:
-            continue  # the costliest-rows table
-        wall, timed, prepare = float(cells[2]), float(cells[3]), float(cells[4])
-        assert wall >= timed >= 0 and prepare >= 0, row
-        shares += float(cells[6].rstrip(" %"))
-    assert 95 <= shares <= 105  # the groups' shares add up (rounded)
-    assert out.count("| bandwidth/") + out.count("| roofline/") >= 3
+    costs = expected_costs(host_doc)
+    assert lines[0].startswith(f"{host_result}: {len(costs)} benchmarks, ")
+    assert f" {sum(c[0] for c in costs.values()):.1f} s in benchmarks" in lines[0]
+    rows = [[c.strip() for c in l.strip("|").split("|")] for l in lines
+            if l.startswith("| bandwidth/") or l.startswith("| roofline/")]
+    groups = {c[0]: c for c in rows if len(c) == 7}
+    top = [c for c in rows if len(c) == 4]
+    # Each family/kernel row adds up its benchmarks' figures from the JSON.
+    want = {}
+    for name, (wall, timed, prepare) in costs.items():
+        g = want.setdefault("/".join(name.split("/")[:2]), [0, 0.0, 0.0, 0.0])
+        g[0] += 1
+        g[1] += wall
+        g[2] += timed
+        g[3] += prepare
+    total = sum(g[1] for g in want.values())
+    assert sorted(groups) == sorted(want)
+    for key, (n, wall, timed, prepare) in want.items():
+        assert groups[key][1:] == [str(n), f"{wall:.2f}", f"{timed:.2f}", f"{prepare:.2f}",
+                                   f"{wall - timed - prepare:.2f}", f"{100 * wall / total:.0f} %"]
+    # groups listed costliest first; the 3 costliest rows are the 3 largest wall times
+    walls = [float(groups[c[0]][2]) for c in rows if len(c) == 7]
+    assert walls == sorted(walls, reverse=True)
+    assert [c[0] for c in top] == sorted(costs, key=lambda n: -costs[n][0])[:3]
 
 
 def test_counters_in_the_result(host_result):
     doc = json.loads(host_result.read_text())
     reps = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration" and not b.get("error_occurred")]
+    assert reps
     for b in reps:
-        assert b["wall_s"] > 0 and b["prepare_s"] >= 0
-        # a benchmark's wall time grows from repetition to repetition (it is cumulative)
+        # preparing the inputs is part of the benchmark's wall time
+        assert b["wall_s"] > 0 and b["prepare_s"] <= b["wall_s"], b["run_name"]
+    # a benchmark's wall time grows from repetition to repetition (it is cumulative)
     by = {}
     for b in reps:
         by.setdefault(b["run_name"], []).append(b["wall_s"])
-    assert all(w == sorted(w) and w[-1] > w[0] for w in by.values() if len(w) > 1)
+    assert by and all(len(w) == 5 for w in by.values())  # the fixture's 5 repetitions
+    for name, w in by.items():
+        assert w == sorted(w) and w[-1] > w[0], (name, w)
 
 
 def test_bad_input_is_one_line(tmp_path, host_result):

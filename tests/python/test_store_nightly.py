@@ -8,15 +8,17 @@ import stat
 import sys
 import xml.etree.ElementTree as ET
 
+import matplotlib.dates as mdates
 import pytest
 
-from conftest import BIN, cli, scaled
+from chart_artists import assert_png, check_trend_figure, labelled_scatters
+from conftest import BIN, cli, errored, scaled
 from fixtures import write_json
-from test_roofline_plots import assert_png
 from gpubench_tools.compare import Thresholds
 from gpubench_tools.errors import UsageError
 from gpubench_tools.results import load_result
-from gpubench_tools.store import (free_result_path, history, last_valid, result_path,
+from gpubench_tools.store import (failed_verification, free_result_path, history,
+                                  is_valid_baseline, last_valid, result_path,
                                   write_new)
 from gpubench_tools.trends import file_name, trend_data
 
@@ -71,6 +73,22 @@ def test_last_valid_skips_broken_foreign_and_failed_runs(tmp_path, host_doc):
     assert last_valid(tmp_path, key, 5, before=d / "20260101T000000Z_a.json") == []
 
 
+def test_one_failed_verification_makes_a_result_no_baseline_a_skip_does_not(tmp_path, host_doc):
+    name = next(e["run_name"].removesuffix("/manual_time") for e in host_doc["benchmarks"]
+                if not e.get("error_occurred"))
+    good = load_result(write_json(host_doc, tmp_path / "good.json"))
+    one_failed = load_result(write_json(errored(host_doc, name, "verification failed: x"),
+                                        tmp_path / "failed.json"))
+    skipped = load_result(write_json(errored(host_doc, name, "skipped: not on the host backend: y"),
+                                     tmp_path / "skipped.json"))
+    assert host_doc["benchmarks"] and any(b.skipped for b in good.benchmarks.values())
+    assert is_valid_baseline(good) and failed_verification(good) == []
+    assert failed_verification(one_failed) == [(name, "verification failed: x")]
+    assert not is_valid_baseline(one_failed)
+    assert is_valid_baseline(one_failed, allow_failures=True)
+    assert is_valid_baseline(skipped) and failed_verification(skipped) == []
+
+
 def nightly(tmp_path, *extra):
     return cli("nightly.py", "--gpubench", BIN, "--device", "host", "--quick",
                "--results-dir", tmp_path / "results", "--report-dir", tmp_path / "report",
@@ -98,6 +116,13 @@ def test_nightly_twice_on_the_same_machine_reports_no_regression(tmp_path):
     assert suite.get("failures") == "0" and suite.get("tests") == "4"
     trends = sorted((night(tmp_path) / "trends").glob("*.png"))
     assert [t.name for t in trends] == sorted(file_name(r["name"]) for r in report["rows"])
+    runs = [load_result(p) for p in stored]
+    for row in report["rows"]:  # each PNG: the checked figure of the two nights' history
+        d = trend_data(runs, row["name"], 5, Thresholds(min_effect=0.5),
+                       final_verdict=row["verdict"])
+        assert [p.path for p in d.points] == [str(p) for p in stored]
+        assert_png(night(tmp_path) / "trends" / file_name(row["name"]), (900, 450),
+                   check_trend_figure(d))
     code, out, err = nightly(tmp_path, "--filter", flt, "--min-effect", "0.5",
                              "--allow-empty-history", "--results-dir", tmp_path / "fresh")
     assert code == 0 and "no baseline yet" in out
@@ -105,7 +130,9 @@ def test_nightly_twice_on_the_same_machine_reports_no_regression(tmp_path):
 
 FAKE = r'''#!{python}
 """Stands in for gpubench: writes a real host result, one benchmark scaled by FAKE_FACTOR
-(FAKE_RERUN_FACTOR when called with a suspects filter), where gpubench would."""
+(FAKE_RERUN_FACTOR when called with a suspects filter), where gpubench would; with FAKE_ERROR
+(FAKE_RERUN_ERROR for the re-run) that benchmark ends with this error message instead, one entry
+per repetition, as gpubench writes a failed verification or a skip."""
 import datetime, json, os, re, sys
 doc = json.load(open(os.environ["FAKE_TEMPLATE"]))
 args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
@@ -118,6 +145,18 @@ for e in doc["benchmarks"]:
         for k in ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak"):
             if k in e:
                 e[k] *= factor
+error = os.environ.get("FAKE_RERUN_ERROR" if rerun else "FAKE_ERROR")
+if error:
+    keep = ("name", "run_name", "run_type", "repetitions", "repetition_index", "threads", "label")
+    entries = []
+    for e in doc["benchmarks"]:
+        if e["run_name"].startswith(os.environ["FAKE_BENCH"] + "/"):
+            if e.get("run_type") == "aggregate":
+                continue
+            e = dict((k, e[k]) for k in keep if k in e)
+            e.update(error_occurred=True, error_message=error, iterations=0, real_time=0)
+        entries.append(e)
+    doc["benchmarks"] = entries
 if "--out" in args:
     path = args["--out"]
 else:
@@ -145,16 +184,19 @@ def fake_gpubench(tmp_path, host_result, host_doc):
     write_json(host_doc, tmp_path / "results" / key / "20260101T000000Z_seed.json")
     os.environ.update(FAKE_TEMPLATE=str(host_result), FAKE_BENCH=name)
     yield exe, name
-    for k in ("FAKE_TEMPLATE", "FAKE_BENCH", "FAKE_FACTOR", "FAKE_RERUN_FACTOR"):
+    for k in ("FAKE_TEMPLATE", "FAKE_BENCH", "FAKE_FACTOR", "FAKE_RERUN_FACTOR", "FAKE_ERROR",
+              "FAKE_RERUN_ERROR"):
         os.environ.pop(k, None)
 
 
-def run_fake(tmp_path, exe, factor, rerun_factor):
-    os.environ.update(FAKE_FACTOR=str(factor), FAKE_RERUN_FACTOR=str(rerun_factor))
+def run_fake(tmp_path, exe, factor, rerun_factor, *extra, error="", rerun_error="",
+             results="results"):
+    os.environ.update(FAKE_FACTOR=str(factor), FAKE_RERUN_FACTOR=str(rerun_factor),
+                      FAKE_ERROR=error, FAKE_RERUN_ERROR=rerun_error)
     # Only the scaled benchmark and its size sweep, so that few trend plots are drawn.
     sweep = os.environ["FAKE_BENCH"].rsplit("/", 1)[0]
     return cli("nightly.py", "--gpubench", exe, "--device", "host", "--filter", f"^{sweep}/",
-               "--results-dir", tmp_path / "results", "--report-dir", tmp_path / "report")
+               "--results-dir", tmp_path / results, "--report-dir", tmp_path / "report", *extra)
 
 
 def test_a_confirmed_regression_fails_the_night(tmp_path, fake_gpubench):
@@ -168,7 +210,16 @@ def test_a_confirmed_regression_fails_the_night(tmp_path, fake_gpubench):
     assert len(list((tmp_path / "results").glob("*/*.json"))) == 2  # re-run not in the store
     failures = ET.parse(night(tmp_path) / "junit.xml").getroot().findall("testcase/failure")
     assert len(failures) == 1
-    assert_png(night(tmp_path) / "trends" / file_name(name), (900, 450))
+    # The trend PNG is the figure of the store's history: the seed and tonight, tonight crossed.
+    tonight = load_result(report["new"])
+    runs = [load_result(p) for p in history(tmp_path / "results", tonight.device_key)]
+    d = trend_data(runs, name, 5, Thresholds(), final_verdict="SLOWER")
+    assert [p.verdict for p in d.points] == ["", "SLOWER"]
+    fig = check_trend_figure(d)
+    (cross,) = labelled_scatters(fig.axes[0])["SLOWER"]
+    b = tonight.benchmarks[name]
+    assert cross == pytest.approx([mdates.date2num(d.points[1].when), b.median(b.metric)])
+    assert_png(night(tmp_path) / "trends" / file_name(name), (900, 450), fig)
 
 
 def test_a_regression_the_rerun_does_not_confirm_is_noisy(tmp_path, fake_gpubench):
@@ -200,3 +251,84 @@ def test_trend_data_marks_the_slower_night(host_doc, tmp_path):
     lo, med, hi = d.band
     assert med == pytest.approx(load_result(runs[0].path).benchmarks[name].median(d.metric))
     assert lo < med < hi
+    # Drawn: each night's median at its date with its min-max bar, the band, one red cross on
+    # the fourth night at its median (0.8 x the JSON median).
+    fig = check_trend_figure(d)
+    raw = load_result(runs[0].path).benchmarks[name].median(d.metric)
+    (cross,) = labelled_scatters(fig.axes[0])["SLOWER"]
+    assert cross == pytest.approx([mdates.date2num(d.points[3].when), 0.8 * raw])
+    quiet = trend_data(runs[:3], name, 5, Thresholds())
+    assert "SLOWER" not in labelled_scatters(check_trend_figure(quiet).axes[0])
+
+
+FAILED = "verification failed: out[0] = 1 expected 2"
+
+
+def test_a_night_that_failed_verification_fails_and_is_never_a_baseline(tmp_path, fake_gpubench):
+    exe, name = fake_gpubench
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0, error=FAILED)
+    assert code == 1, out + err
+    assert f"nightly.py: FAILED VERIFICATION: {name}: {FAILED}" in err.splitlines()
+    assert "FAILED VERIFICATION (1 benchmark(s))" in out
+    report = json.loads((night(tmp_path) / "report.json").read_text())
+    (row,) = [r for r in report["rows"] if r["failed"]]
+    assert (row["name"], row["verdict"]) == (name, "INVALID")
+    (case,) = [c for c in ET.parse(night(tmp_path) / "junit.xml").getroot().findall("testcase")
+               if c.find("failure") is not None]
+    assert case.get("name") == name and case.find("failure").get("type") == "verification"
+    failed_night = report["new"]
+    # The next night compares with the seed only: the failed night is no baseline.
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0)
+    assert code == 0, out + err
+    report = json.loads((night(tmp_path) / "report.json").read_text())
+    assert report["new"] != failed_night
+    assert [p.split("/")[-1] for p in report["baselines"]] == ["20260101T000000Z_seed.json"]
+    assert any(failed_night in n and "failed verification" in n for n in report["notes"])
+    # --allow-failures: neither fails the night nor refuses the failed night as a baseline
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0, "--allow-failures", error=FAILED)
+    assert code == 0 and "FAILED" not in err, out + err
+    report = json.loads((night(tmp_path) / "report.json").read_text())
+    assert failed_night in report["baselines"]
+
+
+def test_a_first_night_that_failed_verification_fails_even_with_an_empty_history(tmp_path,
+                                                                                 fake_gpubench):
+    exe, name = fake_gpubench
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0, "--allow-empty-history", error=FAILED,
+                              results="fresh")
+    assert code == 1, out + err
+    assert f"nightly.py: FAILED VERIFICATION: {name}: {FAILED}" in err.splitlines()
+    (md,) = (tmp_path / "report").glob("*/report.md")
+    assert f"FAILED VERIFICATION: {name}: {FAILED}" in md.read_text()
+    # It is not the device's first valid result: the next night still has no baseline.
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0, "--allow-empty-history", results="fresh")
+    assert code == 0 and "no baseline yet" in out, out + err
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0, results="fresh")
+    assert code == 0 and "no confirmed regression" in out, out + err
+
+
+def test_a_suspect_whose_rerun_failed_verification_fails_the_night(tmp_path, fake_gpubench):
+    exe, name = fake_gpubench
+    code, out, err = run_fake(tmp_path, exe, 0.8, 0.8, rerun_error=FAILED)
+    assert code == 1, out + err
+    assert f"nightly.py: FAILED VERIFICATION: {name}: re-run failed verification: {FAILED}" in err
+    row = next(r for r in json.loads((night(tmp_path) / "report.json").read_text())["rows"]
+               if r["name"] == name)
+    assert row["verdict"] == "INVALID" and row["failed"]
+
+
+@pytest.mark.parametrize("why", ["skipped: not on the host backend: a GPU's copy engine",
+                                 "skipped: does not fit in memory"])
+def test_a_night_with_a_skipped_row_fails_nothing_and_is_a_baseline(tmp_path, fake_gpubench, why):
+    exe, name = fake_gpubench
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0, error=why)
+    assert code == 0 and "FAILED" not in out + err, out + err
+    report = json.loads((night(tmp_path) / "report.json").read_text())
+    assert {n["name"]: n["reason"] for n in report["not_compared"]}[name] == why
+    assert not any(r["failed"] for r in report["rows"]) and report["exit_code"] == 0
+    skipped_night = report["new"]
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0)
+    assert code == 0, out + err
+    report = json.loads((night(tmp_path) / "report.json").read_text())
+    assert report["baselines"][-1] == skipped_night
+    assert next(r for r in report["rows"] if r["name"] == name)["n_baseline"] == 5  # the seed's

@@ -1,0 +1,253 @@
+"""What a chart draws, read back from its matplotlib figure: the checks the plot tests share.
+
+The drawing functions build their figures in plot_figure() (sweep plots), roofline_figure() and
+trend_figure(); draw_*() only save them. The checks here read the figure's artists - each
+labelled Line2D, each scatter's offsets, each annotation, the legend - and require that every
+series, ceiling and point of the plot's data (PlotData, RooflineData, TrendData, themselves
+tested against the JSON) became an artist at its coordinates, under its name, and nothing else.
+assert_png() ties a written PNG to such a checked figure: its pixels must be the figure's.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+
+import matplotlib.dates as mdates
+import numpy as np
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.image import imread
+from matplotlib.text import Annotation
+
+from gpubench_tools.plots import PlotData, plot_figure
+from gpubench_tools.roofline import MEMORY_COLUMN_X, RooflineData, roofline_figure
+from gpubench_tools.trends import TrendData, trend_figure
+
+
+def render(fig) -> np.ndarray:
+    """The figure's pixels as a PNG of it holds them."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi)
+    buf.seek(0)
+    return imread(buf)
+
+
+def assert_png(path, size, figure=None):
+    """A PNG of `size` pixels was written at `path`; with `figure`, its pixels are exactly that
+    figure's (whose artists the caller checked), so the file shows what the checks read."""
+    assert path.exists(), path
+    img = imread(path)
+    assert (img.shape[1], img.shape[0]) == size
+    if figure is not None:
+        want = render(figure)
+        assert img.shape == want.shape and np.array_equal(img, want), \
+            f"{path} is not the figure of its data"
+
+
+def legend_labels(ax) -> list[str]:
+    """The legend's entries, in order."""
+    legend = ax.get_legend()
+    assert legend is not None, "the chart has no legend"
+    return [t.get_text() for t in legend.get_texts()]
+
+
+def labelled_lines(ax) -> dict:
+    """label -> Line2D of every line with a legend label; a label drawn twice fails."""
+    labels = [ln.get_label() for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    dup = [k for k, n in Counter(labels).items() if n > 1]
+    assert not dup, f"lines drawn twice: {dup}"
+    return {ln.get_label(): ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
+
+
+def labelled_scatters(ax) -> dict:
+    """label -> (n, 2) offsets of every labelled scatter; a label drawn twice fails."""
+    cols = [c for c in ax.collections if isinstance(c, PathCollection)
+            and not c.get_label().startswith("_")]
+    dup = [k for k, n in Counter(c.get_label() for c in cols).items() if n > 1]
+    assert not dup, f"scatters drawn twice: {dup}"
+    return {c.get_label(): np.asarray(c.get_offsets(), dtype=float) for c in cols}
+
+
+def xy(line) -> tuple[np.ndarray, np.ndarray]:
+    """A line's data as float arrays."""
+    return (np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float))
+
+
+def same_points(got: np.ndarray, want: list[tuple[float, float]], what: str):
+    """The same (x, y) points, in any order."""
+    got = sorted(map(tuple, np.asarray(got, dtype=float).reshape(-1, 2)))
+    want = sorted(want)
+    assert len(got) == len(want), f"{what}: {len(got)} points drawn, {len(want)} expected"
+    for g, w in zip(got, want):
+        assert g == pytest.approx(w, rel=1e-9), f"{what}: drawn at {g}, expected {w}"
+
+
+# --- sweep plots ----------------------------------------------------------------------------
+
+
+def check_plot_figure(d: PlotData):
+    """Every Line of d a curve at its xs/ys under its label (dashed exactly when d says), every
+    peak a horizontal line at its value, every mark a vertical one at its x, each named in the
+    legend, and no other labelled line. Returns the figure."""
+    fig = plot_figure(d)
+    ax = fig.axes[0]
+    lines = labelled_lines(ax)
+    want = [ln.label for ln in d.lines] + [h[1] for h in d.hlines] + [v[1] for v in d.vlines]
+    assert sorted(lines) == sorted(want), f"{d.kind}: lines {sorted(lines)}, expected {sorted(want)}"
+    for ln in d.lines:
+        x, y = xy(lines[ln.label])
+        assert list(x) == pytest.approx(ln.xs, rel=1e-12), ln.label
+        assert list(y) == pytest.approx(ln.ys, rel=1e-12), ln.label
+        assert (lines[ln.label].get_linestyle() == "--") == ln.dashed, ln.label
+    for value, label in d.hlines:
+        _, y = xy(lines[label])
+        assert list(y) == pytest.approx([value, value]), label
+    for value, label in d.vlines:
+        x, _ = xy(lines[label])
+        assert list(x) == pytest.approx([value, value]), label
+    assert sorted(legend_labels(ax)) == sorted(want)
+    assert ax.get_title() == d.title and ax.get_xlabel() == d.xlabel and ax.get_ylabel() == d.ylabel
+    return fig
+
+
+# --- the roofline ---------------------------------------------------------------------------
+
+#: Scatter names of the points that are not on an intensity-sweep curve, by (memory, library,
+#: pcie).
+POINT_GROUPS = {
+    (False, False, False): "gpubench kernels",
+    (False, True, False): "library references",
+    (True, False, False): "memory kernels (memory column)",
+    (True, True, False): "memory library references (memory column)",
+    (True, False, True): "PCIe kernels (memory column)",
+    (True, True, True): "PCIe library references (memory column)",
+}
+
+
+def check_roofline_figure(data: RooflineData):
+    """For every series: each ceiling a line under its label (prefixed by the series' label
+    when there are several) - a diagonal on y = GB/s x intensity / 1000 from the memory column
+    to the right edge until the series' roof caps it, a roof flat at its TFLOP/s from its ridge
+    on, its name at the right edge; each intensity sweep a curve through its points; every other
+    point a scatter marker at its (x, y) in its group (kernels / library references, memory,
+    PCIe); every point annotated with its label at its (x, y); the legend names exactly these.
+    Returns the figure."""
+    fig = roofline_figure(data)
+    ax = fig.axes[0]
+    lines, scatters = labelled_lines(ax), labelled_scatters(ax)
+    notes = Counter((a.get_text(), round(a.xy[0], 12), round(a.xy[1], 15))
+                    for a in ax.texts if isinstance(a, Annotation))
+    plain = {(t.get_text(), round(t.get_position()[1], 9)) for t in ax.texts
+             if not isinstance(t, Annotation)}
+    want_lines, want_scatters = [], []
+    several = len(data.series) > 1
+    for s in data.series:
+        prefix = f"{s.label}: " if several else ""
+        theo_roof = max([c.value for c in s.ceilings if not c.diagonal and not c.empirical],
+                        default=None)
+        emp_roof = next((c.value for c in s.ceilings if c.kind == "empirical_compute"), None)
+        for c in s.ceilings:
+            label = prefix + c.label
+            want_lines.append(label)
+            assert label in lines, f"ceiling '{label}' not drawn"
+            x, y = xy(lines[label])
+            assert x[0] == pytest.approx(MEMORY_COLUMN_X) and x[-1] == pytest.approx(data.x_range[1])
+            if c.diagonal:
+                roof = emp_roof if c.empirical else theo_roof
+                free = y < roof * (1 - 1e-9) if roof else np.ones(len(y), bool)
+                assert free[0], f"{label}: does not enter at the memory column on its diagonal"
+                assert y[free] == pytest.approx(c.value * x[free] / 1000.0, rel=1e-9), \
+                    f"{label}: not the diagonal of {c.value} GB/s"
+                if roof:
+                    assert y[~free] == pytest.approx(roof, rel=1e-9), f"{label}: not capped at {roof}"
+                    assert np.all(c.value * x[~free] / 1000.0 >= roof * (1 - 1e-9)), label
+            else:
+                fin = np.isfinite(y)
+                assert fin.any() and y[fin] == pytest.approx(c.value, rel=1e-12), \
+                    f"{label}: not flat at {c.value} TFLOP/s"
+                ridge = s.ridge(c.kind, "empirical_bandwidth" if c.empirical else "dram")
+                if ridge:
+                    assert np.all(x[fin] >= ridge) and np.all(x[~fin] < ridge), \
+                        f"{label}: does not start at its ridge {ridge:g} FLOP/byte"
+                else:
+                    assert fin.all(), label
+                if not several or not c.empirical:
+                    name_y = c.value * (0.94 if c.empirical else 1.06)
+                    assert (c.label.split(" (")[0], round(name_y, 9)) in plain, \
+                        f"{label}: no name at the right edge"
+        sweeps: dict[str, list] = {}
+        for p in s.points:
+            if p.sweep and not p.memory:
+                sweeps.setdefault(p.sweep, []).append(p)
+        for sweep, pts in sweeps.items():
+            label = f"{prefix}{sweep} sweep (labels: its parameter)"
+            want_lines.append(label)
+            assert label in lines, f"sweep '{label}' not drawn"
+            pts = sorted(pts, key=lambda p: p.x)
+            x, y = xy(lines[label])
+            assert list(x) == pytest.approx([p.x for p in pts], rel=1e-12), label
+            assert list(y) == pytest.approx([p.y for p in pts], rel=1e-12), label
+        groups: dict[str, list] = {}
+        for p in s.points:
+            if p.memory or not p.sweep:
+                name = POINT_GROUPS[(p.memory, p.library, p.pcie and p.memory)]
+                groups.setdefault(prefix + name, []).append((p.x, p.y))
+        for label, pts in groups.items():
+            want_scatters.append(label)
+            assert label in scatters, f"points '{label}' not drawn"
+            same_points(scatters[label], pts, label)
+        for p in s.points:
+            key = (p.label, round(p.x, 12), round(p.y, 15))
+            assert notes[key] > 0, f"{p.name}: no label '{p.label}' at ({p.x:g}, {p.y:g})"
+            notes[key] -= 1
+    assert sorted(lines) == sorted(want_lines)
+    assert sorted(scatters) == sorted(want_scatters)
+    assert sorted(legend_labels(ax)) == sorted(want_lines + want_scatters)
+    assert ax.get_title() == data.title
+    return fig
+
+
+# --- trend plots ----------------------------------------------------------------------------
+
+
+def check_trend_figure(d: TrendData):
+    """The medians at their run times with error bars from each run's min to its max, the
+    baseline band from its low to its high bound and a line at its median when the data has a
+    band, a red cross on exactly the runs judged SLOWER, each named in the legend. Returns the
+    figure."""
+    fig = trend_figure(d)
+    ax = fig.axes[0]
+    when = [mdates.date2num(p.when) for p in d.points]
+    (bars,) = ax.containers
+    assert bars.get_label() == "median (min-max over repetitions)"
+    x = np.asarray(mdates.date2num(list(bars.lines[0].get_xdata())), dtype=float)
+    y = np.asarray(bars.lines[0].get_ydata(), dtype=float)
+    assert list(x) == pytest.approx(when) and list(y) == pytest.approx([p.median for p in d.points])
+    (segments,) = bars.lines[2]
+    got = np.array(sorted((s[0][0], min(s[0][1], s[1][1]), max(s[0][1], s[1][1]))
+                          for s in segments.get_segments()))
+    want = np.array(sorted(zip(when, [p.lo for p in d.points], [p.hi for p in d.points])))
+    assert got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=0), \
+        "error bars not from each run's min to its max"
+    lines, scatters = labelled_lines(ax), labelled_scatters(ax)
+    want = ["median (min-max over repetitions)"]
+    bands = [p for p in ax.patches if p.get_label() == "baseline median +- SLOWER bound"]
+    if d.band:
+        lo, med, hi = d.band
+        want += ["baseline median +- SLOWER bound", "baseline median"]
+        assert len(bands) == 1, "no baseline band"
+        ys = bands[0].get_patch_transform().transform(bands[0].get_path().vertices)[:, 1]
+        assert (ys.min(), ys.max()) == pytest.approx((lo, hi)), "band not at the baseline bound"
+        assert list(xy(lines["baseline median"])[1]) == pytest.approx([med, med])
+    else:
+        assert not bands and "baseline median" not in lines
+    bad = [(w, p.median) for w, p in zip(when, d.points) if p.verdict == "SLOWER"]
+    if bad:
+        want.append("SLOWER")
+        same_points(scatters["SLOWER"], bad, "SLOWER marks")
+    assert sorted(set(lines) | set(scatters)) == sorted(set(want) - {"median (min-max over repetitions)",
+                                                                     "baseline median +- SLOWER bound"})
+    assert sorted(legend_labels(ax)) == sorted(want)
+    assert ax.get_title() == d.name and ax.get_ylabel() == d.metric
+    return fig
