@@ -1,10 +1,6 @@
 // Launchers of the GEMM kernels (declared in families/gemm/gemm.h): grid shapes, shared-memory opt-in
 // and shape checks. The kernel bodies live in sgemm.cuh and hgemm.cuh so that
 // the emulation tests compile the same sources with g++.
-#if defined(__CUDACC__)
-#include <cuda_fp16.h>
-#endif
-
 #include "families/gemm/gemm.h"
 #include "families/gemm/hgemm.cuh"
 #include "families/gemm/sgemm.cuh"
@@ -26,17 +22,12 @@ int launch_sgemm(const float* a, const float* b, float* c, int m, int n, int k, 
   return rt::launch(sgemm::sgemm_tiled_kernel, grid, sgemm::kThreads, 0, stream, a, b, c, m, n, k);
 }
 
-// nvcc only: nvcuda::wmma has no host emulation, so the host build of these launchers (the
-// emulated kernel check, kernels/launch.cuh) leaves the WMMA baseline out; it is checked on a GPU.
-#if defined(__CUDACC__)
 int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Stream stream) {
-  if (hgemm_wmma_shape_error(m, n, k) != nullptr) return static_cast<int>(cudaErrorInvalidValue);
-  const dim3 grid(n / hgemm::kBlockN, m / hgemm::kBlockM);
-  hgemm::hgemm_wmma_kernel<<<grid, hgemm::kWmmaThreads, 0, stream>>>(reinterpret_cast<const __half*>(a),
-                                                                     reinterpret_cast<const __half*>(b), c, m, n, k);
-  return static_cast<int>(cudaGetLastError());
+  if (hgemm_wmma_shape_error(m, n, k) != nullptr) return rt::kInvalidValue;
+  const rt::Grid grid(n / hgemm::kBlockN, m / hgemm::kBlockM);
+  return rt::launch(hgemm::hgemm_wmma_kernel, grid, hgemm::kWmmaThreads, 0, stream, reinterpret_cast<const __half*>(a),
+                    reinterpret_cast<const __half*>(b), c, m, n, k);
 }
-#endif
 
 namespace {
 // Devices on which hgemm_configure() succeeded (benchmarks launch from one thread).

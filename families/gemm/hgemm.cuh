@@ -19,14 +19,16 @@
 //                      by cp.async.
 //   hgemm_wmma_kernel  the simple baseline: nvcuda::wmma 16x16x16 fragments, the same 128x128
 //                      block tile over 8 warps of 64x32, one padded shared-memory stage loaded
-//                      synchronously. nvcc only (the wmma API has no documented fragment layout
-//                      to emulate).
-// The mma kernel compiles with nvcc and, under the host SIMT shim, with g++: warp_ops.cuh emulates
-// mma.sync, ldmatrix and cp.async there, so tests/emulation runs this whole kernel on the CPU.
+//                      synchronously. Under the host emulation nvcuda::wmma comes from
+//                      kernels/wmma_emulation.h (its own documented fragment layout: the API
+//                      never exposes the hardware's), so its tiling and addressing are tested.
+// Both kernels compile with nvcc and, under the host SIMT shim, with g++: warp_ops.cuh emulates
+// mma.sync, ldmatrix and cp.async there, so the tests run these whole kernels on the CPU.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/simt/simt.h"  // nothing but GPUBENCH_UNROLL and GPUBENCH_DYNAMIC_SHARED under nvcc
 #include "kernels/warp_ops.cuh"
@@ -34,6 +36,8 @@
 #if defined(__CUDACC__)
 #include <cuda_fp16.h>
 #include <mma.h>
+#else
+#include "kernels/wmma_emulation.h"  // nvcuda::wmma for the host emulation (its own fragment layout)
 #endif
 
 namespace gpubench::kernels::hgemm {
@@ -236,7 +240,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
   }
 }
 
-#if defined(__CUDACC__)
 /// Padded row lengths (halves) of the WMMA kernel's tiles: +8 halves = +16 bytes per row breaks
 /// the power-of-two row stride that would put a fragment's rows in the same banks.
 constexpr int kWmmaLdA = kBlockK + 8;
@@ -252,6 +255,16 @@ struct alignas(128) WmmaSmem {
   __half a[kBlockM * kWmmaLdA];
   __half b[kBlockK * kWmmaLdB];
 };
+
+/// One 16-byte copy: a 128-bit load and store on the GPU; memcpy on the host, where the punned
+/// uint4 access would break strict aliasing.
+__device__ __forceinline__ void copy_16_bytes(void* dst, const void* src) {
+#if defined(__CUDACC__)
+  *static_cast<uint4*>(dst) = *static_cast<const uint4*>(src);
+#else
+  std::memcpy(dst, src, 16);
+#endif
+}
 
 /// C = A * B with nvcuda::wmma (baseline). M, N multiples of 128, K a multiple of 32.
 /// Block kWmmaThreads, grid (n / 128, m / 128).
@@ -282,12 +295,10 @@ __global__ void __launch_bounds__(kWmmaThreads)
       const int id = tid + i * kWmmaThreads;
       const int ar = id / 4;
       const int ac = (id % 4) * 8;
-      *reinterpret_cast<uint4*>(&sm.a[ar * kWmmaLdA + ac]) =
-          *reinterpret_cast<const uint4*>(a + static_cast<std::size_t>(block_m + ar) * k + k0 + ac);
+      copy_16_bytes(&sm.a[ar * kWmmaLdA + ac], a + static_cast<std::size_t>(block_m + ar) * k + k0 + ac);
       const int br = id / 16;
       const int bc = (id % 16) * 8;
-      *reinterpret_cast<uint4*>(&sm.b[br * kWmmaLdB + bc]) =
-          *reinterpret_cast<const uint4*>(b + static_cast<std::size_t>(k0 + br) * n + block_n + bc);
+      copy_16_bytes(&sm.b[br * kWmmaLdB + bc], b + static_cast<std::size_t>(k0 + br) * n + block_n + bc);
     }
     __syncthreads();
     GPUBENCH_UNROLL
@@ -317,6 +328,5 @@ __global__ void __launch_bounds__(kWmmaThreads)
     }
   }
 }
-#endif
 
 }  // namespace gpubench::kernels::hgemm

@@ -9,7 +9,7 @@
 // Also built for the host as gpubench_kernel_check_emulated (GPUBENCH_KERNEL_CHECK_EMULATED):
 // the same launchers compiled as C++ against kernels/launch.cuh's host side, their kernels
 // under the SIMT emulation, a stand-in runtime (tests/cuda/emulated_launch.cpp); ctest runs
-// every check there but Thrust, WMMA and the spin kernel.
+// every check there but Thrust and the spin kernel.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -408,17 +408,17 @@ std::vector<Check> all_checks(int sms) {
       {"pcie_sm_copy", [=] { return pcie_sm_copy_check(sms); }},
   };
 #ifndef GPUBENCH_KERNEL_CHECK_EMULATED
-  // Only on a GPU: Thrust (a library, not a launcher of ours), WMMA (no host emulation of
-  // nvcuda::wmma) and the spin kernel (it reads the GPU's global timer).
+  // Only on a GPU: Thrust (a library, not a launcher of ours) and the spin kernel (it reads the
+  // GPU's global timer).
   checks.push_back({"random_permutation", [] { return permutation_check(); }});
+  checks.push_back({"pcie_spin", [] { return pcie_spin_check(); }});
+#endif
   checks.push_back({"hgemm_wmma 128x256x96", [] {
                       return gemm_check<std::uint16_t>(
                           128, 256, 96, [](const std::uint16_t* a, const std::uint16_t* b, float* c) {
                             return kernels::launch_hgemm_wmma(a, b, c, 128, 256, 96, nullptr);
                           });
                     }});
-  checks.push_back({"pcie_spin", [] { return pcie_spin_check(); }});
-#endif
   // Every FMA count of the sweep's dispatch table, so a case that launches the wrong
   // instantiation fails.
   for (int k : kernels::kSweepFmaCounts) {

@@ -1,13 +1,11 @@
 // A host stand-in for the few cuBLAS entry points the GEMM workloads call (families/gemm/cuda.cpp):
 // cublasGemmEx computes the product on the host - FP32 or FP16 inputs, FP32 accumulation in
 // order, the column-major convention cuBLAS has - as work on the fake runtime's stream (so it is
-// captured into graphs like a kernel). And the WMMA baseline's launcher, which has no host
-// emulation (nvcuda::wmma), computes the same product the same way. Switches: fake_cublas.h.
+// captured into graphs like a kernel). Switches: fake_cublas.h.
 #include <cublas_v2.h>
 
 #include <cstdint>
 
-#include "families/gemm/gemm.h"
 #include "families/gemm/tests/fake_cublas.h"
 #include "kernels/half_bits.h"
 #include "tests/cuda/fake_cuda_runtime.h"
@@ -83,13 +81,3 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
 }
 
 }  // extern "C"
-
-namespace gpubench::kernels {
-
-int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Stream stream) {
-  if (hgemm_wmma_shape_error(m, n, k) != nullptr) return cudaErrorInvalidValue;
-  // Row-major C = A * B is column-major C^T = B^T * A^T.
-  return fake_cuda::as_kernel(stream, [=] { gemm(n, m, k, b, CUDA_R_16F, n, a, CUDA_R_16F, k, c, n); });
-}
-
-}  // namespace gpubench::kernels

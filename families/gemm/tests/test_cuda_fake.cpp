@@ -1,7 +1,7 @@
 // The GEMM workloads (families/gemm/cuda.cpp) end to end on the fake CUDA runtime, with the REAL
 // launchers of gemm.cu (a host copy, kernels/launch.cuh) running the SGEMM and mma.sync FP16
-// kernels under the SIMT emulation, and a host stand-in for cuBLAS (fake_cublas.cpp; it also
-// stands in for the WMMA baseline, which has no emulation). Every variant is prepared, poisoned,
+// kernels under the SIMT emulation (the WMMA baseline through kernels/wmma_emulation.h), and a
+// host stand-in for cuBLAS (fake_cublas.cpp). Every variant is prepared, poisoned,
 // run and verified as the runner does it, at small odd shapes; a wrong element anywhere fails
 // verification naming it; a cuBLAS failure is an error in cuBLAS's words; a shape a kernel
 // cannot run is skipped with the reason.
