@@ -44,6 +44,12 @@ Verification run_like_the_runner(Workload& w, int batch) {
   EXPECT_GT(w.run(batch), 0.0);
   w.poison();
   for (int i = 0; i < 2; ++i) EXPECT_GT(w.run(batch), 0.0);
+  const Verification v = w.verify();
+  if (!v.ok) return v;
+  // poison() must reach the output: a good output, poisoned, fails; run again, it passes.
+  w.poison();
+  EXPECT_FALSE(w.verify().ok) << "poison() left a verified output in place";
+  EXPECT_GT(w.run(batch), 0.0);
   return w.verify();
 }
 

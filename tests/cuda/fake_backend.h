@@ -45,7 +45,9 @@ class FakeBackend final : public CudaBackendBase {
 const BenchCase& find_case(const std::vector<BenchCase>& cases, const std::string& name);
 
 /// The runner's sequence: prepare, poison, warm-up run(1), run(batch), poison, two timed
-/// run(batch), verify. Expects every run to report a non-negative time.
+/// run(batch), verify; then, for a verified output, that poison() makes it fail and one more
+/// run(batch) makes it pass again (the result returned). Expects every run to report a
+/// positive device time.
 Verification run_like_the_runner(Workload& w, int batch);
 
 }  // namespace gpubench::fake_backend
