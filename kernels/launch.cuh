@@ -1,9 +1,11 @@
 // How the launchers (families/*/<name>.cu) launch kernels and ask the runtime, written for two
 // worlds. Under nvcc: <<<>>> and the CUDA runtime. Under the host compiler: the same launcher
 // source runs its kernels under the SIMT emulation (kernels/simt) and asks a host stand-in for
-// the runtime's answers (tests/cuda/emulated_launch.cpp), so the launchers' own logic - argument
-// rules, grid sizing, shared-memory opt-in, dispatch tables - runs in ctest through the same
-// checks gpubench_kernel_check runs on a GPU (harness/cuda/kernel_check.cpp).
+// the runtime's answers (kernels/launch_host.h: tests/cuda/emulated_launch.cpp for the emulated
+// kernel check, tests/cuda/fake_launch_runtime.cpp for the fake-runtime workload tests), so the
+// launchers' own logic - argument rules, grid sizing, shared-memory opt-in, dispatch tables -
+// runs in ctest through the same checks gpubench_kernel_check runs on a GPU
+// (harness/cuda/kernel_check.cpp).
 //
 // A launcher uses only the names in gpubench::kernels::rt: no CUDA runtime call of its own, and
 // no CUDA header (the host build of a launcher must not see one: the CUDA headers and simt.h

@@ -1,6 +1,7 @@
 // The host stand-in's side of kernels/launch.cuh: what the host build of a launcher asks it
-// (defined in tests/cuda/emulated_launch.cpp). Plain C++, no CUDA or SIMT header, so the
-// stand-in can include the CUDA runtime API beside it.
+// (defined in tests/cuda/emulated_launch.cpp, or over the fake runtime in
+// tests/cuda/fake_launch_runtime.cpp). Plain C++, no CUDA or SIMT header, so the stand-in can
+// include the CUDA runtime API beside it.
 #pragma once
 
 #include <cstddef>
