@@ -1,6 +1,8 @@
 // The fake CUDA backend and helpers shared by the fake-runtime workload tests.
 #include "tests/cuda/fake_backend.h"
 
+#include <cctype>
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -35,6 +37,20 @@ const BenchCase& find_case(const std::vector<BenchCase>& cases, const std::strin
   for (const auto& c : cases)
     if (c.name() == name) return c;
   throw std::logic_error("no case " + name);
+}
+
+void expect_plant_caught(Workload& w, fake_cuda::Plant where, std::size_t elem_bytes, const std::string& unit) {
+  fake_cuda::state().plant = where;
+  fake_cuda::state().plant_elem_bytes = elem_bytes;
+  fake_cuda::state().planted = false;
+  const Verification v = w.verify();
+  fake_cuda::state().plant = fake_cuda::Plant::none;
+  ASSERT_TRUE(fake_cuda::state().planted);
+  EXPECT_FALSE(v.ok);
+  const std::string named = unit + std::to_string(fake_cuda::state().planted_index);
+  EXPECT_EQ(v.message.rfind(named, 0), 0u) << v.message;
+  EXPECT_FALSE(std::isdigit(static_cast<unsigned char>(v.message[named.size()]))) << v.message;
+  EXPECT_TRUE(w.verify().ok) << "the same output, read back intact";
 }
 
 Verification run_like_the_runner(Workload& w, int batch) {

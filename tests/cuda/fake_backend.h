@@ -11,6 +11,7 @@
 #include "harness/backend.h"
 #include "harness/cuda/cuda_device.h"
 #include "harness/workload_table.h"
+#include "tests/cuda/fake_cuda_runtime.h"
 
 namespace gpubench::fake_backend {
 
@@ -43,6 +44,11 @@ class FakeBackend final : public CudaBackendBase {
 
 /// The case named `name` in `cases`; throws std::logic_error when there is none.
 const BenchCase& find_case(const std::vector<BenchCase>& cases, const std::string& name);
+
+/// Reads `w`'s output back with a wrong value planted at `where` (fake_cuda::Plant, elements of
+/// `elem_bytes`): verification must fail with a message starting with `unit` + the planted
+/// index (no further digit), and pass again on an intact read-back.
+void expect_plant_caught(Workload& w, fake_cuda::Plant where, std::size_t elem_bytes, const std::string& unit);
 
 /// The runner's sequence: prepare, poison, warm-up run(1), run(batch), poison, two timed
 /// run(batch), verify; then, for a verified output, that poison() makes it fail and one more

@@ -6,8 +6,6 @@
 // What this cannot check is the GPU itself: speed, real occupancy, real event timing.
 #include <gtest/gtest.h>
 
-#include <cctype>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,22 +41,6 @@ BenchCase row(const std::string& kernel, double fma, std::size_t n) {
     return c;
   }
   throw std::logic_error("no row " + kernel);
-}
-
-// The output read back with a wrong value planted at `where` (fake_cuda::Plant): verification
-// must fail and its message start with `unit` + the planted index.
-void expect_plant_caught(Workload& w, fake_cuda::Plant where, std::size_t elem_bytes, const std::string& unit) {
-  fake_cuda::state().plant = where;
-  fake_cuda::state().plant_elem_bytes = elem_bytes;
-  fake_cuda::state().planted = false;
-  const Verification v = w.verify();
-  fake_cuda::state().plant = fake_cuda::Plant::none;
-  ASSERT_TRUE(fake_cuda::state().planted);
-  EXPECT_FALSE(v.ok);
-  const std::string named = unit + std::to_string(fake_cuda::state().planted_index);
-  EXPECT_EQ(v.message.rfind(named, 0), 0u) << v.message;
-  EXPECT_FALSE(std::isdigit(static_cast<unsigned char>(v.message[named.size()]))) << v.message;
-  EXPECT_TRUE(w.verify().ok) << "the same output, read back intact";
 }
 
 class FakeIntensity : public ::testing::Test {
@@ -162,11 +144,11 @@ TEST_F(FakeIntensity, AWrongValueAnywhereFailsVerificationNamingIt) {
     auto f32 = backend().create(row("intensity_fp32", 16, 3 * kernels::kSweepTileElems + 77));
     f32->prepare();
     f32->run(1);
-    expect_plant_caught(*f32, where, 4, "element ");
+    fake_backend::expect_plant_caught(*f32, where, 4, "element ");
     auto f16 = backend().create(row("intensity_fp16x2", 8, 2 * kernels::kSweepTileElems + 9));
     f16->prepare();
     f16->run(1);
-    expect_plant_caught(*f16, where, 4, "word ");
+    fake_backend::expect_plant_caught(*f16, where, 4, "word ");
   }
 }
 

@@ -120,15 +120,7 @@ TEST_F(FakePcie, AWrongByteAnywhereFailsVerificationNamingIt) {
       auto w = backend().create(find_case(cases_, name));
       w->prepare();
       w->run(2);
-      fake_cuda::state().plant = where;
-      fake_cuda::state().plant_elem_bytes = 1;
-      fake_cuda::state().planted = false;
-      const Verification v = w->verify();
-      fake_cuda::state().plant = fake_cuda::Plant::none;
-      ASSERT_TRUE(fake_cuda::state().planted);
-      EXPECT_FALSE(v.ok);
-      EXPECT_EQ(v.message.rfind("byte " + std::to_string(fake_cuda::state().planted_index) + " of", 0), 0u)
-          << v.message;
+      fake_backend::expect_plant_caught(*w, where, 1, "byte ");
     }
   }
 }

@@ -4,8 +4,6 @@
 // with the reason; the bytes model is what the launch reads.
 #include <gtest/gtest.h>
 
-#include <cctype>
-
 #include <memory>
 #include <string>
 
@@ -25,22 +23,6 @@ BenchCase smem_row(bool quick) {
   const auto cases = families::smem::cases(o);
   EXPECT_EQ(cases.size(), 1u);
   return cases.at(0);
-}
-
-// The output read back with a wrong value planted at `where` (fake_cuda::Plant): verification
-// must fail and its message start with `unit` + the planted index.
-void expect_plant_caught(Workload& w, fake_cuda::Plant where, std::size_t elem_bytes, const std::string& unit) {
-  fake_cuda::state().plant = where;
-  fake_cuda::state().plant_elem_bytes = elem_bytes;
-  fake_cuda::state().planted = false;
-  const Verification v = w.verify();
-  fake_cuda::state().plant = fake_cuda::Plant::none;
-  ASSERT_TRUE(fake_cuda::state().planted);
-  EXPECT_FALSE(v.ok);
-  const std::string named = unit + std::to_string(fake_cuda::state().planted_index);
-  EXPECT_EQ(v.message.rfind(named, 0), 0u) << v.message;
-  EXPECT_FALSE(std::isdigit(static_cast<unsigned char>(v.message[named.size()]))) << v.message;
-  EXPECT_TRUE(w.verify().ok) << "the same output, read back intact";
 }
 
 class FakeSmem : public ::testing::Test {
@@ -118,7 +100,7 @@ TEST_F(FakeSmem, AWrongValueAnywhereFailsVerificationNamingIt) {
   w->prepare();
   w->run(1);
   for (fake_cuda::Plant where : {fake_cuda::Plant::first, fake_cuda::Plant::middle, fake_cuda::Plant::last})
-    expect_plant_caught(*w, where, 4, "out[");
+    fake_backend::expect_plant_caught(*w, where, 4, "out[");
 }
 
 }  // namespace
