@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "harness/context.h"
 #include "harness/device_select.h"
 #include "harness/family.h"
+#include "harness/memory_check.h"
 #include "harness/name_filter.h"
 #include "harness/pcie/pcie_context.h"
 #include "harness/results_store.h"
@@ -195,6 +197,19 @@ std::size_t run_benchmarks() {
   return ran;
 }
 
+// The leak check, once every workload is released (run_benchmarks): the memory in use against
+// the start's. Its figures go into the result's context, which Google Benchmark wrote at the
+// start of the file; a file they cannot be added to is published as it is, saying so.
+MemoryCheck check_memory_at_end(Backend& backend, const std::optional<MemoryReading>& start, const Destination& dest) {
+  const std::optional<MemoryReading> end = backend.memory_reading();
+  MemoryCheck check = check_memory(start, end);
+  std::string error;
+  if (!dest.tmp.empty() && !add_context_entries_to_file(dest.tmp, end_memory_context(end, check), &error))
+    std::cerr << "gpubench: the memory at the end of the run is not in the result's context (" << error
+              << "); the result is published without it\n";
+  return check;
+}
+
 // Moves the finished result into place: --out never under another name; the results store
 // under the next free name if a concurrent run took this one. Returns the exit status.
 int publish_result(const Options& o, const Destination& dest) {
@@ -286,8 +301,10 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   if (!note.empty()) std::cerr << note << "\n";
   const std::string unrecognized = init_google_benchmark(argv[0], o, dest);
   if (!unrecognized.empty()) return usage_error("unrecognized flag '" + unrecognized + "'");
+  std::optional<MemoryReading> memory_start;
   if (!o.list) {
-    publish_context(*backend, o.quick);
+    memory_start = backend->memory_reading();
+    publish_context(*backend, o.quick, memory_start);
     benchmark::AddCustomContext("numa_bind", numa_bind);
   }
 
@@ -306,8 +323,15 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
                        " backend (see --list)");
   }
+  MemoryCheck memory;
+  if (!o.list) memory = check_memory_at_end(*backend, memory_start, dest);
   if (const int status = publish_result(o, dest); status != 0) return status;
-  return report_outcome(outcome);
+  const int status = report_outcome(outcome);
+  if (memory.leaked) {
+    std::cerr << memory.line << "\n";
+    return 1;
+  }
+  return status;
 }
 
 }  // namespace gpubench

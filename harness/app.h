@@ -7,8 +7,8 @@
 
 namespace gpubench {
 
-/// Runs gpubench with argv; returns the process exit status (0 ok, 1 a benchmark failed,
-/// 2 usage error or unusable device).
+/// Runs gpubench with argv; returns the process exit status (0 ok, 1 a benchmark failed or the
+/// run leaked memory, 2 usage error or unusable device).
 int run_app(int argc, char** argv);
 
 /// run_app with the host backend's workloads made by `host_table` instead of host_workloads():

@@ -84,6 +84,21 @@ struct Telemetry {
   bool available = false;
 };
 
+/// The device's memory at one moment: the result context's capacity entries, each benchmark's
+/// memory_used_bytes counter and the leak check at the end of a run (harness/memory_check.h).
+struct MemoryReading {
+  std::uint64_t total_bytes = 0;  ///< the device's memory (the host: MemTotal)
+  std::uint64_t free_bytes = 0;   ///< free now, device-wide (a GPU: cudaMemGetInfo; the host: MemAvailable)
+  /// The memory the run answers for, which the counter and the leak check follow: on a GPU
+  /// total - free (a benchmark run has its device to itself); on the host this process's
+  /// resident anonymous memory after malloc_trim, which no other process can move.
+  std::uint64_t used_bytes = 0;
+  /// used_bytes in words, for the leak line ("device memory in use (cudaMemGetInfo)").
+  std::string used_what;
+  /// How far used_bytes may rise over a run before the rise is called a leak.
+  std::uint64_t leak_tolerance_bytes = 0;
+};
+
 /// One runnable benchmark instance on one backend. Lifetime: prepare, poison, run (warm-up and
 /// timed), verify.
 class Workload {
@@ -126,6 +141,9 @@ class Backend {
   virtual Telemetry telemetry_stop() { return {}; }
   /// The NUMA node of the GPU: nullopt for a backend without one (the host), -1 when unknown.
   virtual std::optional<int> gpu_numa_node() const { return std::nullopt; }
+  /// The memory now; nullopt where it cannot be read (never throws). Not const: the host first
+  /// hands the allocator's free pages back to the system, so that what was freed reads as free.
+  virtual std::optional<MemoryReading> memory_reading() { return std::nullopt; }
   /// Context entries specific to this backend (driver/runtime versions, cache policy, link...).
   virtual std::map<std::string, std::string> context() const = 0;
 };

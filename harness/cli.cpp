@@ -195,7 +195,7 @@ std::string usage_text() {
 Bandwidth and roofline microbenchmarks for NVIDIA GPUs (and the host, where no GPU is usable).
 
   --filter=REGEX     run the benchmarks whose name matches (names: family/kernel/variant/params;
-                     families: bandwidth, compute, roofline), e.g. --filter=bandwidth
+                     families: bandwidth, compute, roofline, memory), e.g. --filter=bandwidth
   --list             print the names that would run and exit
   --device=WHICH     auto (default: CUDA device 0 if usable, else the host), host, N, or all
   --out=FILE         write Google Benchmark JSON to FILE (never overwrites an existing file)

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "harness/memory_check.h"
 #include "version.h"
 
 namespace gpubench {
@@ -53,13 +54,18 @@ const char* const kRequired[] = {"gpubench_version",
                                  "traffic_model",
                                  "quick",
                                  "run_started_utc",
+                                 "memory_total_bytes",
+                                 "memory_free_start_bytes",
+                                 "memory_free_end_bytes",
+                                 "memory_leak_check",
                                  nullptr};
 
 }  // namespace
 
 const char* const* required_context_keys() { return kRequired; }
 
-std::map<std::string, std::string> result_context(const Backend& backend, bool quick) {
+std::map<std::string, std::string> result_context(const Backend& backend, bool quick,
+                                                  const std::optional<MemoryReading>& memory_start) {
   const DeviceDescription& d = backend.device();
   const Peaks& p = backend.peaks();
   std::map<std::string, std::string> c;
@@ -93,13 +99,14 @@ std::map<std::string, std::string> result_context(const Backend& backend, bool q
   c["traffic_model"] = describe_traffic(traffic_geometry(d, backend.kind() == "host"));
   c["quick"] = quick ? "true" : "false";
   c["run_started_utc"] = utc_now();
+  for (const auto& [k, v] : start_memory_context(memory_start)) c[k] = v;
   // The backend's own entries (driver, runtime, cache policy, link ...) override the defaults.
   for (const auto& [k, v] : backend.context()) c[k] = v;
   return c;
 }
 
-void publish_context(const Backend& backend, bool quick) {
-  for (const auto& [k, v] : result_context(backend, quick)) benchmark::AddCustomContext(k, v);
+void publish_context(const Backend& backend, bool quick, const std::optional<MemoryReading>& memory_start) {
+  for (const auto& [k, v] : result_context(backend, quick, memory_start)) benchmark::AddCustomContext(k, v);
 }
 
 }  // namespace gpubench

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 namespace gpubench {
@@ -113,6 +114,10 @@ struct LastWorkload {
   int repetitions = 0;                ///< timed loops of at least kMinOutlierSamples samples so far
   double prepare_seconds = 0;         ///< wall time of create + prepare (allocation, inputs)
   double wall_seconds = 0;            ///< wall time of every call so far, trials included
+  /// The backend's used memory before create (the previous working set freed) and the most
+  /// read since, after prepare and after each timed loop: memory_used_bytes is their difference.
+  std::optional<std::uint64_t> memory_used_before;
+  std::uint64_t memory_used_peak = 0;
 };
 LastWorkload& last_workload() {
   static LastWorkload last;
@@ -145,6 +150,13 @@ int size_batch(Workload& w) {
 }
 
 namespace {
+
+// The memory the workload holds now, into the benchmark's peak (backends without a reading: none).
+void note_memory_use(LastWorkload& last, Backend& backend) {
+  if (!last.memory_used_before) return;
+  if (const auto now = backend.memory_reading())
+    last.memory_used_peak = std::max(last.memory_used_peak, now->used_bytes);
+}
 
 // A run that failed (wrong output, an error, the device lost): counted, and its benchmark named once.
 void count_failure(RunOutcome* outcome, const BenchCase* c) {
@@ -188,11 +200,18 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
   };
   try {
     if (!last.w) {
+      // Memory before the workload exists: it is created and prepared once per benchmark, so
+      // its peak use is measured from here across every repetition.
+      if (const auto before = backend->memory_reading()) {
+        last.memory_used_before = before->used_bytes;
+        last.memory_used_peak = before->used_bytes;
+      }
       auto fresh = backend->create(*c);
       fresh->prepare();
       last.w = std::move(fresh);
       last.c = c;
       last.prepare_seconds = since(call_start);
+      note_memory_use(last, *backend);
     }
     Workload* w = last.w.get();
     w->poison();
@@ -233,6 +252,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       --left_in_sample;
     }
     telemetry = backend->telemetry_stop();
+    note_memory_use(last, *backend);  // what the timed runs allocated (workspaces, pools, graphs)
     if (interrupt_signal() != 0) return;
     if (!last.verified) {
       const Verification v = w->verify();
@@ -296,7 +316,10 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
   }
   if (d.pct_of_peak >= 0) k["pct_of_peak"] = d.pct_of_peak;
   if (d.pct_of_protocol_limit >= 0) k["pct_of_protocol_limit"] = d.pct_of_protocol_limit;
+  if (work.metric == Metric::latency_us) k["latency_us"] = per_op * 1e6;
   k["working_set_bytes"] = work.working_set_bytes;
+  if (last.memory_used_before)
+    k["memory_used_bytes"] = static_cast<double>(last.memory_used_peak - *last.memory_used_before);
   k["verified"] = 1;
   if (telemetry.available) {
     for (const auto& [name, value] : telemetry_counters(telemetry, work, executed_ops)) k[name] = value;

@@ -18,6 +18,8 @@
 #              family, and the same quick bandwidth run under memcheck
 #   bandwidth  the full `gpubench --filter=bandwidth` with its wall time, and its roofline PNG
 #   compute    the full compute family, then the roofline family
+#   memory     the full memory-management family (allocation, pools, unified memory, overlap,
+#              precision) and its plots
 #   ncu        Nsight Compute on copy at 1 GiB, strided at strides 8 and 32, gather at 256 MiB
 #              (DRAM bytes against the work model, L2 hit rate), the FP16 GEMM and SGEMM at 4096
 #              and 8192 (pipe utilization, shared-memory throughput, stall reasons)
@@ -36,7 +38,7 @@ die() {
   printf 'device_kit: %s\n' "$*" >&2
   exit 2
 }
-usage() { sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # --- here: prepare what travels -------------------------------------------------------------
 
@@ -102,7 +104,7 @@ prepare() {
     die "what travels is $((bytes / 1024 / 1024)) MiB, over the ${KIT_LIMIT_MIB} MiB limit"
   fi
   echo "kit: $KIT_DIR ($(du -sh "$KIT_DIR" | cut -f1)); travelling in all: $((bytes / 1024)) KiB of ${KIT_LIMIT_MIB} MiB"
-  echo "carry: .kit   then there: scripts/device_kit.sh smoke \$OUT (bandwidth, compute, ncu)"
+  echo "carry: .kit   then there: scripts/device_kit.sh smoke \$OUT (bandwidth, compute, memory, ncu)"
 }
 
 # --- there: the stages --------------------------------------------------------------------
@@ -234,6 +236,8 @@ for path in sys.argv[1:]:
         extra = ""
         if med("latency_ns") is not None:
             extra = f"  latency {med('latency_ns'):.1f} ns"
+        if med("latency_us") is not None:
+            extra = f"  latency {med('latency_us'):.2f} us"
         if med("pct_of_cublas") is not None:
             extra += f"  {med('pct_of_cublas'):.1f} % of cuBLAS"
         print(f"  {name:64s} {rate if rate is not None else float('nan'):10.2f} {unit:6s}"
@@ -314,6 +318,21 @@ stage_compute() {
   } >>"$WORK/summary.txt" 2>&1
 }
 
+stage_memory() {
+  mkdir -p "$WORK/results"
+  timed memory 450 "$BIN/gpubench" --device=0 --filter=memory --results-dir="$WORK/results"
+  local r
+  r="$(result_of memory)"
+  {
+    echo "== gpubench --filter=memory"
+    grep -E '^(gpubench|result)' "$WORK/memory.log" || true
+    if [[ -n "$r" ]]; then result_table "$r"; fi
+  } >>"$WORK/summary.txt" 2>&1
+  if [[ -n "$r" ]]; then
+    (cd "$KIT_ROOT" && timeout 60 python3 scripts/plot.py "$r" --out-dir "$WORK/plots") >"$WORK/plots.log" 2>&1 || true
+  fi
+}
+
 # One ncu profile: NAME, kernel-name regex, gpubench filter; the first matching launch, with the
 # clocks left as they are (--clock-control none) and caches flushed before it (ncu's default).
 profile() {
@@ -390,12 +409,12 @@ main() {
       [[ $# -eq 3 ]] || die "pack needs WORKDIR OUTDIR"
       pack "$2" "$3"
       ;;
-    smoke | bandwidth | compute | ncu)
+    smoke | bandwidth | compute | memory | ncu)
       [[ $# -eq 2 ]] || die "$1 needs an output folder"
       run_stage "$1" "$2"
       ;;
     -h | --help) usage ;;
-    *) die "unknown stage '$1' (prepare, smoke, bandwidth, compute, ncu, pack)" ;;
+    *) die "unknown stage '$1' (prepare, smoke, bandwidth, compute, memory, ncu, pack)" ;;
   esac
 }
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Draws the sweep plots of a gpubench result file, each only when the result has its data:
 bandwidth against working set (L2 marked), strided falloff (useful and sector GB/s), PCIe
-against transfer size, GEMM TFLOP/s against size with the cuBLAS line.
+against transfer size, GEMM TFLOP/s against size with the cuBLAS line; and for the memory
+family: allocate + free latency against size per allocator (median, p99 markers), managed
+memory GB/s against size per variant (on the host: first-touch page-fault GB/s), copy/compute
+overlap efficiency against streams (threads on the host) with the end-to-end GB/s below.
 
-  python scripts/plot.py RESULT.json [--out-dir plots/<device_key>]
+  python scripts/plot.py RESULT.json [--out-dir plots/<device_key>] [--force]
 
-Writes <out-dir>/<result stem>_<bandwidth|strided|pcie|gemm>.png and prints each path.
+Writes <out-dir>/<result stem>_<kind>.png, kind one of bandwidth, strided, pcie, gemm,
+memory_alloc, memory_managed, memory_first_touch, memory_overlap, and prints each path. An
+existing <stem>_*.png in the directory is not overwritten without --force.
 Bad input: one line on stderr, exit 2.
 """
 

@@ -2,10 +2,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "harness/cuda/cuda_check.h"
 #include "harness/cuda/nvml.h"
+#include "harness/memory_check.h"
 
 namespace gpubench {
 
@@ -67,6 +69,21 @@ CudaDevice::~CudaDevice() {
 }
 
 void CudaDevice::activate() const { GPUBENCH_CUDA_CHECK(cudaSetDevice(index_)); }
+
+std::optional<MemoryReading> CudaDevice::memory_reading() const {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaSetDevice(index_) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    (void)cudaGetLastError();  // a reading that failed must not fail the next checked call
+    return std::nullopt;
+  }
+  MemoryReading r;
+  r.total_bytes = total_bytes;
+  r.free_bytes = free_bytes;
+  r.used_bytes = total_bytes - std::min(free_bytes, total_bytes);
+  r.used_what = "device memory in use (cudaMemGetInfo: total - free)";
+  r.leak_tolerance_bytes = cuda_leak_tolerance_bytes(total_bytes, flusher_.buffer_bytes());
+  return r;
+}
 
 Telemetry CudaDevice::telemetry() const { return nvml_ ? nvml_->sample() : Telemetry{}; }
 

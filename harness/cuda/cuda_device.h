@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "harness/backend.h"
@@ -55,6 +56,10 @@ class CudaDevice {
   /// The SM clock in MHz to convert cycles to time: NVML's current SM clock when available,
   /// else the maximum clock from the runtime.
   double sm_clock_MHz_now() const;
+  /// The device's memory now (cudaMemGetInfo: device-wide free and total; used = total - free;
+  /// tolerance cuda_leak_tolerance_bytes with this device's flush buffer); nullopt when the
+  /// runtime cannot say (a lost device).
+  std::optional<MemoryReading> memory_reading() const;
   /// The loaded NVML, or nullptr ("no telemetry"); nvml_status() says why.
   const Nvml* nvml() const { return nvml_.get(); }
   const std::string& nvml_status() const { return nvml_status_; }
@@ -74,6 +79,7 @@ class CudaBackendBase : public Backend {
  public:
   /// The device the backend's workloads run on.
   virtual CudaDevice& cuda_device() = 0;
+  std::optional<MemoryReading> memory_reading() override { return cuda_device().memory_reading(); }
 };
 
 /// The CudaDevice behind a CUDA backend. Throws std::logic_error for any other backend.

@@ -26,6 +26,8 @@
 #include "families/intensity/intensity.h"
 #include "families/intensity/reference.h"
 #include "families/intensity/verify.h"
+#include "families/memory/memory.h"
+#include "families/memory/reference.h"
 #include "families/pcie/pcie.h"
 #include "families/smem/reference.h"
 #include "families/smem/smem.h"
@@ -338,6 +340,200 @@ Verification pcie_sm_copy_check(int sms) {
   return v;
 }
 
+// ---- memory family: axpy in each precision, checksum, transform ----
+
+const char* axpy_type_name(kernels::AxpyType t) {
+  switch (t) {
+    case kernels::AxpyType::fp64: return "fp64";
+    case kernels::AxpyType::fp32: return "fp32";
+    case kernels::AxpyType::fp16: return "fp16";
+    case kernels::AxpyType::bf16: return "bf16";
+  }
+  return "?";
+}
+
+/// n random finite elements of `t` (bit patterns, no inf or NaN, so no result is a NaN): half
+/// uniform in [-4, 4) rounded to the type (similar magnitudes: at a = 0.5 many sums fall exactly
+/// halfway and test round-to-nearest-even), half any finite pattern (denormals, negatives, huge
+/// values whose sum overflows to inf).
+std::vector<unsigned char> axpy_input(kernels::AxpyType t, std::size_t n, std::uint64_t seed) {
+  const std::size_t eb = static_cast<std::size_t>(kernels::axpy_elem_bytes(t));
+  std::vector<unsigned char> v(n * eb);
+  std::uint64_t state = seed;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t bits = 0;
+    for (;;) {
+      const std::uint64_t r = splitmix64_next(state);
+      const bool narrow = (r & 1u) != 0;
+      const double u = static_cast<double>(r >> 11) * 0x1.0p-53 * 8.0 - 4.0;
+      const auto f = static_cast<float>(u);
+      std::uint32_t fb = 0;
+      std::memcpy(&fb, &f, 4);
+      if (t == kernels::AxpyType::fp64) {
+        std::memcpy(&bits, &u, 8);
+        if (!narrow) bits = splitmix64_next(state);
+        if (((bits >> 52) & 0x7FFu) != 0x7FFu) break;
+      } else if (t == kernels::AxpyType::fp32) {
+        bits = narrow ? fb : splitmix64_next(state) & 0xFFFFFFFFu;
+        if (((bits >> 23) & 0xFFu) != 0xFFu) break;
+      } else if (t == kernels::AxpyType::fp16) {
+        bits = narrow ? kernels::float_to_half_bits(f) : splitmix64_next(state) & 0xFFFFu;
+        if (((bits >> 10) & 0x1Fu) != 0x1Fu) break;
+      } else {
+        bits = narrow ? memory::float_to_bf16_bits(f) : splitmix64_next(state) & 0xFFFFu;
+        if (((bits >> 7) & 0xFFu) != 0xFFu) break;
+      }
+    }
+    std::memcpy(v.data() + i * eb, &bits, eb);  // little-endian: the low bytes
+  }
+  return v;
+}
+
+/// launch_axpy at an odd size (a partial vector at the end) against memory::axpy_element bit for
+/// bit; 64 poisoned bytes after out[n) must stay poisoned. a = 0.5 (the rows' scalar) and
+/// a = -1/3 (a*x inexact: only a fused multiply-add in the compute type matches).
+Verification axpy_check(int sms, kernels::AxpyType t, double a) {
+  const std::size_t n = kOddWords;
+  const std::size_t eb = static_cast<std::size_t>(kernels::axpy_elem_bytes(t));
+  const std::size_t bytes = n * eb, guard = 64;
+  const std::vector<unsigned char> x = axpy_input(t, n, 30 + static_cast<std::uint64_t>(t));
+  const std::vector<unsigned char> y = axpy_input(t, n, 40 + static_cast<std::uint64_t>(t));
+  std::vector<unsigned char> out(bytes + guard), want(bytes), poisoned(bytes + guard);
+  poison_fill(poisoned.data(), poisoned.size());
+  Dev dx(bytes), dy(bytes), dout(bytes + guard);
+  dx.upload(x.data());
+  dy.upload(y.data());
+  dout.poison();
+  finish(kernels::launch_axpy(t, a, dx.as<void>(), dy.as<void>(), dout.as<void>(), n, sms, nullptr));
+  dout.download(out.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    memory::axpy_element(t, a, x.data(), y.data(), want.data(), i);
+    if (std::memcmp(out.data() + i * eb, want.data() + i * eb, eb) != 0) {
+      std::uint64_t got = 0, expected = 0, xi = 0, yi = 0;
+      std::memcpy(&got, out.data() + i * eb, eb);
+      std::memcpy(&expected, want.data() + i * eb, eb);
+      std::memcpy(&xi, x.data() + i * eb, eb);
+      std::memcpy(&yi, y.data() + i * eb, eb);
+      char line[160];
+      std::snprintf(line, sizeof line, "out[%zu] = 0x%llx, expected 0x%llx (x 0x%llx, y 0x%llx)", i,
+                    static_cast<unsigned long long>(got), static_cast<unsigned long long>(expected),
+                    static_cast<unsigned long long>(xi), static_cast<unsigned long long>(yi));
+      return Verification::fail(line);
+    }
+  }
+  if (std::memcmp(out.data() + bytes, poisoned.data() + bytes, guard) != 0)
+    return Verification::fail("bytes past out[n) written");
+  return Verification::pass();
+}
+
+/// launch_checksum over n words starting one word past a 16-byte boundary (head, bulk and tail),
+/// at most max_blocks partials: they add up to checksum_reference, none is written past *blocks.
+Verification checksum_check(int sms, int max_blocks) {
+  const std::size_t n = kOddWords - 2;
+  std::vector<std::uint32_t> in(kOddWords);
+  fill_random_u32(in.data(), kOddWords * 4, 26);
+  const auto mb = static_cast<std::size_t>(max_blocks);
+  Dev a(kOddWords * 4), partial((mb + 1) * 4);
+  a.upload(in.data());
+  partial.poison();
+  int blocks = 0;
+  finish(kernels::launch_checksum(a.as<std::uint32_t>() + 1, n, partial.as<std::uint32_t>(), max_blocks, &blocks, sms,
+                                  nullptr));
+  if (blocks < 1 || blocks > max_blocks)
+    return Verification::fail("blocks = " + std::to_string(blocks) + ", max_blocks " + std::to_string(max_blocks));
+  std::vector<std::uint32_t> sums(mb + 1);
+  partial.download(sums.data());
+  std::uint32_t total = 0;
+  for (int i = 0; i < blocks; ++i) total += sums[static_cast<std::size_t>(i)];
+  for (std::size_t i = static_cast<std::size_t>(blocks); i <= mb; ++i)
+    if (sums[i] != kPoisonU32) return Verification::fail("partial[" + std::to_string(i) + "] written past the grid");
+  const std::uint32_t want = memory::checksum_reference(in.data() + 1, n);
+  if (total != want)
+    return Verification::fail("sum of " + std::to_string(blocks) + " partials " + std::to_string(total) +
+                              ", expected " + std::to_string(want));
+  return Verification::pass();
+}
+
+/// launch_transform in place over n words starting one word past a 16-byte boundary: every word
+/// is transform_word(word, rounds), the words around the range unchanged.
+Verification transform_check(int sms, int rounds) {
+  const std::size_t n = kOddWords - 3;
+  std::vector<std::uint32_t> in(kOddWords), out(kOddWords);
+  fill_random_u32(in.data(), kOddWords * 4, 27);
+  Dev a(kOddWords * 4);
+  a.upload(in.data());
+  finish(kernels::launch_transform(a.as<std::uint32_t>() + 1, n, rounds, sms, nullptr));
+  a.download(out.data());
+  for (std::size_t i = 0; i < kOddWords; ++i) {
+    const std::uint32_t want = i >= 1 && i <= n ? kernels::transform_word(in[i], rounds) : in[i];
+    if (out[i] != want)
+      return Verification::fail("word " + std::to_string(i) + " = " + std::to_string(out[i]) + ", expected " +
+                                std::to_string(want));
+  }
+  return Verification::pass();
+}
+
+/// Every invalid argument of the three launchers returns cudaErrorInvalidValue and launches
+/// nothing (the poisoned output stays poisoned); zero elements is a valid, empty launch (the
+/// checksum still writes one partial, 0).
+Verification memory_invalid_args_check(int sms) {
+  using kernels::AxpyType;
+  const std::size_t bytes = 4096;
+  Dev a(bytes), b(bytes);
+  b.poison();
+  const auto* x = a.as<unsigned char>();
+  auto* out = b.as<unsigned char>();
+  auto* words = b.as<std::uint32_t>();
+  int blocks = -1;
+  const struct {
+    const char* what;
+    int status;
+  } calls[] = {
+      {"axpy: unknown type", kernels::launch_axpy(static_cast<AxpyType>(7), 0.5, x, x, out, 16, sms, nullptr)},
+      {"axpy: null x", kernels::launch_axpy(AxpyType::fp32, 0.5, nullptr, x, out, 16, sms, nullptr)},
+      {"axpy: null y", kernels::launch_axpy(AxpyType::fp32, 0.5, x, nullptr, out, 16, sms, nullptr)},
+      {"axpy: null out", kernels::launch_axpy(AxpyType::fp32, 0.5, x, x, nullptr, 16, sms, nullptr)},
+      {"axpy: x not 16-byte aligned", kernels::launch_axpy(AxpyType::fp16, 0.5, x + 8, x, out, 16, sms, nullptr)},
+      {"axpy: y not 16-byte aligned", kernels::launch_axpy(AxpyType::fp64, 0.5, x, x + 8, out, 16, sms, nullptr)},
+      {"axpy: out not 16-byte aligned", kernels::launch_axpy(AxpyType::bf16, 0.5, x, x, out + 2, 16, sms, nullptr)},
+      {"axpy: out is x", kernels::launch_axpy(AxpyType::fp32, 0.5, out, x, out, 16, sms, nullptr)},
+      {"axpy: out overlaps y", kernels::launch_axpy(AxpyType::fp32, 0.5, x, out + 16, out, 16, sms, nullptr)},
+      {"axpy: sm_count 0", kernels::launch_axpy(AxpyType::fp32, 0.5, x, x, out, 16, 0, nullptr)},
+      {"checksum: null in", kernels::launch_checksum(nullptr, 16, words, 4, &blocks, sms, nullptr)},
+      {"checksum: null partial",
+       kernels::launch_checksum(a.as<std::uint32_t>(), 16, nullptr, 4, &blocks, sms, nullptr)},
+      {"checksum: null blocks", kernels::launch_checksum(a.as<std::uint32_t>(), 16, words, 4, nullptr, sms, nullptr)},
+      {"checksum: max_blocks 0", kernels::launch_checksum(a.as<std::uint32_t>(), 16, words, 0, &blocks, sms, nullptr)},
+      {"checksum: sm_count 0", kernels::launch_checksum(a.as<std::uint32_t>(), 16, words, 4, &blocks, 0, nullptr)},
+      {"checksum: in not 4-byte aligned",
+       kernels::launch_checksum(reinterpret_cast<const std::uint32_t*>(x + 2), 16, words, 4, &blocks, sms, nullptr)},
+      {"transform: null data", kernels::launch_transform(nullptr, 16, 1, sms, nullptr)},
+      {"transform: rounds -1", kernels::launch_transform(words, 16, -1, sms, nullptr)},
+      {"transform: sm_count 0", kernels::launch_transform(words, 16, 1, 0, nullptr)},
+      {"transform: data not 4-byte aligned",
+       kernels::launch_transform(reinterpret_cast<std::uint32_t*>(out + 2), 16, 1, sms, nullptr)},
+  };
+  for (const auto& c : calls) {
+    if (c.status != 1) return Verification::fail(std::string(c.what) + ": status " + std::to_string(c.status));
+  }
+  if (blocks != 0) return Verification::fail("checksum: *blocks = " + std::to_string(blocks) + " after a rejection");
+  const int empty_axpy = kernels::launch_axpy(AxpyType::fp16, 0.5, x, x + 2048, out, 0, sms, nullptr);
+  const int empty_transform = kernels::launch_transform(words, 0, 3, sms, nullptr);
+  GPUBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  if (empty_axpy != 0 || empty_transform != 0) return Verification::fail("n = 0 rejected");
+  std::vector<unsigned char> got(bytes), poisoned(bytes);
+  b.download(got.data());
+  poison_fill(poisoned.data(), bytes);
+  if (got != poisoned) return Verification::fail("a rejected or empty launch wrote its output");
+  finish(kernels::launch_checksum(a.as<std::uint32_t>(), 0, words, 4, &blocks, sms, nullptr));
+  std::uint32_t first = kPoisonU32;
+  GPUBENCH_CUDA_CHECK(cudaMemcpy(&first, words, 4, cudaMemcpyDeviceToHost));
+  if (blocks != 1 || first != 0)
+    return Verification::fail("checksum of 0 words: blocks " + std::to_string(blocks) + ", partial " +
+                              std::to_string(first));
+  return Verification::pass();
+}
+
 #ifndef GPUBENCH_KERNEL_CHECK_EMULATED
 /// The spin kernel released by the host through mapped memory (the flag is set before the
 /// launch, so the kernel sees it at once and reports kSpinReleased).
@@ -428,6 +624,19 @@ std::vector<Check> all_checks(int sms) {
   for (int stride : {1, 3, 8, 32}) {
     checks.push_back({"strided stride=" + std::to_string(stride), [=] { return strided_check(sms, stride); }});
   }
+  for (kernels::AxpyType t :
+       {kernels::AxpyType::fp64, kernels::AxpyType::fp32, kernels::AxpyType::fp16, kernels::AxpyType::bf16}) {
+    const std::string name = std::string("memory axpy ") + axpy_type_name(t);
+    checks.push_back({name + " a=0.5", [=] { return axpy_check(sms, t, memory::kAxpyScalar); }});
+    checks.push_back({name + " a=-1/3", [=] { return axpy_check(sms, t, -1.0 / 3.0); }});
+  }
+  checks.push_back({"memory checksum", [=] { return checksum_check(sms, 4096); }});
+  checks.push_back({"memory checksum max_blocks=3", [=] { return checksum_check(sms, 3); }});
+  for (int rounds : {0, 1, 7}) {
+    checks.push_back(
+        {"memory transform rounds=" + std::to_string(rounds), [=] { return transform_check(sms, rounds); }});
+  }
+  checks.push_back({"memory invalid arguments", [=] { return memory_invalid_args_check(sms); }});
   return checks;
 }
 

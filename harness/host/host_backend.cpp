@@ -30,6 +30,7 @@ class HostBackend final : public Backend {
     if (!factory) throw SkipCase(unavailable_reason(c));
     return factory(c, *this);
   }
+  std::optional<MemoryReading> memory_reading() override { return host_memory_reading(); }
   std::map<std::string, std::string> context() const override {
     return {{"cache_policy",
              "host: no flush; working sets sweep from inside L1 to beyond the last-level cache "

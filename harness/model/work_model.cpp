@@ -98,11 +98,27 @@ WorkModel transfer_work(double bytes, PeakKind direction) {
   return w;
 }
 
+WorkModel latency_work(double bytes) {
+  WorkModel w;
+  w.working_set_bytes = bytes;
+  w.metric = Metric::latency_us;
+  return w;
+}
+
+WorkModel axpy_work(double n, int elem_bytes) {
+  WorkModel w;
+  w.useful_bytes = w.traffic_bytes = 3.0 * n * elem_bytes;
+  w.working_set_bytes = 2.0 * n * elem_bytes;
+  w.peak = PeakKind::dram;
+  return w;
+}
+
 const char* metric_name(Metric m) {
   switch (m) {
     case Metric::GBps: return "GB/s";
     case Metric::TFLOPS: return "TFLOPS";
     case Metric::latency_ns: return "latency_ns";
+    case Metric::latency_us: return "latency_us";
   }
   return "GB/s";
 }

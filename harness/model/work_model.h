@@ -13,8 +13,9 @@ namespace gpubench {
 /// pct_of_peak; smem: shared memory, 128 bytes per clock per SM.)
 enum class PeakKind { none, dram, l2, smem, fp32, fp16_tensor, pcie_h2d, pcie_d2h };
 
-/// The headline figure a benchmark reports (latency_ns: the pointer chase's time per load).
-enum class Metric { GBps, TFLOPS, latency_ns };
+/// The headline figure a benchmark reports (latency_ns: the pointer chase's time per load;
+/// latency_us: the time of one operation, e.g. an allocate + free pair, in microseconds).
+enum class Metric { GBps, TFLOPS, latency_ns, latency_us };
 
 /// Work done by one execution (one kernel launch / one transfer) of a benchmark.
 struct WorkModel {
@@ -77,6 +78,11 @@ WorkModel gemm_work(double m, double n, double k, int in_elem_bytes, int out_ele
 WorkModel fma_sweep_work(double n, int elem_bytes, int fma_per_elem, PeakKind peak);
 /// Host<->device transfer of `bytes` (counted once: it crosses the link once).
 WorkModel transfer_work(double bytes, PeakKind direction);
+/// A management operation timed per call (allocate + free of `bytes`, a fragmentation round):
+/// no bytes moved, the headline is its latency in microseconds.
+WorkModel latency_work(double bytes);
+/// y = a*x + y over `n` elements of `elem_bytes`: x and y read, y written (3 x n x elem bytes).
+WorkModel axpy_work(double n, int elem_bytes);
 
 /// "GB/s", "TFLOPS" or "latency_ns": the result counter of the headline figure.
 const char* metric_name(Metric m);

@@ -1,9 +1,11 @@
 """The regression comparator: a new result against a baseline (one or more earlier results).
 
-Per benchmark, on its headline metric (the row's `metric`: GBps, TFLOPS or latency_ns, from its
-label; legacy files: TFLOPS when it does FLOP, else GB/s), over the per-repetition samples.
-Higher is better, except for latency (metric latency_ns), where the comparison is mirrored: change
-= baseline median / new median - 1, so a positive change is always faster. The new result's rows
+Per benchmark, on its headline metric (the row's `metric`: GBps, TFLOPS, latency_ns or
+latency_us, from its label; legacy files: TFLOPS when it does FLOP, else GB/s), over the
+per-repetition samples. Higher is better, except for latency (results.LOWER_IS_BETTER: metric
+latency_ns, the pointer chase, and latency_us, e.g. an allocate + free pair), where the
+comparison is mirrored: change = baseline median / new median - 1, so a positive change is
+always faster. The new result's rows
 say which metric and which direction; the baselines' samples of that counter are compared.
 - baseline: the samples of every baseline result pooled (runs that failed, or ran throttled,
   are left out), its median, and its noise = 1.4826 x MAD / median (a robust relative standard

@@ -5,7 +5,19 @@
 - strided: useful GB/s (solid) and sector GB/s (dashed) against the stride, at the largest span;
 - pcie: GB/s against transfer size per direction and variant, the link peaks when known;
 - gemm: TFLOP/s against matrix size per kernel, library references (the cuBLAS line) dashed,
-  the FP32 / FP16-tensor roofs when known.
+  the FP32 / FP16-tensor roofs when known;
+
+and of the memory family (memory/<kernel>/<variant>/<params>, families/memory/cases.cpp):
+- memory_alloc: allocate + free latency against size, log-log, one series per allocator (the
+  median over repetitions of latency_us), its p99 over the pairs (p99_us) as hollow markers of
+  the same colour;
+- memory_managed (CUDA): GB/s against size of a kernel consuming bytes that start on the host,
+  one series per way of getting them there (demand_fault, prefetch, ...; to_host: the CPU
+  reading managed memory from the device), the peaks its rows are measured against when known;
+- memory_first_touch (host): the analogue, page-fault GB/s against size per page kind;
+- memory_overlap: overlap efficiency (serialized / concurrent time; on CUDA also kernel_slowdown
+  and bidir_copy_speedup, dashed) against streams (threads on the host), a line at 1 (no
+  overlap), and the end-to-end GB/s in a second panel below.
 
 Rows are chosen by what they mean (results.RowMeaning: the row's label, or the legacy fallback
 for files written before labels), never by their names:
@@ -13,6 +25,12 @@ for files written before labels), never by their names:
 - strided: sweep stride;
 - pcie: level pcie;
 - gemm: metric TFLOPS, sweep m (m = n = k); the roofs of the peaks its rows name.
+The memory family's rows are drawn by its own plots and by none of these four (its copy loops,
+AXPY and managed rows would otherwise join the bandwidth and PCIe sweeps as if they were
+library references). Within the family: memory_alloc takes metric latency_us with sweep bytes
+(not the fragmentation rows, which sweep nothing); memory_managed, memory_first_touch and
+memory_overlap take the family's kernels of those names (the kernel is the part of the name the
+family table defines them by), the overlap's x the parameter its sweep names.
 
 Each plot's data is a PlotData built by a plain function (tested against the JSON), drawn by
 draw_plot(); Agg backend, fixed pixel size.
@@ -37,6 +55,8 @@ class Line:
     xs: list[float]
     ys: list[float]
     dashed: bool = False  #: library references (and sector GB/s)
+    markers_only: bool = False  #: hollow markers, no line (the p99 beside its median curve)
+    color_of: str = ""  #: the label of the line whose colour it takes ("": a colour of its own)
 
 
 @dataclass
@@ -51,10 +71,30 @@ class PlotData:
     lines: list[Line] = field(default_factory=list)
     hlines: list[tuple[float, str]] = field(default_factory=list)  #: peaks
     vlines: list[tuple[float, str]] = field(default_factory=list)  #: L2 size
+    y_log: bool = True  #: a log y axis (both panels); linear for ratios near 1
+    x_counts: bool = False  #: x ticks at the data's x values, as plain numbers (1 2 4 8 streams)
+    #: a second panel below the first, on the same x (the overlap's end-to-end GB/s)
+    lines2: list[Line] = field(default_factory=list)
+    ylabel2: str = ""
+
+
+#: The family drawn by the memory_* plots (and left out of the four others).
+MEMORY_FAMILY = "memory"
+
+
+def _ran(result: Result) -> list[Benchmark]:
+    """Rows with numbers: not skipped, not failed, verified."""
+    return [b for b in result.benchmarks.values() if b.ok and not b.verification_failed]
 
 
 def _good(result: Result) -> list[Benchmark]:
-    return [b for b in result.benchmarks.values() if b.ok and not b.verification_failed]
+    """The rows the bandwidth, strided, PCIe and GEMM plots choose from."""
+    return [b for b in _ran(result) if b.family != MEMORY_FAMILY]
+
+
+def _memory(result: Result) -> list[Benchmark]:
+    """The memory family's rows that ran, in file order (its table's order)."""
+    return [b for b in _ran(result) if b.family == MEMORY_FAMILY]
 
 
 def _group(benches, key, x_of, y_of) -> dict[tuple, list[tuple[float, float]]]:
@@ -188,37 +228,197 @@ def gemm_data(result: Result) -> PlotData | None:
     return d
 
 
+def _sized_lines(benches: list[Benchmark], counter: str) -> list[Line]:
+    """One line per variant (and other parameters) of a size sweep: the median of `counter`
+    against the `bytes` parameter; the series in the order of their first row in the file (the
+    family table's: cuda_malloc before async_pool_miss ...)."""
+    groups = _group(benches, lambda b: (b.variant, _other_params(b, ("bytes",))),
+                     lambda b: b.size_bytes(), lambda b: b.median(counter))
+    return [Line(f"{k[0]}{_fmt_params(k[1])}", [p[0] for p in pts], [p[1] for p in pts])
+            for k, pts in groups.items()]
+
+
+def alloc_latency_data(result: Result) -> PlotData | None:
+    """Allocate + free latency against size, one series per allocator: the median over
+    repetitions of latency_us, and the median of p99_us (the 99th percentile over the pairs of
+    a sample) as hollow markers in the series' colour. None without allocation rows."""
+    benches = [b for b in _memory(result) if b.metric_kind == "latency_us" and b.sweep == "bytes"]
+    lines = _sized_lines(benches, "latency_us")
+    if not lines:
+        return None
+    d = PlotData("memory_alloc", _title(result, "Allocation latency (allocate + free)"),
+                 "allocation size (bytes)",
+                 "us per allocate + free (line: latency_us; triangles: p99 of the pairs)", True)
+    p99 = {ln.label: ln for ln in _sized_lines(benches, "p99_us")}
+    for ln in lines:
+        d.lines.append(ln)
+        if ln.label in p99:
+            q = p99[ln.label]
+            d.lines.append(Line(f"{ln.label} p99", q.xs, q.ys, markers_only=True,
+                                color_of=ln.label))
+    return d
+
+
+def _sized_gbps_data(result: Result, kernel: str, kind: str, what: str,
+                     xlabel: str) -> PlotData | None:
+    benches = [b for b in _memory(result) if b.kernel == kernel and b.metric_kind == "GBps"
+               and b.sweep == "bytes"]
+    lines = _sized_lines(benches, "GB/s")
+    if not lines:
+        return None
+    d = PlotData(kind, _title(result, what), xlabel, "GB/s", True, lines)
+    p = result.peaks()
+    kinds = {b.peak_kind for b in benches}  # the ceilings the plotted rows are measured against
+    for peak, name in (("pcie_h2d", "PCIe H2D peak"), ("pcie_d2h", "PCIe D2H peak"),
+                       ("dram", "DRAM peak")):
+        if p[peak] and peak in kinds:
+            d.hlines.append((p[peak], f"{name} {p[peak]:.4g} GB/s"))
+    return d
+
+
+def managed_data(result: Result) -> PlotData | None:
+    """CUDA: GB/s of a kernel consuming bytes that start on the host, against their size, one
+    series per variant of memory/managed (demand_fault, prefetch, explicit_copy, zero_copy,
+    read_mostly, device_resident; to_host: the CPU reading managed memory resident on the
+    device); the PCIe / DRAM peaks its rows name, when known."""
+    return _sized_gbps_data(result, "managed", "memory_managed",
+                            "Managed memory: migration and its alternatives", "bytes consumed")
+
+
+def first_touch_data(result: Result) -> PlotData | None:
+    """Host: page-fault GB/s (first touch of fresh memory) against size, one series per page
+    kind of memory/first_touch (pages_4k, pages_2m, populate): the host's analogue of
+    managed_data."""
+    return _sized_gbps_data(result, "first_touch", "memory_first_touch",
+                            "First touch: page-fault bandwidth", "bytes touched")
+
+
+#: The overlap rows' ratios drawn in the upper panel: counter -> (legend words, dashed).
+OVERLAP_RATIOS = {
+    "overlap_efficiency": ("overlap efficiency", False),
+    "kernel_slowdown": ("kernel slowdown", True),
+    "bidir_copy_speedup": ("bidirectional copy speedup", True),
+}
+
+
+def _count(b: Benchmark) -> float | None:
+    """The value of the parameter a row sweeps (streams:4 -> 4.0); None without one."""
+    try:
+        return float(b.params[b.sweep])
+    except (KeyError, ValueError):
+        return None
+
+
+def overlap_data(result: Result) -> PlotData | None:
+    """Copy/compute overlap against the number of streams (threads on the host): above, the
+    overlap efficiency (serialized sum / concurrent time; 1 = no overlap) and, where the rows
+    have them, kernel_slowdown and bidir_copy_speedup (dashed); below, the end-to-end GB/s. One
+    series per engine (and other parameters); the x is the parameter the rows' sweep names."""
+    benches = [b for b in _memory(result) if b.kernel == "overlap" and _count(b) is not None]
+
+    def key(b: Benchmark) -> tuple:
+        return b.variant, _other_params(b, (b.sweep,))
+
+    # Parameters every row shares (the pipeline's bytes) go to the title, not to each label.
+    params = {_other_params(b, (b.sweep,)) for b in benches}
+    shared = next(iter(params)) if len(params) == 1 else ()
+
+    def name(k: tuple, words: str) -> str:
+        return f"{k[0]}{_fmt_params(k[1]) if not shared else ''}: {words}"
+
+    d = PlotData("memory_overlap", "", "", "ratio", True, y_log=False, x_counts=True,
+                 ylabel2="GB/s (end to end)")
+    for counter, (words, dashed) in OVERLAP_RATIOS.items():
+        groups = _group(benches, key, _count, lambda b, c=counter: b.median(c))
+        d.lines += [Line(name(k, words), [p[0] for p in pts], [p[1] for p in pts], dashed)
+                    for k, pts in groups.items()]
+    groups = _group(benches, key, _count, lambda b: b.median("GB/s"))
+    d.lines2 = [Line(name(k, "GB/s"), [p[0] for p in pts], [p[1] for p in pts])
+                for k, pts in groups.items()]
+    if not d.lines and not d.lines2:
+        return None
+    unit = " / ".join(sorted({b.sweep for b in benches}))
+    what = f"Copy/compute overlap against {unit}"
+    if shared:
+        what += " (" + ", ".join(f"{k}:{v}" for k, v in shared) + ")"
+    d.title = _title(result, what)
+    d.xlabel = unit
+    if d.lines:
+        d.hlines.append((1.0, "1 = no overlap (serialized)"))
+    return d
+
+
 #: Every sweep plot, in the order they are written.
-ALL_PLOTS = (bandwidth_data, strided_data, pcie_data, gemm_data)
+ALL_PLOTS = (bandwidth_data, strided_data, pcie_data, gemm_data, alloc_latency_data, managed_data,
+             first_touch_data, overlap_data)
+
+
+def _draw_lines(ax, lines: list[Line], colors: list[str]) -> None:
+    """Each line in the next colour of the cycle (or in the colour of the line it names)."""
+    own: dict[str, str] = {}
+    for line in lines:
+        color = own.get(line.color_of) or colors[len(own) % len(colors)]
+        if line.markers_only:
+            ax.plot(line.xs, line.ys, marker="^", markersize=6, linestyle="None",
+                    markerfacecolor="none", color=color, label=line.label)
+        else:
+            ax.plot(line.xs, line.ys, marker="o", markersize=4, color=color,
+                    linestyle="--" if line.dashed else "-", label=line.label)
+        if not line.color_of:
+            own[line.label] = color
+
+
+def _setup_axes(ax, d: PlotData, ylabel: str) -> None:
+    from matplotlib.ticker import NullLocator
+
+    if d.x_log2:
+        ax.set_xscale("log", base=2)
+    if d.x_counts:
+        xs = sorted({x for ln in d.lines + d.lines2 for x in ln.xs})
+        ax.set_xticks(xs, [f"{x:g}" for x in xs])
+        ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_yscale("log" if d.y_log else "linear")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def _legend(ax) -> None:
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
+              borderaxespad=0.0)
 
 
 def plot_figure(d: PlotData):
     """The matplotlib Figure of one sweep plot (FIGSIZE x DPI; no pyplot state, nothing to
-    close): every Line of d as a curve labelled with its label (dashed when d says so), every
+    close): every Line of d as a curve labelled with its label (dashed when d says so; hollow
+    markers without a line for markers_only, in the colour of the line color_of names), every
     peak in hlines as a horizontal line and every mark in vlines as a vertical one, each named
-    in the legend. draw_plot() writes it; the tests read its artists."""
+    in the legend. With lines2, a second panel below on the same x (fig.axes[1], its own
+    legend, the x label under it). draw_plot() writes it; the tests read its artists."""
     import matplotlib
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=FIGSIZE, dpi=DPI)
-    ax = fig.add_axes((0.08, 0.1, 0.6, 0.8))
-    if d.x_log2:
-        ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_title(d.title, fontsize=10)
-    ax.set_xlabel(d.xlabel)
-    ax.set_ylabel(d.ylabel)
-    ax.grid(True, which="major", alpha=0.3)
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, line in enumerate(d.lines):
-        ax.plot(line.xs, line.ys, marker="o", markersize=4, color=colors[i % len(colors)],
-                linestyle="--" if line.dashed else "-", label=line.label)
+    if d.lines2:
+        ax = fig.add_axes((0.08, 0.55, 0.6, 0.37))
+        ax2 = fig.add_axes((0.08, 0.1, 0.6, 0.37), sharex=ax)
+    else:
+        ax, ax2 = fig.add_axes((0.08, 0.1, 0.6, 0.8)), None
+    _setup_axes(ax, d, d.ylabel)
+    ax.set_title(d.title, fontsize=10)
+    _draw_lines(ax, d.lines, colors)
     for y, label in d.hlines:
         ax.axhline(y, color="black", linewidth=1.2, linestyle=":", label=label)
     for x, label in d.vlines:
         ax.axvline(x, color="grey", linewidth=1.2, linestyle="-.", label=label)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
-              borderaxespad=0.0)
+    _legend(ax)
+    if ax2 is None:
+        ax.set_xlabel(d.xlabel)
+        return fig
+    _setup_axes(ax2, d, d.ylabel2)
+    ax2.set_xlabel(d.xlabel)
+    _draw_lines(ax2, d.lines2, colors)
+    _legend(ax2)
     return fig
 
 

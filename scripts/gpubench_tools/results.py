@@ -32,7 +32,10 @@ from .errors import UsageError
 REQUIRED_CONTEXT = ("gpubench_version", "backend", "device_name", "device_key")
 
 #: Benchmark names: family/kernel/variant/params (Google Benchmark may append /manual_time ...).
-NAME_RE = re.compile(r"^(bandwidth|compute|roofline)/([a-z0-9_]+)/([a-z0-9_]+)/([A-Za-z0-9_:,.]+)")
+#: Any lower-case family (bandwidth, compute, roofline, memory, ...): a new family must not make
+#: every tool reject the files it appears in. A parameter value may join sizes with "+"
+#: (memory/fragmentation/cuda_malloc/pattern:1MiB+64MiB).
+NAME_RE = re.compile(r"^([a-z][a-z0-9_]*)/([a-z0-9_]+)/([a-z0-9_]+)/([A-Za-z0-9_:,.+]+)")
 
 #: Context keys of the theoretical peaks, by ceiling kind.
 PEAK_KEYS = {
@@ -44,10 +47,13 @@ PEAK_KEYS = {
     "smem": "peak_smem_GBps",
 }
 
-#: Values of a row's `metric` (its label's vocabulary) -> the JSON counter that holds it.
-METRIC_COUNTERS = {"GBps": "GB/s", "TFLOPS": "TFLOPS", "latency_ns": "latency_ns"}
+#: Values of a row's `metric` (its label's vocabulary) -> the JSON counter that holds it
+#: (latency_ns: the pointer chase's time per load; latency_us: the time of one operation, e.g.
+#: an allocate + free pair of the memory family).
+METRIC_COUNTERS = {"GBps": "GB/s", "TFLOPS": "TFLOPS", "latency_ns": "latency_ns",
+                   "latency_us": "latency_us"}
 #: Headline metrics where a lower value is better (the comparator flips its direction).
-LOWER_IS_BETTER = ("latency_ns",)
+LOWER_IS_BETTER = ("latency_ns", "latency_us")
 #: The label keys gpubench writes (others are ignored).
 LABEL_KEYS = ("peak", "metric", "level", "sweep")
 
@@ -86,7 +92,7 @@ class RowMeaning:
     implied): the fields every tool selects rows by."""
 
     peak_kind: str  #: ceiling pct_of_peak refers to: none, dram, l2, smem, pcie_h2d, pcie_d2h, fp32, fp16_tensor
-    metric: str  #: headline metric: GBps, TFLOPS or latency_ns
+    metric: str  #: headline metric: GBps, TFLOPS, latency_ns or latency_us
     level: str  #: memory level targeted: dram, l2 (host: last-level cache), smem, pcie, none
     sweep: str  #: the parameter its family sweeps (the plot's x axis): bytes, stride, m, fma, ...
     source: str = "label"  #: "label" (written by gpubench) or "legacy" (derived from the name)
@@ -167,7 +173,8 @@ class Benchmark:
 
     @property
     def metric_kind(self) -> str:
-        """Its headline metric in the label's vocabulary: GBps, TFLOPS or latency_ns."""
+        """Its headline metric in the label's vocabulary: GBps, TFLOPS, latency_ns or
+        latency_us."""
         return self._meaning().metric
 
     @property
@@ -232,9 +239,9 @@ class Benchmark:
     @property
     def metric(self) -> str:
         """The JSON counter of the headline metric (what values()/median() take): "GB/s",
-        "TFLOPS" or "latency_ns", from metric_kind (a "GBps" counter is used where the entries
-        carry one instead of "GB/s"). Legacy files: TFLOPS when the benchmark does FLOP, GB/s
-        otherwise, as always.
+        "TFLOPS", "latency_ns" or "latency_us", from metric_kind (a "GBps" counter is used
+        where the entries carry one instead of "GB/s"). Legacy files: TFLOPS when the benchmark
+        does FLOP, GB/s otherwise, as always.
 
         (A benchmark reporting both, like the intensity sweep, derives them from the same time,
         so comparing one of them is enough.)
@@ -396,7 +403,7 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
         if not entry.get("error_occurred") and entry.get("run_type") != "aggregate":
             # a repetition's figures are measured numbers: NaN or Infinity is a broken file
             # (aggregates may hold NaN legitimately: the cv of an all-zero counter)
-            for k in ("GB/s", "TFLOPS", "real_time", "pct_of_peak"):
+            for k in ("GB/s", "TFLOPS", "latency_ns", "latency_us", "real_time", "pct_of_peak"):
                 v = entry.get(k)
                 if isinstance(v, float) and not math.isfinite(v):
                     raise UsageError(f"{path}: benchmarks[{i}] ({raw}) has {k} = {v}, not a measured number")

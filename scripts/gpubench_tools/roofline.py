@@ -201,7 +201,10 @@ def result_series(result: Result, card_table: list[Card]) -> Series:
             s.notes.append(f"{result.path}: no theoretical peaks known for "
                            f"'{result.device_name}'; drawing empirical ceilings only")
 
-    good = [b for b in result.benchmarks.values() if b.ok and not b.verification_failed]
+    # The memory-management family (allocation, migration, overlap) answers other questions
+    # than the roofline's: its rows neither set ceilings nor sit as points.
+    good = [b for b in result.benchmarks.values()
+            if b.ok and not b.verification_failed and b.family != "memory"]
     # Empirical bandwidth: best streaming GB/s, beyond L2 where the run has such sizes.
     l2 = result.ctx_number("l2_bytes") or 0
     streaming = [b for b in good if measures_dram_bandwidth(b) and (b.median("GB/s") or 0) > 0]

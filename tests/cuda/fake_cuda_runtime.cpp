@@ -112,7 +112,13 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     s->invalidated = true;
     return fail(cudaErrorStreamCaptureUnsupported);
   }
-  return state().sticky;
+  // The default pool gives back what it holds above its release threshold.
+  fake_cuda::State& st = state();
+  if (st.pool_reserved > st.pool_release_threshold) {
+    st.free_bytes += st.pool_reserved - static_cast<std::size_t>(st.pool_release_threshold);
+    st.pool_reserved = static_cast<std::size_t>(st.pool_release_threshold);
+  }
+  return st.sticky;
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
@@ -135,6 +141,10 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrL2CacheSize: *value = 52428800; break;
     case cudaDevAttrEccEnabled: *value = 1; break;
     case cudaDevAttrCanMapHostMemory: *value = state().can_map_host_memory ? 1 : 0; break;
+    case cudaDevAttrManagedMemory: *value = 1; break;
+    case cudaDevAttrConcurrentManagedAccess: *value = state().concurrent_managed_access ? 1 : 0; break;
+    case cudaDevAttrMemoryPoolsSupported: *value = state().memory_pools ? 1 : 0; break;
+    case cudaDevAttrAsyncEngineCount: *value = state().copy_engines; break;
     default: return fail(cudaErrorInvalidValue);
   }
   return cudaSuccess;
@@ -160,6 +170,12 @@ cudaError_t cudaMalloc(void** p, size_t bytes) {
   return cudaSuccess;
 }
 cudaError_t cudaFree(void* p) {
+  if (auto m = state().managed.find(p); m != state().managed.end()) {
+    state().managed.erase(m);
+    state().managed_location.erase(p);
+    std::free(p);
+    return cudaSuccess;
+  }
   auto it = state().sizes.find(p);
   if (it == state().sizes.end()) return fail(cudaErrorInvalidValue);
   state().free_bytes += it->second;

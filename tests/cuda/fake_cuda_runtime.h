@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <vector>
@@ -42,6 +43,22 @@ struct State {
   std::size_t plant_min_bytes = 64;
   std::size_t planted_index = 0;
   bool planted = false;
+
+  // Unified memory, pools and page-locked host memory (the memory family's rows).
+  std::map<void*, std::size_t> managed;   ///< live cudaMallocManaged allocations (not device memory)
+  std::map<void*, int> managed_location;  ///< where each managed allocation was last prefetched: -1 host, 0 device
+  bool concurrent_managed_access = true;  ///< cudaDevAttrConcurrentManagedAccess (ManagedMemory is always 1)
+  bool memory_pools = true;               ///< cudaDevAttrMemoryPoolsSupported
+  int copy_engines = 2;                   ///< cudaDevAttrAsyncEngineCount
+  int prefetches = 0;                     ///< cudaMemPrefetchAsync calls
+  int read_mostly_advices = 0;            ///< cudaMemAdvise(cudaMemAdviseSetReadMostly) calls
+  /// The default pool: bytes freed by cudaFreeAsync stay reserved (still used device memory)
+  /// until a synchronize releases what exceeds the threshold, or cudaMemPoolTrimTo.
+  std::uint64_t pool_release_threshold = 0;
+  std::size_t pool_reserved = 0;
+  int pool_hits = 0;                        ///< cudaMallocAsync served from the reserve
+  int pool_misses = 0;                      ///< cudaMallocAsync that needed new device memory
+  std::map<void*, std::size_t> registered;  ///< cudaHostRegister'ed ranges
 };
 
 /// The one fake device's state.

@@ -86,28 +86,53 @@ def same_points(got: np.ndarray, want: list[tuple[float, float]], what: str):
 # --- sweep plots ----------------------------------------------------------------------------
 
 
-def check_plot_figure(d: PlotData):
-    """Every Line of d a curve at its xs/ys under its label (dashed exactly when d says), every
-    peak a horizontal line at its value, every mark a vertical one at its x, each named in the
-    legend, and no other labelled line. Returns the figure."""
-    fig = plot_figure(d)
-    ax = fig.axes[0]
+def _check_panel(ax, d: PlotData, lines_of_data, hlines, vlines, ylabel):
+    """One panel: exactly these lines (each at its xs/ys under its label; dashed exactly when
+    the data says; markers without a line exactly when markers_only; in the colour of the line
+    color_of names, and every line that names none in a colour no other such line has), peaks
+    and marks, each named in the legend; the y label and scale the data says."""
     lines = labelled_lines(ax)
-    want = [ln.label for ln in d.lines] + [h[1] for h in d.hlines] + [v[1] for v in d.vlines]
+    want = [ln.label for ln in lines_of_data] + [h[1] for h in hlines] + [v[1] for v in vlines]
     assert sorted(lines) == sorted(want), f"{d.kind}: lines {sorted(lines)}, expected {sorted(want)}"
-    for ln in d.lines:
-        x, y = xy(lines[ln.label])
+    for ln in lines_of_data:
+        drawn = lines[ln.label]
+        x, y = xy(drawn)
         assert list(x) == pytest.approx(ln.xs, rel=1e-12), ln.label
         assert list(y) == pytest.approx(ln.ys, rel=1e-12), ln.label
-        assert (lines[ln.label].get_linestyle() == "--") == ln.dashed, ln.label
-    for value, label in d.hlines:
+        assert (drawn.get_linestyle() == "--") == ln.dashed, ln.label
+        assert (drawn.get_linestyle() == "None") == ln.markers_only, ln.label
+        if ln.markers_only:
+            assert drawn.get_marker() not in (None, "None", ""), f"{ln.label}: no marker"
+        if ln.color_of:
+            assert drawn.get_color() == lines[ln.color_of].get_color(), \
+                f"{ln.label}: not in the colour of {ln.color_of}"
+    own = [lines[ln.label].get_color() for ln in lines_of_data if not ln.color_of]
+    assert len(own) == len(set(own)) or len(own) > 10, f"{d.kind}: two series share a colour"
+    for value, label in hlines:
         _, y = xy(lines[label])
         assert list(y) == pytest.approx([value, value]), label
-    for value, label in d.vlines:
+    for value, label in vlines:
         x, _ = xy(lines[label])
         assert list(x) == pytest.approx([value, value]), label
     assert sorted(legend_labels(ax)) == sorted(want)
-    assert ax.get_title() == d.title and ax.get_xlabel() == d.xlabel and ax.get_ylabel() == d.ylabel
+    assert ax.get_ylabel() == ylabel
+    assert ax.get_yscale() == ("log" if d.y_log else "linear"), f"{d.kind}: y scale"
+    assert ax.get_xscale() == ("log" if d.x_log2 else "linear"), f"{d.kind}: x scale"
+
+
+def check_plot_figure(d: PlotData):
+    """Every Line of d a curve at its xs/ys under its label (dashed, or markers only, exactly
+    when d says; in the colour of the line it names), every peak a horizontal line at its value,
+    every mark a vertical one at its x, each named in the legend, and no other labelled line;
+    with lines2 a second panel below holding exactly those, the x label under it. Returns the
+    figure."""
+    fig = plot_figure(d)
+    assert len(fig.axes) == (2 if d.lines2 else 1), f"{d.kind}: {len(fig.axes)} panels"
+    ax = fig.axes[0]
+    _check_panel(ax, d, d.lines, d.hlines, d.vlines, d.ylabel)
+    if d.lines2:
+        _check_panel(fig.axes[1], d, d.lines2, [], [], d.ylabel2)
+    assert ax.get_title() == d.title and fig.axes[-1].get_xlabel() == d.xlabel
     return fig
 
 

@@ -2,6 +2,9 @@
 result (no GPU here). Every number in them is SYNTHETIC, chosen to exercise the code, and never
 presented as a measurement; tests that need measured data use real host runs (conftest.py).
 
+memory_result("cuda" | "host") holds the rows of the memory family (alone; memory_rows() gives
+them to add to another document), labelled as gpubench writes them.
+
 Two forms: h100_result() is a LEGACY file (no `label` on its entries, as gpubench wrote before
 rows carried their meaning: the tools fall back to legacy_row_meaning()), h100_result(labelled=True)
 the current form, every entry labelled `peak=... metric=... level=... sweep=...`, with the
@@ -177,6 +180,156 @@ def h100_result(labelled: bool = False) -> dict:
                              "skipped: not on the cuda backend: host memcpy",
                              label=label("dram", "GBps", "dram", "bytes")))
     return doc
+
+
+#: Context of the synthetic host result (the host backend knows no peaks: "unknown").
+HOST_CONTEXT = {
+    **{k: v for k, v in H100_CONTEXT.items() if not k.startswith("peak")},
+    "backend": "host", "device_name": "Synthetic EPYC 9654 (host)",
+    "device_key": "host_synthetic-epyc-9654_96cpu_768GiB", "cc": "unknown", "sm_count": "96",
+    "l2_bytes": "402653184", "memory_bytes": "824633720832", "peaks_source": "unknown",
+    "driver_version": "unknown", "runtime_version": "unknown",
+    **{k: "unknown" for k in H100_CONTEXT if k.startswith("peak")},
+}
+
+#: Repetition factors of the memory fixtures: one outlier repetition, so a median over the
+#: repetitions (1.01) differs from their mean (1.104) - a plot drawing the mean is caught.
+MEMORY_REP_FACTORS = (1.0, 1.02, 0.99, 1.5, 1.01)
+
+#: Memory-family rows the memory fixtures hold as failures: name -> error message. Skips (the
+#: workloads' own reasons: an error entry alone) and failed verifications (repetitions with
+#: numbers, then one that failed), each to be left out of every plot.
+MEMORY_FAILURES = {
+    "cuda": {
+        "memory/alloc/host_register/bytes:16MiB": "verification failed: buffer[3] = 0 expected 7",
+        "memory/managed/demand_fault/bytes:512MiB":
+            "skipped: 512 MiB of managed memory is more than a quarter of the free device memory",
+        "memory/overlap/cuda_streams/streams:8,bytes:256MiB":
+            "verification failed: out[12] = 0 expected 2",
+    },
+    "host": {
+        "memory/alloc/mmap/bytes:16MiB": "skipped: mmap failed: cannot allocate memory",
+        "memory/first_touch/pages_2m/bytes:512MiB":
+            "skipped: transparent huge pages are disabled (never)",
+        "memory/overlap/host_threads/threads:8,bytes:256MiB":
+            "verification failed: out[5] = 0 expected 4",
+    },
+}
+
+
+def _memory_reps(base: dict, scaled: tuple[str, ...]) -> list[dict]:
+    """One dict of counters per repetition: the `scaled` counters times MEMORY_REP_FACTORS."""
+    out = []
+    for f in MEMORY_REP_FACTORS:
+        d = dict(base)
+        for k in scaled:
+            d[k] = base[k] * f
+        out.append(d)
+    return out
+
+
+def memory_rows(backend: str) -> list[dict]:
+    """The entries of the memory family (families/memory/cases.cpp) on `backend` ("cuda" or
+    "host"), labelled as gpubench writes them, with SYNTHETIC values: every allocator's
+    latency_us / p50_us / p99_us against size, the copy loops, the fragmentation rows (CUDA),
+    managed memory (CUDA) or first touch (host), the overlap pipeline and AXPY in four
+    precisions; the rows of MEMORY_FAILURES as error entries."""
+    cuda = backend == "cuda"
+    failures = MEMORY_FAILURES[backend]
+    ok = {"verified": 1, "throttled": 0}
+    b: list[dict] = []
+
+    def add(name, base, scaled, row_label):
+        reps = _memory_reps({**ok, **base}, scaled)
+        message = failures.get(name, "")
+        if message.startswith("skipped"):  # never ran: the reason alone
+            b.append(error_entry(name, message, label=row_label))
+        elif message:  # the last repetition's output was wrong: the others have numbers
+            b.extend(entries(name, reps[:-1], label=row_label))
+            b.append(error_entry(name, message, label=row_label))
+        else:
+            b.extend(entries(name, reps, label=row_label))
+
+    # allocate + free: a fixed cost (us) plus a per-MiB cost, p99 a tail above the median
+    allocators = ({"cuda_malloc": (8.0, 0.5), "async_pool_miss": (30.0, 0.8),
+                   "async_pool_hit": (1.5, 0.0), "preallocated": (0.2, 0.0),
+                   "pinned_host": (50.0, 9.0), "host_register": (40.0, 6.0)} if cuda else
+                  {"malloc": (0.05, 0.3), "mmap": (2.0, 0.25), "pool": (0.02, 0.0)})
+    lat = label("none", "latency_us", "none", "bytes")
+    for a, (fixed, per_mib) in allocators.items():
+        for tok in ("4KiB", "64KiB", "1MiB", "16MiB"):
+            us = fixed + per_mib * parse_mib(tok)
+            add(f"memory/alloc/{a}/bytes:{tok}",
+                {"GB/s": 0.0, "latency_us": us, "p50_us": us * 0.97, "p99_us": us * 1.8,
+                 "working_set_bytes": parse_mib(tok) * (1 << 20)},
+                ("latency_us", "p50_us", "p99_us"), lat)
+    for how in (("cuda_malloc_each", "async_pool_each", "allocated_once") if cuda
+                else ("malloc_each", "allocated_once")):
+        for tok in ("1MiB", "16MiB"):
+            gbps = (2500.0 if cuda else 60.0) * (1.0 if how == "allocated_once" else 0.3)
+            add(f"memory/alloc_loop/{how}/bytes:{tok}",
+                {"GB/s": gbps, "us_per_iteration": 12.0, "pct_of_peak": gbps / 33.5,
+                 "working_set_bytes": 2 * parse_mib(tok) * (1 << 20)},
+                ("GB/s", "us_per_iteration"), label("dram", "GBps", "dram", "bytes"))
+    if cuda:
+        for a in ("cuda_malloc", "async_pool"):
+            add(f"memory/fragmentation/{a}/pattern:1MiB+64MiB",
+                {"latency_us": 25.0, "largest_block_pct_of_free": 97.0,
+                 "working_set_bytes": 64 << 20}, ("latency_us",),
+                "peak=none metric=latency_us level=none")
+        managed = {"demand_fault": 9.0, "prefetch": 40.0, "explicit_copy": 50.0,
+                   "zero_copy": 25.0, "read_mostly": 8.0, "device_resident": 2600.0,
+                   "to_host": 12.0}
+        for how, gbps in managed.items():
+            peak = {"device_resident": "dram", "to_host": "pcie_d2h"}.get(how, "pcie_h2d")
+            level = "dram" if how == "device_resident" else "pcie"
+            for tok in ("2MiB", "32MiB", "512MiB"):
+                extra = ({"us_per_4KiB_page": 1.1, "us_per_2MiB_page": 95.0}
+                         if how == "demand_fault" else {})
+                add(f"memory/managed/{how}/bytes:{tok}",
+                    {"GB/s": gbps * (0.5 + parse_mib(tok) / 1024), **extra,
+                     "working_set_bytes": parse_mib(tok) * (1 << 20)},
+                    ("GB/s",), label(peak, "GBps", level, "bytes"))
+    else:
+        for pages, gbps in (("pages_4k", 4.0), ("pages_2m", 11.0), ("populate", 7.5)):
+            for tok in ("2MiB", "32MiB", "512MiB"):
+                add(f"memory/first_touch/{pages}/bytes:{tok}",
+                    {"GB/s": gbps * (0.8 + parse_mib(tok) / 2048),
+                     "working_set_bytes": parse_mib(tok) * (1 << 20)},
+                    ("GB/s",), label("none", "GBps", "dram", "bytes"))
+    unit, engine = ("streams", "cuda_streams") if cuda else ("threads", "host_threads")
+    for n in (1, 2, 4, 8):
+        base = {"GB/s": (24.0 if cuda else 15.0) * (1 + 0.6 * (n > 1) + 0.1 * (n > 2)),
+                "overlap_efficiency": 1.0 + 0.7 * (n > 1) + 0.2 * (n > 2),
+                "working_set_bytes": 256 << 20}
+        scaled = ["GB/s", "overlap_efficiency"]
+        if cuda:
+            base.update(kernel_slowdown=1.0 + 0.05 * n, bidir_copy_speedup=1.0 + 0.1 * (n > 1))
+            scaled += ["kernel_slowdown", "bidir_copy_speedup"]
+        add(f"memory/overlap/{engine}/{unit}:{n},bytes:256MiB", base, tuple(scaled),
+            label("none", "GBps", "pcie" if cuda else "dram", unit))
+    for precision, elem in (("fp64", 8), ("fp32", 4), ("fp16", 2), ("bf16", 2)):
+        gbps = 3000.0 if cuda else 80.0
+        add(f"memory/axpy/{precision}/bytes:256MiB",
+            {"GB/s": gbps, "Gelem_per_s": gbps / (3 * elem), "pct_of_peak": gbps / 33.5,
+             "working_set_bytes": 512 << 20}, ("GB/s", "Gelem_per_s"),
+            label("dram", "GBps", "dram", "bytes"))
+    return b
+
+
+def parse_mib(token: str) -> float:
+    """A size token of the fixtures in MiB ("4KiB" -> 0.00390625)."""
+    for unit, mib in (("KiB", 1 / 1024), ("MiB", 1.0), ("GiB", 1024.0)):
+        if token.endswith(unit):
+            return float(token[: -len(unit)]) * mib
+    raise ValueError(token)
+
+
+def memory_result(backend: str) -> dict:
+    """A synthetic result of the memory family alone on `backend` ("cuda": the H100 context;
+    "host": a host context without peaks)."""
+    ctx = H100_CONTEXT if backend == "cuda" else HOST_CONTEXT
+    return {"context": copy.deepcopy(ctx), "benchmarks": memory_rows(backend)}
 
 
 def strip_labels(doc: dict) -> dict:

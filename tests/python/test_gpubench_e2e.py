@@ -17,7 +17,7 @@ CONTEXT_KEYS = [
     "peaks_source", "driver_version", "runtime_version", "cache_policy", "byte_convention", "quick",
     "run_started_utc",
 ]
-NAME = re.compile(r"^(bandwidth|compute|roofline)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$")
+NAME = re.compile(r"^(bandwidth|compute|roofline|memory)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$")
 
 
 def gpubench(*args, timeout=600):

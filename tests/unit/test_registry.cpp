@@ -25,7 +25,7 @@ SweepOptions options(const char* kind, bool quick) {
 }
 
 TEST(Registry, NamesFollowTheContractAndAreUnique) {
-  const std::regex contract("^(bandwidth|compute|roofline)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$");
+  const std::regex contract("^(bandwidth|compute|roofline|memory)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$");
   for (const char* kind : {"cuda", "host"}) {
     for (bool quick : {false, true}) {
       std::set<std::string> seen;
@@ -116,7 +116,7 @@ TEST(WorkloadTable, AnArchitectureTooOldIsAReason) {
 
 TEST(RowLabel, EveryRowSaysItsPeakMetricLevelAndSweep) {
   const std::regex label(
-      "^peak=(none|dram|l2|smem|pcie_h2d|pcie_d2h|fp32|fp16_tensor) metric=(GBps|TFLOPS|latency_ns) "
+      "^peak=(none|dram|l2|smem|pcie_h2d|pcie_d2h|fp32|fp16_tensor) metric=(GBps|TFLOPS|latency_ns|latency_us) "
       "level=(dram|l2|smem|pcie|none) sweep=[a-z_]+$");
   for (const auto& c : every_row())
     EXPECT_TRUE(std::regex_match(row_label(c), label)) << c.name() << ": " << row_label(c);

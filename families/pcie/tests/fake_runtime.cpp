@@ -70,7 +70,9 @@ cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned int fla
   auto it = state().host_allocs.find(host);
   if (flags != 0 || it == state().host_allocs.end() || !(it->second.second & cudaHostAllocMapped))
     return cudaErrorInvalidValue;
-  *device = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(host) + fake_pcie::kDeviceViewOffset);
+  *device = state().device_view_is_host
+                ? host
+                : reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(host) + fake_pcie::kDeviceViewOffset);
   return cudaSuccess;
 }
 

@@ -15,6 +15,9 @@ struct State {
   std::size_t host_alloc_limit = std::size_t{1} << 30;  ///< larger cudaHostAlloc requests fail
   bool spin_times_out = false;                          ///< the spin kernel reports kSpinTimedOut
   bool corrupt_sm_copy = false;                         ///< the SM copy flips one byte
+  /// Mapped memory's device address is its host address: for tests whose kernels run under the
+  /// emulation and dereference it (the memory family's zero-copy row).
+  bool device_view_is_host = false;
   int spin_launches = 0;
   int sm_copy_launches = 0;
   int stream_waits = 0;

@@ -1,0 +1,490 @@
+// Allocation rows on a CUDA device (families/memory/cases.cpp): what one allocate + free pair
+// costs per allocator, what allocating inside a loop costs a copy kernel, and what a fragmented
+// pattern leaves allocatable.
+//
+// Timing: the host clock around each API call (allocation is a host-side API cost: cudaMalloc
+// and cudaFree synchronize, cudaFreeAsync's release to the driver happens at the stream
+// synchronize, which is timed with it). Every operation's time is kept (OpTimes) for p50/p99.
+// Verification: after each run's timed operations, one untimed probe operation of the same kind
+// allocates a block, poisons it, writes a seeded pattern (or runs the copy kernel into it),
+// copies it back into the workload's output and frees it. A block that was not writable, a
+// kernel that did not run, or an output never refreshed (poison() fills it) fails verify().
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "families/global_memory/global_memory.h"
+#include "families/memory/cuda_workloads.h"
+#include "families/memory/op_times.h"
+#include "harness/cuda/cuda_check.h"
+#include "harness/cuda/cuda_device.h"
+#include "harness/cuda/cuda_workload.h"
+#include "harness/cuda/device_buffer.h"
+#include "harness/verify.h"
+
+namespace gpubench::memory {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Bytes of the pattern each probe writes and reads back (the whole block when smaller).
+constexpr std::size_t kProbeBytes = 4096;
+
+enum class Allocator { cuda_malloc, async_pool_miss, async_pool_hit, preallocated, pinned_host, host_register };
+
+bool on_device(Allocator a) { return a != Allocator::pinned_host && a != Allocator::host_register; }
+bool pooled(Allocator a) { return a == Allocator::async_pool_miss || a == Allocator::async_pool_hit; }
+
+/// The device's default stream-ordered pool, its release threshold set for this workload and put
+/// back (with the pool trimmed) when it ends, so no benchmark leaves pooled memory behind.
+class PoolThreshold {
+ public:
+  PoolThreshold(int device, std::uint64_t threshold) {
+    int supported = 0;
+    GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
+    if (!supported) throw SkipCase("this device or driver has no stream-ordered memory pools (cudaMallocAsync)");
+    GPUBENCH_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device));
+    GPUBENCH_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &saved_));
+    GPUBENCH_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &threshold));
+  }
+  ~PoolThreshold() {
+    if (!pool_) return;
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &saved_));
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaMemPoolTrimTo(pool_, 0));
+  }
+  PoolThreshold(const PoolThreshold&) = delete;
+  PoolThreshold& operator=(const PoolThreshold&) = delete;
+
+ private:
+  cudaMemPool_t pool_ = nullptr;
+  std::uint64_t saved_ = 0;
+};
+
+/// One allocator's allocate and free, as the rows time them.
+class AllocatorCalls {
+ public:
+  AllocatorCalls(Allocator a, std::size_t bytes, CudaDevice& dev) : a_(a), bytes_(bytes), dev_(dev) {}
+
+  void prepare() {
+    if (pooled(a_))
+      pool_ = std::make_unique<PoolThreshold>(
+          dev_.index(), a_ == Allocator::async_pool_hit ? std::numeric_limits<std::uint64_t>::max() : 0);
+    if (a_ == Allocator::preallocated) {
+      for (auto& b : spare_) b = DeviceBuffer(bytes_);
+      for (auto& b : spare_) free_list_.push_back(b.get());
+    }
+    if (a_ == Allocator::host_register) {
+      // malloc'd and touched once, as an application's buffer is before it pins it.
+      registered_.reset(static_cast<unsigned char*>(std::malloc(bytes_)));
+      if (!registered_) throw SkipCase("cannot allocate " + std::to_string(bytes_) + " bytes of host memory");
+      std::memset(registered_.get(), 1, bytes_);
+    }
+  }
+
+  void* allocate() {
+    void* p = nullptr;
+    switch (a_) {
+      case Allocator::cuda_malloc: GPUBENCH_CUDA_CHECK(cudaMalloc(&p, bytes_)); break;
+      case Allocator::async_pool_miss:
+      case Allocator::async_pool_hit: GPUBENCH_CUDA_CHECK(cudaMallocAsync(&p, bytes_, dev_.stream())); break;
+      case Allocator::preallocated:
+        if (free_list_.empty()) throw std::logic_error("the preallocated free list is empty");
+        p = free_list_.back();
+        free_list_.pop_back();
+        break;
+      case Allocator::pinned_host: GPUBENCH_CUDA_CHECK(cudaMallocHost(&p, bytes_)); break;
+      case Allocator::host_register:
+        GPUBENCH_CUDA_CHECK(cudaHostRegister(registered_.get(), bytes_, cudaHostRegisterDefault));
+        p = registered_.get();
+        break;
+    }
+    return p;
+  }
+
+  void release(void* p) {
+    switch (a_) {
+      case Allocator::cuda_malloc: GPUBENCH_CUDA_CHECK(cudaFree(p)); break;
+      case Allocator::async_pool_miss:
+      case Allocator::async_pool_hit:
+        GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, dev_.stream()));
+        // Where a pool with release threshold 0 gives its memory back to the driver.
+        GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
+        break;
+      case Allocator::preallocated: free_list_.push_back(p); break;
+      case Allocator::pinned_host: GPUBENCH_CUDA_CHECK(cudaFreeHost(p)); break;
+      case Allocator::host_register: GPUBENCH_CUDA_CHECK(cudaHostUnregister(p)); break;
+    }
+  }
+
+  /// Copies `n` bytes of `pattern` into block `p` and back into `out` (host memory is written
+  /// and read directly; device memory through the stream, after poisoning the block).
+  void probe(void* p, const unsigned char* pattern, unsigned char* out, std::size_t n) {
+    if (!on_device(a_)) {
+      std::memset(p, 0x5a, n);
+      std::memcpy(p, pattern, n);
+      std::memcpy(out, p, n);
+      return;
+    }
+    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(p, 0x5a, n, dev_.stream()));
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(p, pattern, n, cudaMemcpyHostToDevice, dev_.stream()));
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(out, p, n, cudaMemcpyDeviceToHost, dev_.stream()));
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
+  }
+
+  /// Required alignment of what allocate() returns: 256 bytes for device memory (cudaMalloc's
+  /// promise), a 4 KiB page for pinned host memory, malloc's 16 bytes for a registered buffer.
+  std::uintptr_t alignment() const { return on_device(a_) ? 256 : a_ == Allocator::pinned_host ? 4096 : 16; }
+
+ private:
+  struct FreeDeleter {
+    void operator()(unsigned char* p) const { std::free(p); }
+  };
+  Allocator a_;
+  std::size_t bytes_;
+  CudaDevice& dev_;
+  std::unique_ptr<PoolThreshold> pool_;
+  DeviceBuffer spare_[2];
+  std::vector<void*> free_list_;
+  std::unique_ptr<unsigned char, FreeDeleter> registered_;
+};
+
+/// memory/alloc/<allocator>/bytes:S: one allocate + free pair per operation.
+class AllocWorkload final : public Workload {
+ public:
+  AllocWorkload(const BenchCase& c, CudaDevice& dev, Allocator a)
+      : name_(c.name()),
+        bytes_(static_cast<std::size_t>(c.arg("bytes"))),
+        probe_bytes_(std::min(bytes_, kProbeBytes)),
+        a_(a),
+        dev_(dev),
+        calls_(a, bytes_, dev),
+        seed_(case_seed(c)) {}
+
+  void prepare() override {
+    dev_.activate();
+    // The pair's block, the preallocated blocks and the pool's reserve at most.
+    if (on_device(a_)) require_device_memory(3 * bytes_, name_);
+    calls_.prepare();
+    pattern_.resize(probe_bytes_);
+    fill_random_u32(pattern_.data(), probe_bytes_, seed_);
+    out_.assign(probe_bytes_, 0);
+  }
+
+  void poison() override { poison_fill(out_.data(), out_.size()); }
+
+  double run(int batch) override {
+    times_.start_run(batch);
+    for (int i = 0; i < batch; ++i) {
+      const auto t0 = Clock::now();
+      void* p = calls_.allocate();
+      const double allocated = seconds_since(t0);
+      check_block(p);
+      const auto t1 = Clock::now();
+      calls_.release(p);
+      times_.add(allocated + seconds_since(t1));
+    }
+    void* p = calls_.allocate();  // the untimed probe (see the top of the file)
+    calls_.probe(p, pattern_.data(), out_.data(), probe_bytes_);
+    calls_.release(p);
+    return times_.total();
+  }
+
+  Verification verify() override {
+    if (!bad_block_.empty()) return Verification::fail(bad_block_);
+    return check_copy(pattern_.data(), out_.data(), probe_bytes_);
+  }
+
+  std::map<std::string, double> extra_counters(double) override { return times_.counters(); }
+
+ private:
+  // Outside the timed calls: a null or misaligned block fails the row (recorded, not thrown, so
+  // the message names the first one).
+  void check_block(const void* p) {
+    if (!bad_block_.empty()) return;
+    if (p == nullptr)
+      bad_block_ = "the allocator returned a null block";
+    else if (reinterpret_cast<std::uintptr_t>(p) % calls_.alignment() != 0)
+      bad_block_ =
+          "the allocator returned a block aligned to less than " + std::to_string(calls_.alignment()) + " bytes";
+  }
+
+  std::string name_;
+  std::size_t bytes_, probe_bytes_;
+  Allocator a_;
+  CudaDevice& dev_;
+  AllocatorCalls calls_;
+  std::uint64_t seed_;
+  OpTimes times_;
+  std::vector<unsigned char> pattern_, out_;
+  std::string bad_block_;
+};
+
+enum class LoopAlloc { cuda_malloc_each, async_pool_each, allocated_once };
+
+/// memory/alloc_loop/<how>/bytes:S: "allocate, run the copy kernel, free" per iteration, against
+/// the copy into a destination allocated once. The whole batch on the host clock, ending with a
+/// stream synchronize (cudaFree synchronizes inside the loop already; the pool's frees are
+/// stream-ordered and need no synchronize: that is what pools are for).
+class AllocLoopWorkload final : public CudaWorkload {
+ public:
+  AllocLoopWorkload(const BenchCase& c, CudaDevice& dev, LoopAlloc how)
+      : CudaWorkload(c, dev), bytes_(count_arg("bytes")), how_(how) {}
+
+  void prepare() override {
+    begin_prepare(4 * bytes_);  // source, destination or output, the loop's block, the pool's reserve
+    if (how_ == LoopAlloc::async_pool_each)
+      pool_ = std::make_unique<PoolThreshold>(dev_.index(), std::numeric_limits<std::uint64_t>::max());
+    host_src_.resize(bytes_);
+    fill_random_u32(host_src_.data(), bytes_, seed_);
+    src_ = DeviceBuffer(bytes_);
+    out_ = DeviceBuffer(bytes_);
+    copy_to_device(src_.get(), host_src_.data(), bytes_, stream());
+  }
+
+  void poison() override { poison_device(out_.get(), bytes_, stream()); }
+
+  double run(int batch) override {
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    const auto t0 = Clock::now();
+    for (int i = 0; i < batch; ++i) {
+      if (how_ == LoopAlloc::allocated_once) {
+        GPUBENCH_CUDA_CHECK(kernels::launch_copy(src_.get(), out_.get(), bytes_, sms(), stream()));
+        continue;
+      }
+      void* dst = allocate();
+      GPUBENCH_CUDA_CHECK(kernels::launch_copy(src_.get(), dst, bytes_, sms(), stream()));
+      release(dst);
+    }
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    const double seconds = seconds_since(t0);
+    if (how_ != LoopAlloc::allocated_once) probe();
+    return seconds;
+  }
+
+  Verification verify() override {
+    return check_copy(host_src_.data(), copy_to_host(out_.as<unsigned char>(), bytes_, stream()).data(), bytes_);
+  }
+
+  std::map<std::string, double> extra_counters(double seconds_per_op) override {
+    return {{"us_per_iteration", seconds_per_op * 1e6}};
+  }
+
+ private:
+  void* allocate() {
+    void* p = nullptr;
+    if (how_ == LoopAlloc::cuda_malloc_each)
+      GPUBENCH_CUDA_CHECK(cudaMalloc(&p, bytes_));
+    else
+      GPUBENCH_CUDA_CHECK(cudaMallocAsync(&p, bytes_, stream()));
+    return p;
+  }
+  void release(void* p) {
+    if (how_ == LoopAlloc::cuda_malloc_each)
+      GPUBENCH_CUDA_CHECK(cudaFree(p));
+    else
+      GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, stream()));
+  }
+  // One untimed iteration whose block is poisoned first and copied into the output: the copy
+  // kernel really wrote a block this allocator handed out.
+  void probe() {
+    void* dst = allocate();
+    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(dst, 0x5a, bytes_, stream()));
+    GPUBENCH_CUDA_CHECK(kernels::launch_copy(src_.get(), dst, bytes_, sms(), stream()));
+    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(out_.get(), dst, bytes_, cudaMemcpyDeviceToDevice, stream()));
+    release(dst);
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  }
+
+  std::size_t bytes_;
+  LoopAlloc how_;
+  std::unique_ptr<PoolThreshold> pool_;
+  std::vector<unsigned char> host_src_;
+  DeviceBuffer src_, out_;
+};
+
+/// memory/fragmentation/<allocator>/small:1MiB,large:64MiB: small and large blocks interleaved up to
+/// an eighth of the free memory, the large ones freed (holes between the small ones), then the
+/// largest block that can still be allocated, found by bisection between one large block and
+/// everything freed. GPU allocators map virtual address space, so the answer is expected near
+/// 100 % of what was freed: the row puts a number on it. One operation = one round; its time is
+/// the pattern's allocations.
+class FragmentationWorkload final : public Workload {
+ public:
+  FragmentationWorkload(const BenchCase& c, CudaDevice& dev, bool pool)
+      : name_(c.name()),
+        small_(static_cast<std::size_t>(c.arg("small"))),
+        large_(static_cast<std::size_t>(c.arg("large"))),
+        pool_kind_(pool),
+        dev_(dev),
+        seed_(case_seed(c)) {}
+
+  void prepare() override {
+    dev_.activate();
+    std::size_t free_bytes = 0, total = 0;
+    GPUBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    pairs_ = free_bytes / 8 / (small_ + large_);
+    if (pairs_ < 2) throw SkipCase("too little free device memory for the fragmentation pattern");
+    if (pool_kind_) pool_ = std::make_unique<PoolThreshold>(dev_.index(), std::numeric_limits<std::uint64_t>::max());
+    pattern_.resize(kProbeBytes);
+    fill_random_u32(pattern_.data(), kProbeBytes, seed_);
+    out_.assign(2 * kProbeBytes, 0);
+  }
+
+  void poison() override { poison_fill(out_.data(), out_.size()); }
+
+  double run(int batch) override {
+    double seconds = 0;
+    for (int i = 0; i < batch; ++i) seconds += round();
+    return seconds;
+  }
+
+  Verification verify() override {
+    if (largest_ < large_) return Verification::fail("not even one large block could be allocated after the frees");
+    Verification v = check_copy(pattern_.data(), out_.data(), kProbeBytes);
+    if (v.ok) v = check_copy(pattern_.data(), out_.data() + kProbeBytes, kProbeBytes);
+    return v;
+  }
+
+  std::map<std::string, double> extra_counters(double seconds_per_op) override {
+    const double freed = static_cast<double>(pairs_ * large_);
+    return {{"allocations", static_cast<double>(2 * pairs_)},
+            {"us_per_allocation", seconds_per_op * 1e6 / static_cast<double>(2 * pairs_)},
+            {"freed_MiB", freed / (1 << 20)},
+            {"largest_block_MiB", static_cast<double>(largest_) / (1 << 20)},
+            {"largest_block_pct_of_freed", 100.0 * static_cast<double>(largest_) / freed}};
+  }
+
+ private:
+  void* allocate(std::size_t bytes, bool may_fail) {
+    void* p = nullptr;
+    const cudaError_t e = pool_kind_ ? cudaMallocAsync(&p, bytes, dev_.stream()) : cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation && may_fail) {
+      (void)cudaGetLastError();  // an expected refusal: clear it
+      return nullptr;
+    }
+    GPUBENCH_CUDA_CHECK(e);
+    return p;
+  }
+  void release(void* p) {
+    if (pool_kind_) {
+      GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, dev_.stream()));
+      GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
+    } else {
+      GPUBENCH_CUDA_CHECK(cudaFree(p));
+    }
+  }
+
+  double round() {
+    std::vector<void*> smalls, larges;
+    double seconds = 0;
+    try {
+      for (std::size_t i = 0; i < pairs_; ++i) {
+        auto t0 = Clock::now();
+        smalls.push_back(allocate(small_, false));
+        larges.push_back(allocate(large_, false));
+        seconds += seconds_since(t0);
+      }
+      for (void*& p : larges) {
+        release(p);
+        p = nullptr;
+      }
+      largest_ = largest_block();
+    } catch (...) {
+      for (void* p : larges)
+        if (p) (void)(pool_kind_ ? cudaFreeAsync(p, dev_.stream()) : cudaFree(p));
+      for (void* p : smalls) (void)(pool_kind_ ? cudaFreeAsync(p, dev_.stream()) : cudaFree(p));
+      throw;
+    }
+    for (void* p : smalls) release(p);
+    return seconds;
+  }
+
+  // Bisection between one large block (it must fit: one was just freed) and all that was freed,
+  // to 1/64 of the range; the largest block found is probed at both ends.
+  std::size_t largest_block() {
+    std::size_t lo = large_, hi = pairs_ * large_;
+    void* p = allocate(hi, true);
+    if (p != nullptr) {
+      probe_ends(p, hi);
+      release(p);
+      return hi;
+    }
+    const std::size_t step = std::max<std::size_t>((hi - lo) / 64, 1);
+    while (hi - lo > step) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      void* q = allocate(mid, true);
+      if (q) {
+        release(q);
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    p = allocate(lo, true);
+    if (!p) return 0;
+    probe_ends(p, lo);
+    release(p);
+    return lo;
+  }
+
+  // The pattern written at the start and the end of the block and read back into out_.
+  void probe_ends(void* p, std::size_t bytes) {
+    auto* b = static_cast<unsigned char*>(p);
+    for (int end = 0; end < 2; ++end) {
+      unsigned char* at = end == 0 ? b : b + bytes - kProbeBytes;
+      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(at, 0x5a, kProbeBytes, dev_.stream()));
+      GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(at, pattern_.data(), kProbeBytes, cudaMemcpyHostToDevice, dev_.stream()));
+      GPUBENCH_CUDA_CHECK(
+          cudaMemcpyAsync(out_.data() + end * kProbeBytes, at, kProbeBytes, cudaMemcpyDeviceToHost, dev_.stream()));
+    }
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
+  }
+
+  std::string name_;
+  std::size_t small_, large_;
+  bool pool_kind_;
+  CudaDevice& dev_;
+  std::uint64_t seed_;
+  std::unique_ptr<PoolThreshold> pool_;
+  std::size_t pairs_ = 0, largest_ = 0;
+  std::vector<unsigned char> pattern_, out_;
+};
+
+template <Allocator A>
+std::unique_ptr<Workload> make_alloc(const BenchCase& c, Backend& b) {
+  return std::make_unique<AllocWorkload>(c, cuda_device_of(b), A);
+}
+template <LoopAlloc H>
+std::unique_ptr<Workload> make_loop(const BenchCase& c, Backend& b) {
+  return std::make_unique<AllocLoopWorkload>(c, cuda_device_of(b), H);
+}
+template <bool Pool>
+std::unique_ptr<Workload> make_fragmentation(const BenchCase& c, Backend& b) {
+  return std::make_unique<FragmentationWorkload>(c, cuda_device_of(b), Pool);
+}
+
+}  // namespace
+
+void add_cuda_alloc(WorkloadTable& table) {
+  table.add("memory/alloc/cuda_malloc", make_alloc<Allocator::cuda_malloc>);
+  table.add("memory/alloc/async_pool_miss", make_alloc<Allocator::async_pool_miss>);
+  table.add("memory/alloc/async_pool_hit", make_alloc<Allocator::async_pool_hit>);
+  table.add("memory/alloc/preallocated", make_alloc<Allocator::preallocated>);
+  table.add("memory/alloc/pinned_host", make_alloc<Allocator::pinned_host>);
+  table.add("memory/alloc/host_register", make_alloc<Allocator::host_register>);
+  table.add("memory/alloc_loop/cuda_malloc_each", make_loop<LoopAlloc::cuda_malloc_each>);
+  table.add("memory/alloc_loop/async_pool_each", make_loop<LoopAlloc::async_pool_each>);
+  table.add("memory/alloc_loop/allocated_once", make_loop<LoopAlloc::allocated_once>);
+  table.add("memory/fragmentation/cuda_malloc", make_fragmentation<false>);
+  table.add("memory/fragmentation/async_pool", make_fragmentation<true>);
+}
+
+}  // namespace gpubench::memory

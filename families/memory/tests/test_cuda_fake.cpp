@@ -1,0 +1,263 @@
+// The memory family's CUDA workloads (families/memory/cuda_*.cpp) end to end on the fake CUDA
+// runtime with the real launchers (kernels under the SIMT emulation): every row of the real
+// table, shrunk, runs and verifies as the runner does it and leaves nothing behind (device,
+// managed, pooled, pinned or registered memory); the allocator rows really go through the pool
+// the way their names say; managed rows reset and prefetch as documented, skip with a reason
+// where the device cannot do them, and never take more than a quarter of free memory; the
+// overlap and precision rows report what they claim.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "families/pcie/tests/fake_runtime.h"
+#include "harness/family.h"
+#include "tests/cuda/fake_backend.h"
+#include "tests/cuda/fake_cuda_runtime.h"
+
+GPUBENCH_FAMILY(memory)
+
+namespace gpubench {
+namespace {
+
+std::vector<BenchCase> quick_rows() {
+  return families::memory::cases(sweep_options(fake_backend::fake_device(), "cuda", true));
+}
+
+// A row shrunk to a small size of the kind it needs (whole pages, whole chunks, odd element counts).
+BenchCase shrunk(BenchCase c) {
+  if (c.kernel == "overlap")
+    c.args["bytes"] = 32.0 * 4096;
+  else if (c.kernel == "axpy")
+    c.args["bytes"] = 8.0 * 1001;  // 1001 FP64, 2002 FP32, 4004 FP16/BF16 elements
+  else if (c.kernel == "managed")
+    c.args["bytes"] = 16.0 * 4096;
+  else if (c.args.count("bytes") != 0)
+    c.args["bytes"] = 65536.0 + 4096;
+  return c;
+}
+
+// The first row of each key in the quick table.
+std::vector<BenchCase> one_row_per_key() {
+  std::vector<BenchCase> rows;
+  std::set<std::string> seen;
+  for (const BenchCase& c : quick_rows())
+    if (seen.insert(c.key()).second) rows.push_back(shrunk(c));
+  return rows;
+}
+
+BenchCase row(const std::string& key) {
+  for (const BenchCase& c : one_row_per_key())
+    if (c.key() == key) return c;
+  throw std::logic_error("no row " + key);
+}
+
+class FakeMemory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fake_cuda::state() = fake_cuda::State{};
+    fake_pcie::state() = fake_pcie::State{};
+    fake_pcie::state().device_view_is_host = true;  // the zero-copy row's kernel reads it under the emulation
+    free_at_start_ = fake_cuda::state().free_bytes;
+  }
+  void TearDown() override {
+    backend_.reset();
+    const fake_cuda::State& st = fake_cuda::state();
+    EXPECT_TRUE(st.sizes.empty()) << "device memory leaked";
+    EXPECT_TRUE(st.managed.empty()) << "managed memory leaked";
+    EXPECT_TRUE(st.registered.empty()) << "a host range stayed registered";
+    EXPECT_TRUE(fake_pcie::state().host_allocs.empty()) << "pinned host memory leaked";
+    EXPECT_EQ(st.pool_reserved, 0u) << "the pool kept memory after the workload ended";
+    EXPECT_EQ(st.free_bytes, free_at_start_) << "free device memory did not come back";
+  }
+  fake_backend::FakeBackend& backend() {
+    if (!backend_) backend_ = std::make_unique<fake_backend::FakeBackend>(families::memory::add_cuda_workloads);
+    return *backend_;
+  }
+  std::unique_ptr<fake_backend::FakeBackend> backend_;
+  std::size_t free_at_start_ = 0;
+};
+
+TEST_F(FakeMemory, TheCudaTableListsEveryQuestionOfTheIssue) {
+  std::set<std::string> kernels;
+  for (const BenchCase& c : quick_rows()) kernels.insert(c.kernel);
+  EXPECT_EQ(kernels, (std::set<std::string>{"alloc", "alloc_loop", "fragmentation", "managed", "overlap", "axpy"}));
+  EXPECT_EQ(one_row_per_key().size(),
+            23u);  // 6 allocators, 3 loops, 2 fragmentation, 7 routes, 1 overlap, 4 precisions
+}
+
+TEST_F(FakeMemory, EveryRowRunsAndVerifiesLikeTheRunnerAndPoisonReachesItsOutput) {
+  for (const BenchCase& c : one_row_per_key()) {
+    SCOPED_TRACE(c.name());
+    ASSERT_TRUE(backend().supports(c)) << backend().unavailable_reason(c);
+    {
+      auto w = backend().create(c);
+      const Verification v = fake_backend::run_like_the_runner(*w, 3);
+      EXPECT_TRUE(v.ok) << v.message;
+    }
+    // Only the device's shared L2 flush buffer (allocated by the first flushed row) may stay.
+    EXPECT_LE(free_at_start_ - fake_cuda::state().free_bytes, 4 * fake_backend::kL2Bytes)
+        << "device memory left by " << c.name();
+    EXPECT_EQ(fake_cuda::state().pool_reserved, 0u) << "pooled memory left by " << c.name();
+  }
+}
+
+TEST_F(FakeMemory, AllocationRowsReportTheirPercentiles) {
+  auto w = backend().create(row("memory/alloc/cuda_malloc"));
+  w->prepare();
+  EXPECT_GT(w->run(50), 0.0);
+  const auto k = w->extra_counters(1e-6);
+  ASSERT_EQ(k.count("p50_us"), 1u);
+  ASSERT_EQ(k.count("p99_us"), 1u);
+  EXPECT_GT(k.at("p50_us"), 0.0);
+  EXPECT_GE(k.at("p99_us"), k.at("p50_us"));
+}
+
+TEST_F(FakeMemory, APoolMissGivesItsMemoryBackEveryTimeAndAPoolHitReusesIt) {
+  {
+    auto w = backend().create(row("memory/alloc/async_pool_miss"));
+    w->prepare();
+    w->run(10);
+    EXPECT_EQ(fake_cuda::state().pool_hits, 0);
+    EXPECT_EQ(fake_cuda::state().pool_misses, 11);  // ten timed pairs and the probe
+  }
+  fake_cuda::state().pool_hits = fake_cuda::state().pool_misses = 0;
+  {
+    auto w = backend().create(row("memory/alloc/async_pool_hit"));
+    w->prepare();
+    w->run(10);
+    EXPECT_EQ(fake_cuda::state().pool_misses, 1);  // the first allocation only
+    EXPECT_EQ(fake_cuda::state().pool_hits, 10);
+    EXPECT_GT(fake_cuda::state().pool_reserved, 0u) << "the pool should hold the block between pairs";
+  }
+  EXPECT_EQ(fake_cuda::state().pool_release_threshold, 0u) << "the pool's threshold was not put back";
+}
+
+TEST_F(FakeMemory, HostRegistrationIsUndoneByEveryPair) {
+  auto w = backend().create(row("memory/alloc/host_register"));
+  w->prepare();
+  w->run(5);
+  EXPECT_TRUE(fake_cuda::state().registered.empty());
+  EXPECT_TRUE(w->verify().ok);
+}
+
+TEST_F(FakeMemory, AllocateInTheLoopRowsProbeANewBlockEachRunAndTheBaselineDoesNot) {
+  for (const char* key : {"memory/alloc_loop/cuda_malloc_each", "memory/alloc_loop/async_pool_each",
+                          "memory/alloc_loop/allocated_once"}) {
+    SCOPED_TRACE(key);
+    auto w = backend().create(row(key));
+    w->prepare();
+    const int copies = fake_cuda::state().d2d_copies;
+    w->run(4);
+    EXPECT_EQ(fake_cuda::state().d2d_copies - copies, std::string(key) == "memory/alloc_loop/allocated_once" ? 0 : 1);
+    const auto k = w->extra_counters(2e-6);
+    EXPECT_DOUBLE_EQ(k.at("us_per_iteration"), 2.0);
+  }
+}
+
+TEST_F(FakeMemory, FragmentationFindsTheLargestBlockAndProbesIt) {
+  auto w = backend().create(row("memory/fragmentation/cuda_malloc"));
+  w->prepare();
+  w->poison();
+  EXPECT_FALSE(w->verify().ok);
+  w->run(1);
+  EXPECT_TRUE(w->verify().ok);
+  const auto k = w->extra_counters(1e-3);
+  // A quarter... an eighth of the fake's 4 GiB free in 1 MiB + 64 MiB pairs: 7 pairs.
+  EXPECT_EQ(k.at("allocations"), 14.0);
+  EXPECT_EQ(k.at("freed_MiB"), 7.0 * 64);
+  EXPECT_EQ(k.at("largest_block_pct_of_freed"), 100.0);  // the fake, like a GPU, maps address space
+}
+
+TEST_F(FakeMemory, DemandFaultRowsStartEachOperationOnTheHost) {
+  auto w = backend().create(row("memory/managed/demand_fault"));
+  w->prepare();
+  const int before = fake_cuda::state().prefetches;
+  w->run(5);
+  EXPECT_EQ(fake_cuda::state().prefetches - before, 5) << "one prefetch to the host before each operation";
+  const auto k = w->extra_counters(16 * 1e-6);
+  EXPECT_DOUBLE_EQ(k.at("us_per_4KiB_page"), 1.0);  // 16 pages in 16 us
+  EXPECT_EQ(k.at("pages_4KiB"), 16.0);
+}
+
+TEST_F(FakeMemory, PrefetchAndReadMostlyRowsUseTheirCalls) {
+  {
+    auto w = backend().create(row("memory/managed/prefetch"));
+    w->prepare();
+    const int before = fake_cuda::state().prefetches;
+    w->run(3);
+    EXPECT_EQ(fake_cuda::state().prefetches - before, 6);  // to the host (untimed), to the device (timed)
+    const auto k = w->extra_counters(1e-3);
+    EXPECT_EQ(k.count("prefetch_GB/s"), 1u);
+  }
+  {
+    auto w = backend().create(row("memory/managed/read_mostly"));
+    w->prepare();
+    EXPECT_EQ(fake_cuda::state().read_mostly_advices, 1);
+  }
+  {
+    auto w = backend().create(row("memory/managed/device_resident"));
+    const int before = fake_cuda::state().prefetches;
+    w->prepare();
+    w->run(4);
+    EXPECT_EQ(fake_cuda::state().prefetches - before, 1) << "prefetched once, in prepare()";
+  }
+}
+
+TEST_F(FakeMemory, ManagedRowsSkipWhereTheDeviceCannotMigratePagesOrMemoryIsShort) {
+  fake_cuda::state().concurrent_managed_access = false;
+  {
+    auto w = backend().create(row("memory/managed/demand_fault"));
+    try {
+      w->prepare();
+      FAIL() << "expected SkipCase";
+    } catch (const SkipCase& e) {
+      EXPECT_NE(std::string(e.what()).find("concurrentManagedAccess"), std::string::npos) << e.what();
+    }
+    // Routes that need no managed memory still run.
+    auto zero_copy = backend().create(row("memory/managed/zero_copy"));
+    EXPECT_NO_THROW(zero_copy->prepare());
+  }
+  fake_cuda::state().concurrent_managed_access = true;
+  BenchCase big = row("memory/managed/demand_fault");
+  big.args["bytes"] = static_cast<double>(fake_cuda::state().free_bytes / 4 + 4096);
+  auto w = backend().create(big);
+  try {
+    w->prepare();
+    FAIL() << "expected SkipCase";
+  } catch (const SkipCase& e) {
+    EXPECT_NE(std::string(e.what()).find("quarter of the free device memory"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fake_cuda::state().managed.empty()) << "nothing allocated before the skip";
+}
+
+TEST_F(FakeMemory, OverlapReportsItsStagesAndEfficiency) {
+  auto w = backend().create(row("memory/overlap/cuda_streams"));
+  const Verification v = fake_backend::run_like_the_runner(*w, 2);
+  ASSERT_TRUE(v.ok) << v.message;
+  const auto k = w->extra_counters(1e-3);
+  EXPECT_GE(k.at("rounds"), 1.0);
+  EXPECT_EQ(k.at("copy_engines"), 2.0);
+  EXPECT_GT(k.at("serialized_us"), 0.0);
+  EXPECT_DOUBLE_EQ(k.at("serialized_us"), k.at("h2d_alone_us") + k.at("kernel_alone_us") + k.at("d2h_alone_us"));
+  EXPECT_DOUBLE_EQ(k.at("overlap_efficiency"), k.at("serialized_us") / 1e3);
+  EXPECT_GT(k.at("kernel_slowdown"), 0.0);
+  EXPECT_GT(k.at("bidir_copy_speedup"), 0.0);
+}
+
+TEST_F(FakeMemory, AWrongAxpyElementIsNamed) {
+  for (const char* key : {"memory/axpy/fp64", "memory/axpy/bf16"}) {
+    SCOPED_TRACE(key);
+    auto w = backend().create(row(key));
+    ASSERT_TRUE(fake_backend::run_like_the_runner(*w, 2).ok);
+    const std::size_t elem = std::string(key) == "memory/axpy/fp64" ? 8 : 2;
+    fake_backend::expect_plant_caught(*w, fake_cuda::Plant::last, elem, "element ");
+    const auto k = w->extra_counters(1e-3);
+    EXPECT_DOUBLE_EQ(k.at("Gelem_per_s"), 8.0 * 1001 / static_cast<double>(elem) / 1e-3 / 1e9);
+  }
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,394 @@
+// Capacity and leaks (harness/memory_check.h): the leak rule and its line, the context entries,
+// their insertion into Google Benchmark's JSON (its own reporter's output included), the host's
+// reading of /proc, and the runner's memory_used_bytes counter as Google Benchmark runs it.
+#include <benchmark/benchmark.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/context.h"
+#include "harness/host/host_info.h"
+#include "harness/memory_check.h"
+#include "harness/runner.h"
+
+namespace gpubench {
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kGiB = kMiB << 10;
+
+MemoryReading reading(std::uint64_t used, std::uint64_t tolerance = 64 * kMiB) {
+  MemoryReading r;
+  r.total_bytes = 8 * kGiB;
+  r.free_bytes = r.total_bytes - used;
+  r.used_bytes = used;
+  r.used_what = "device memory in use";
+  r.leak_tolerance_bytes = tolerance;
+  return r;
+}
+
+// ---- the rule ----
+
+TEST(LeakCheck, UpToTheToleranceIsNoLeak) {
+  for (const std::uint64_t end : {std::uint64_t{0}, 100 * kMiB, 164 * kMiB}) {
+    const MemoryCheck m = check_memory(reading(100 * kMiB), reading(end));
+    EXPECT_FALSE(m.leaked) << end;
+    EXPECT_TRUE(m.line.empty());
+    EXPECT_EQ(m.summary.rfind("ok: device memory in use: 100.0 MiB at the start, ", 0), 0u) << m.summary;
+  }
+  EXPECT_EQ(check_memory(reading(100 * kMiB), reading(164 * kMiB)).summary,
+            "ok: device memory in use: 100.0 MiB at the start, 164.0 MiB at the end, tolerance 64.0 MiB");
+}
+
+TEST(LeakCheck, OneByteAboveTheToleranceIsALeakNamingStartEndAndTolerance) {
+  const MemoryCheck m = check_memory(reading(100 * kMiB), reading(164 * kMiB + 1));
+  EXPECT_TRUE(m.leaked);
+  EXPECT_EQ(m.summary, "leak: device memory in use: 100.0 MiB at the start, 164.0 MiB at the end, tolerance 64.0 MiB");
+  const MemoryCheck big = check_memory(reading(512 * kMiB, 800 * kMiB), reading(2048 * kMiB, 800 * kMiB));
+  EXPECT_TRUE(big.leaked);
+  EXPECT_EQ(big.line,
+            "gpubench: memory leak: device memory in use grew from 512.0 MiB at the start of the run to 2048.0 MiB at "
+            "its end (+1536.0 MiB), more than the tolerance of 800.0 MiB: a benchmark kept memory after its workload "
+            "was released");
+  EXPECT_EQ(big.line.find('\n'), std::string::npos);
+}
+
+TEST(LeakCheck, TheStartReadingsToleranceApplies) {
+  EXPECT_FALSE(check_memory(reading(0, 200 * kMiB), reading(150 * kMiB, 0)).leaked);
+  EXPECT_TRUE(check_memory(reading(0, 100 * kMiB), reading(150 * kMiB, 1000 * kMiB)).leaked);
+}
+
+TEST(LeakCheck, WithoutAReadingTheRunIsNotCheckedNotFailed) {
+  const MemoryCheck no_end = check_memory(reading(0), std::nullopt);
+  EXPECT_FALSE(no_end.leaked);
+  EXPECT_EQ(no_end.summary, "not checked: the memory could not be read at the end");
+  const MemoryCheck no_start = check_memory(std::nullopt, reading(0));
+  EXPECT_FALSE(no_start.leaked);
+  EXPECT_EQ(no_start.summary, "not checked: the memory could not be read at the start");
+}
+
+TEST(LeakCheck, Tolerances) {
+  EXPECT_EQ(kHostLeakToleranceBytes, 64 * kMiB);
+  EXPECT_EQ(cuda_leak_tolerance_bytes(0, 0), 64 * kMiB);
+  EXPECT_EQ(cuda_leak_tolerance_bytes(4 * kGiB, 0), 64 * kMiB);         // 1 % is 41 MiB: the floor
+  EXPECT_EQ(cuda_leak_tolerance_bytes(80 * kGiB, 0), 80 * kGiB / 100);  // an H100: 819.2 MiB
+  EXPECT_EQ(cuda_leak_tolerance_bytes(80 * kGiB, 100 * kMiB), 80 * kGiB / 100 + 100 * kMiB);  // + its 2 x L2
+  EXPECT_EQ(cuda_leak_tolerance_bytes(4 * kGiB, 8 * kMiB), 72 * kMiB);
+}
+
+// ---- context entries ----
+
+TEST(MemoryContext, StartAndEndEntries) {
+  MemoryReading r = reading(3 * kGiB);
+  EXPECT_EQ(start_memory_context(r),
+            (ContextEntries{{"memory_total_bytes", "8589934592"}, {"memory_free_start_bytes", "5368709120"}}));
+  EXPECT_EQ(start_memory_context(std::nullopt),
+            (ContextEntries{{"memory_total_bytes", "unknown"}, {"memory_free_start_bytes", "unknown"}}));
+  MemoryCheck ok;
+  ok.summary = "ok: x";
+  EXPECT_EQ(end_memory_context(r, ok),
+            (ContextEntries{{"memory_free_end_bytes", "5368709120"}, {"memory_leak_check", "ok: x"}}));
+  EXPECT_EQ(end_memory_context(std::nullopt, ok)[0].second, "unknown");
+}
+
+// A backend whose only purpose is its context.
+class ContextBackend final : public Backend {
+ public:
+  std::string kind() const override { return "host"; }
+  const DeviceDescription& device() const override { return device_; }
+  const Peaks& peaks() const override { return peaks_; }
+  std::string device_key() const override { return "ctx"; }
+  std::string unavailable_reason(const BenchCase&) const override { return {}; }
+  std::unique_ptr<Workload> create(const BenchCase&) override { return nullptr; }
+  std::map<std::string, std::string> context() const override { return {}; }
+
+ private:
+  DeviceDescription device_;
+  Peaks peaks_;
+};
+
+TEST(MemoryContext, ResultContextCarriesTheStartAndEveryMemoryKeyIsReserved) {
+  ContextBackend b;
+  const auto c = result_context(b, true, reading(kGiB));
+  EXPECT_EQ(c.at("memory_total_bytes"), "8589934592");
+  EXPECT_EQ(c.at("memory_free_start_bytes"), "7516192768");
+  EXPECT_EQ(result_context(b, true).at("memory_free_start_bytes"), "unknown");
+  // Reserved: --benchmark_context cannot set them (a duplicate key in the file).
+  std::vector<std::string> keys;
+  for (const char* const* k = required_context_keys(); *k; ++k) keys.emplace_back(*k);
+  for (const char* k : {"memory_total_bytes", "memory_free_start_bytes", "memory_free_end_bytes", "memory_leak_check"})
+    EXPECT_NE(std::find(keys.begin(), keys.end(), k), keys.end()) << k;
+}
+
+// ---- insertion into the JSON ----
+
+const ContextEntries kEnd = {{"memory_free_end_bytes", "123"}, {"memory_leak_check", "ok: say \"hi\"\\\n\t"}};
+const std::string kEndText =
+    "    \"memory_free_end_bytes\": \"123\",\n"
+    "    \"memory_leak_check\": \"ok: say \\\"hi\\\"\\\\\\u000a\\u0009\",\n";
+
+TEST(ContextInsertion, AtTheHeadOfTheContextEscapedAndIndentedLikeItsEntries) {
+  const std::string head = "{\n  \"context\": {\n";
+  const std::string rest = "    \"date\": \"2026-11-23\",\n    \"x\": \"}\"\n  },\n  \"benchmarks\": []\n}\n";
+  std::string doc = head + rest;
+  std::string error;
+  ASSERT_TRUE(insert_context_entries(doc, kEnd, &error)) << error;
+  EXPECT_EQ(doc, head + kEndText + rest);
+}
+
+TEST(ContextInsertion, IntoAnEmptyContextWithoutATrailingComma) {
+  std::string doc = "{\n  \"context\": {\n  },\n  \"benchmarks\": []\n}\n";
+  std::string error;
+  ASSERT_TRUE(insert_context_entries(doc, {{"a", "1"}, {"b", "2"}}, &error)) << error;
+  EXPECT_EQ(doc, "{\n  \"context\": {\n    \"a\": \"1\",\n    \"b\": \"2\"\n  },\n  \"benchmarks\": []\n}\n");
+}
+
+TEST(ContextInsertion, OtherLayoutsAreLeftUnchangedWithTheReason) {
+  for (const std::string& bad :
+       {std::string(""), std::string("[]"), std::string("{\"benchmarks\": []}"),
+        std::string("{\n  \"context\": {\"date\": \"x\"}\n}\n"), std::string("{\n  \"context\": {\n    42\n  }\n}\n"),
+        std::string("{\n  \"context\": {\n")}) {
+    std::string doc = bad;
+    std::string error;
+    EXPECT_FALSE(insert_context_entries(doc, kEnd, &error)) << bad;
+    EXPECT_EQ(doc, bad);
+    EXPECT_FALSE(error.empty()) << bad;
+  }
+}
+
+TEST(ContextInsertion, IntoWhatGoogleBenchmarksOwnJsonReporterWrites) {
+  std::ostringstream out, err;
+  benchmark::JSONReporter reporter;
+  reporter.SetOutputStream(&out);
+  reporter.SetErrorStream(&err);
+  ASSERT_TRUE(reporter.ReportContext(benchmark::BenchmarkReporter::Context()));
+  reporter.ReportRuns({});
+  reporter.Finalize();
+  const std::string written = out.str();
+  std::string doc = written;
+  std::string error;
+  ASSERT_TRUE(insert_context_entries(doc, kEnd, &error)) << error << "\n" << written.substr(0, 200);
+  const std::string head = "{\n  \"context\": {\n";
+  ASSERT_EQ(written.rfind(head, 0), 0u) << written.substr(0, 200);
+  EXPECT_EQ(doc, head + kEndText + written.substr(head.size()));
+  EXPECT_EQ(written.compare(head.size(), 12, "    \"date\": "), 0) << "an entry follows, so the comma is right";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ContextInsertion, TheFileIsReplacedWholeOrLeftAsItWas) {
+  const std::string path = testing::TempDir() + "gpubench_memory_context.json";
+  const std::string head = "{\n  \"context\": {\n";
+  const std::string rest = "    \"date\": \"x\"\n  },\n  \"benchmarks\": []\n}\n";
+  { std::ofstream(path, std::ios::binary) << head << rest; }
+  std::string error;
+  ASSERT_TRUE(add_context_entries_to_file(path, kEnd, &error)) << error;
+  EXPECT_EQ(slurp(path), head + kEndText + rest);
+  EXPECT_FALSE(std::ifstream(path + ".context").good()) << "the side file is gone";
+
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << "not json"; }
+  EXPECT_FALSE(add_context_entries_to_file(path, kEnd, &error));
+  EXPECT_EQ(slurp(path), "not json");
+  std::remove(path.c_str());
+
+  error.clear();
+  EXPECT_FALSE(add_context_entries_to_file(path, kEnd, &error));
+  EXPECT_NE(error.find("cannot read"), std::string::npos) << error;
+  EXPECT_FALSE(std::ifstream(path).good()) << "no file made up";
+}
+
+// ---- the host's reading ----
+
+TEST(HostMemory, ProcFields) {
+  const std::string meminfo = "MemTotal:       16314500 kB\nMemFree:         1000 kB\nMemAvailable:   12000 kB\n";
+  EXPECT_EQ(proc_field_bytes(meminfo, "MemTotal"), std::uint64_t{16314500} * 1024);
+  EXPECT_EQ(proc_field_bytes(meminfo, "MemAvailable"), std::uint64_t{12000} * 1024);
+  EXPECT_EQ(proc_field_bytes(meminfo, "Mem"), std::nullopt);
+  EXPECT_EQ(proc_field_bytes(meminfo, "SwapTotal"), std::nullopt);
+  const std::string status = "Name:\tgpubench\nVmRSS:\t    5120 kB\nRssAnon:\t    2048 kB\nThreads:\t3\n";
+  EXPECT_EQ(proc_field_bytes(status, "RssAnon"), std::uint64_t{2048} * 1024);
+  EXPECT_EQ(proc_field_bytes(status, "VmRSS"), std::uint64_t{5120} * 1024);
+  EXPECT_EQ(proc_field_bytes(status, "Name"), std::nullopt);
+  EXPECT_EQ(proc_field_bytes(status, "Threads"), std::nullopt);                         // no unit
+  EXPECT_EQ(proc_field_bytes("RssAnon:\t12 kB", "RssAnon"), std::uint64_t{12} * 1024);  // no final newline
+}
+
+// The used figure follows this process's own allocations, and comes back down when they are
+// freed, large (mmap) and small (heap, handed back by malloc_trim) alike.
+TEST(HostMemory, UsedFollowsThisProcessAndComesBackWhenFreed) {
+  const auto start = host_memory_reading();
+  ASSERT_TRUE(start.has_value());
+  EXPECT_GT(start->total_bytes, 0u);
+  EXPECT_LE(start->free_bytes, start->total_bytes);
+  EXPECT_GT(start->used_bytes, 0u);
+  EXPECT_EQ(start->leak_tolerance_bytes, kHostLeakToleranceBytes);
+  {
+    std::vector<char> big(128 * kMiB, 1);  // touched: resident
+    const auto held = host_memory_reading();
+    ASSERT_TRUE(held.has_value());
+    EXPECT_GE(held->used_bytes, start->used_bytes + 120 * kMiB);
+    EXPECT_EQ(big[12345], 1);
+  }
+  {
+    std::vector<std::unique_ptr<char[]>> small;
+    for (int i = 0; i < 100000; ++i) {
+      small.emplace_back(new char[1000]);
+      small.back()[0] = 1;
+      small.back()[999] = 1;
+    }
+    const auto held = host_memory_reading();
+    ASSERT_TRUE(held.has_value());
+    EXPECT_GE(held->used_bytes, start->used_bytes + 80 * kMiB);
+  }
+  const auto end = host_memory_reading();
+  ASSERT_TRUE(end.has_value());
+  EXPECT_FALSE(check_memory(start, end).leaked) << check_memory(start, end).summary;
+  EXPECT_LT(end->used_bytes, start->used_bytes + 16 * kMiB);
+}
+
+// ---- the runner's counter ----
+
+// A backend keeping a ledger of its workloads' memory: prepare() takes `prepare_bytes`, the
+// first run() a workspace of `workspace_bytes` kept to the end; both are given back when the
+// workload is destroyed.
+struct Ledger {
+  std::uint64_t used = 100 * kMiB;  // what the process holds before any workload
+  bool readable = true;
+  int readings = 0;
+};
+
+class LedgerWorkload final : public Workload {
+ public:
+  LedgerWorkload(Ledger* ledger, std::uint64_t prepare_bytes, std::uint64_t workspace_bytes)
+      : ledger_(ledger), prepare_bytes_(prepare_bytes), workspace_bytes_(workspace_bytes) {}
+  ~LedgerWorkload() override { ledger_->used -= held_; }
+  LedgerWorkload(const LedgerWorkload&) = delete;
+  LedgerWorkload& operator=(const LedgerWorkload&) = delete;
+  void prepare() override { take(prepare_bytes_); }
+  void poison() override {}
+  double run(int batch) override {
+    if (!ran_) take(workspace_bytes_);
+    ran_ = true;
+    return batch * 1e-5;
+  }
+  Verification verify() override { return Verification::pass(); }
+
+ private:
+  void take(std::uint64_t bytes) {
+    ledger_->used += bytes;
+    held_ += bytes;
+  }
+  Ledger* ledger_;
+  std::uint64_t prepare_bytes_, workspace_bytes_, held_ = 0;
+  bool ran_ = false;
+};
+
+class LedgerBackend final : public Backend {
+ public:
+  std::string kind() const override { return "host"; }
+  const DeviceDescription& device() const override { return device_; }
+  const Peaks& peaks() const override { return peaks_; }
+  std::string device_key() const override { return "ledger"; }
+  std::string unavailable_reason(const BenchCase&) const override { return {}; }
+  std::unique_ptr<Workload> create(const BenchCase& c) override {
+    ++creates;
+    return std::make_unique<LedgerWorkload>(&ledger, static_cast<std::uint64_t>(c.arg("prepare")),
+                                            static_cast<std::uint64_t>(c.arg("workspace")));
+  }
+  std::map<std::string, std::string> context() const override { return {}; }
+  std::optional<MemoryReading> memory_reading() override {
+    ++ledger.readings;
+    if (!ledger.readable) return std::nullopt;
+    return reading(ledger.used);
+  }
+  Ledger ledger;
+  int creates = 0;
+
+ private:
+  DeviceDescription device_;
+  Peaks peaks_;
+};
+
+BenchCase ledger_case(const std::string& variant, std::uint64_t prepare, std::uint64_t workspace) {
+  BenchCase c;
+  c.family = "bandwidth";
+  c.kernel = "copy";
+  c.variant = variant;
+  c.params = "bytes:test";
+  c.args = {{"prepare", static_cast<double>(prepare)}, {"workspace", static_cast<double>(workspace)}};
+  c.work = copy_work(static_cast<double>(prepare));
+  return c;
+}
+
+class Collect final : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& reported) override {
+    for (const Run& r : reported)
+      if (r.run_type == Run::RT_Iteration) runs[r.run_name.function_name].push_back(r);
+  }
+  std::map<std::string, std::vector<Run>> runs;
+};
+
+std::map<std::string, std::vector<benchmark::BenchmarkReporter::Run>> run_ledger(LedgerBackend& backend,
+                                                                                 const std::vector<BenchCase>& rows) {
+  benchmark::ClearRegisteredBenchmarks();
+  static std::vector<BenchCase> cases;  // must outlive the run
+  cases = rows;
+  static RunOutcome outcome;
+  outcome = RunOutcome{};
+  register_cases(backend, cases, outcome);
+  std::string reps = "--benchmark_repetitions=3";
+  std::string min_time = "--benchmark_min_time=0.01";
+  std::vector<char*> argv = {const_cast<char*>("test"), reps.data(), min_time.data()};
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  Collect collect;
+  benchmark::RunSpecifiedBenchmarks(&collect);
+  release_cached_workload();
+  benchmark::ClearRegisteredBenchmarks();
+  EXPECT_EQ(outcome.failed, 0);
+  return collect.runs;
+}
+
+TEST(MemoryUsedCounter, ThePeakOverPrepareAndTheTimedRunsOfEachBenchmarkAlone) {
+  LedgerBackend backend;
+  const BenchCase big = ledger_case("big", 48 * kMiB, 16 * kMiB);
+  const BenchCase small = ledger_case("small", 3 * kMiB, 0);
+  const auto runs = run_ledger(backend, {big, small});
+  ASSERT_EQ(runs.at(big.name()).size(), 3u);
+  for (const auto& r : runs.at(big.name())) EXPECT_EQ(r.counters.at("memory_used_bytes").value, 64.0 * kMiB);
+  // The second benchmark starts from what the process held once the first was freed.
+  ASSERT_EQ(runs.at(small.name()).size(), 3u);
+  for (const auto& r : runs.at(small.name())) EXPECT_EQ(r.counters.at("memory_used_bytes").value, 3.0 * kMiB);
+  EXPECT_EQ(backend.creates, 2) << "created once per benchmark, kept across repetitions";
+  EXPECT_EQ(backend.ledger.used, 100 * kMiB) << "every workload released";
+}
+
+TEST(MemoryUsedCounter, LeftOutWhereTheBackendCannotReadItsMemory) {
+  LedgerBackend backend;
+  backend.ledger.readable = false;
+  const BenchCase row = ledger_case("unread", kMiB, 0);
+  const auto runs = run_ledger(backend, {row});
+  ASSERT_FALSE(runs.at(row.name()).empty());
+  for (const auto& r : runs.at(row.name())) {
+    EXPECT_EQ(r.counters.count("memory_used_bytes"), 0u);
+    EXPECT_EQ(r.counters.at("verified").value, 1);
+  }
+}
+
+}  // namespace
+}  // namespace gpubench
