@@ -10,11 +10,14 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/cli.h"
+#include "harness/console_reporter.h"
+#include "harness/console_table.h"
 #include "harness/context.h"
 #include "harness/device_select.h"
 #include "harness/family.h"
@@ -156,6 +159,14 @@ Destination result_destination(const Backend& backend, const Options& o, std::st
   return d;
 }
 
+// gpubench prints its own console table unless --benchmark_format asks for Google Benchmark's
+// json or csv (or its console, by name) on stdout.
+bool uses_console_table(const Options& o) {
+  for (const std::string& p : o.passthrough)
+    if (p.rfind("--benchmark_format=", 0) == 0) return false;
+  return true;
+}
+
 // Google Benchmark's arguments: our defaults unless given, the pass-through flags, and the
 // output file. Returns "" or the unrecognized flag. The strings live as long as the process:
 // Google Benchmark keeps pointers into them (argv[0] for its "Running ..." line).
@@ -165,7 +176,9 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
   if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
   if (!has_flag(o.passthrough, "--benchmark_min_time"))
     gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
-  if (!has_flag(o.passthrough, "--benchmark_display_aggregates_only"))
+  // gpubench's own console table (console_reporter.h) reads every repetition; Google
+  // Benchmark's console, asked for with --benchmark_format=console is not, shows aggregates.
+  if (!has_flag(o.passthrough, "--benchmark_display_aggregates_only") && !uses_console_table(o))
     gb.push_back("--benchmark_display_aggregates_only=true");
   for (const auto& p : o.passthrough) gb.push_back(p);
   if (o.list) gb.push_back("--benchmark_list_tests=true");
@@ -183,15 +196,15 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
   return gb_argc > 1 ? gb_argv[1] : "";
 }
 
-// Runs the registered benchmarks; SIGINT / SIGTERM finish the current sample and skip the
-// rest. Returns the number run.
-std::size_t run_benchmarks() {
+// Runs the registered benchmarks (on `console` when given, else Google Benchmark's display);
+// SIGINT / SIGTERM finish the current sample and skip the rest. Returns the number run.
+std::size_t run_benchmarks(benchmark::BenchmarkReporter* console) {
   struct sigaction on_signal {};
   on_signal.sa_handler = [](int sig) { request_interrupt(sig); };
   sigemptyset(&on_signal.sa_mask);
   sigaction(SIGINT, &on_signal, nullptr);
   sigaction(SIGTERM, &on_signal, nullptr);
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  const std::size_t ran = console ? benchmark::RunSpecifiedBenchmarks(console) : benchmark::RunSpecifiedBenchmarks();
   release_cached_workload();
   benchmark::Shutdown();
   return ran;
@@ -212,7 +225,7 @@ MemoryCheck check_memory_at_end(Backend& backend, const std::optional<MemoryRead
 
 // Moves the finished result into place: --out never under another name; the results store
 // under the next free name if a concurrent run took this one. Returns the exit status.
-int publish_result(const Options& o, const Destination& dest) {
+int publish_result(const Options& o, const Destination& dest, std::string* published_path) {
   if (dest.tmp.empty()) return 0;
   std::string error;
   const std::string published = o.results_dir.empty()
@@ -223,6 +236,7 @@ int publish_result(const Options& o, const Destination& dest) {
     return 2;
   }
   std::cerr << "result: " << published << "\n";
+  *published_path = published;
   return 0;
 }
 
@@ -291,7 +305,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   const std::vector<BenchCase> rows = select_rows(*backend, o, &error);
   if (rows.empty()) return usage_error(error);
   RunOutcome outcome;
-  register_cases(*backend, rows, outcome);
+  const int registered = register_cases(*backend, rows, outcome);
   const Destination dest = result_destination(*backend, o, &error);
   if (!error.empty()) {
     if (dest.usage) return usage_error(error);
@@ -308,7 +322,15 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     benchmark::AddCustomContext("numa_bind", numa_bind);
   }
 
-  const std::size_t ran = run_benchmarks();
+  std::unique_ptr<ConsoleReporter> console;
+  if (!o.list && uses_console_table(o)) {
+    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    const bool progress =
+        o.progress == Options::Progress::on || (o.progress == Options::Progress::automatic && terminal);
+    console = std::make_unique<ConsoleReporter>(console_header(result_context(*backend, o.quick, memory_start)),
+                                                registered, progress, terminal);
+  }
+  const std::size_t ran = run_benchmarks(console.get());
   if (const int sig = interrupt_signal(); sig != 0) {
     if (!dest.tmp.empty()) std::remove(dest.tmp.c_str());
     std::cerr << "gpubench: interrupted ("
@@ -325,7 +347,14 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   }
   MemoryCheck memory;
   if (!o.list) memory = check_memory_at_end(*backend, memory_start, dest);
-  if (const int status = publish_result(o, dest); status != 0) return status;
+  std::string published;
+  if (const int status = publish_result(o, dest, &published); status != 0) return status;
+  if (console) {
+    for (const std::string& line :
+         closing_summary(console->lines(), {published, !dest.tmp.empty(), backend->kind() == "host"}))
+      std::cout << line << "\n";
+    std::cout.flush();
+  }
   const int status = report_outcome(outcome);
   if (memory.leaked) {
     std::cerr << memory.line << "\n";

@@ -148,6 +148,13 @@ Options parse_cli(const std::vector<std::string>& args) {
       o.quick = true;
     } else if (a == "--numa-bind") {
       o.numa_bind = true;
+    } else if (starts_with(a, "--progress=")) {
+      once("--progress");
+      const std::string v = value_of(a, "--progress");
+      if (!one_of(v, {"auto", "on", "off"})) throw UsageError("--progress: '" + v + "' is not auto, on or off");
+      o.progress = v == "on"    ? Options::Progress::on
+                   : v == "off" ? Options::Progress::off
+                                : Options::Progress::automatic;
     } else if (starts_with(a, "--filter=") || starts_with(a, "--benchmark_filter=")) {
       once("--filter");
       o.filter = value_of(a, a.substr(0, a.find('=')));
@@ -202,6 +209,8 @@ Bandwidth and roofline microbenchmarks for NVIDIA GPUs (and the host, where no G
   --results-dir=DIR  write DIR/<device key>/<UTC time>_<git revision>.json (the results store)
   --quick            small sizes, for smoke runs and CI
   --numa-bind        run on the CPUs of the GPU's NUMA node (PCIe transfers)
+  --progress=WHEN    auto (default: when stderr is a terminal), on or off: benchmark n of N,
+                     elapsed time and ETA on stderr
   --help, --version
   --benchmark_*=V    any Google Benchmark flag, e.g. --benchmark_repetitions=10
                      (defaults here: --benchmark_repetitions=3, --benchmark_min_time=0.05,

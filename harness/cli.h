@@ -29,6 +29,8 @@ struct Options {
   std::string results_dir;  ///< --results-dir=DIR: DIR/<device key>/<UTC time>_<rev>.json
   bool quick = false;       ///< --quick: small sizes
   bool numa_bind = false;   ///< --numa-bind: run on the CPUs of the GPU's NUMA node
+  /// --progress=auto|on|off: benchmark n of N, elapsed and ETA on stderr (auto: when a terminal)
+  enum class Progress { automatic, on, off } progress = Progress::automatic;
   bool help = false;
   bool version = false;
   std::vector<std::string> passthrough;  ///< --benchmark_* flags for Google Benchmark

@@ -1,0 +1,173 @@
+// The console table (harness/console_table.h): units people read, one line per benchmark that
+// fits 120 columns with its marks, the header from the result context, and the closing summary
+// naming the headline rows, the noisy, throttled and failed ones, and where the result went.
+#include "harness/console_table.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace gpubench {
+namespace {
+
+BenchmarkLine line(const std::string& name, std::vector<double> values, const std::string& metric = "GBps",
+                   const std::string& level = "dram") {
+  BenchmarkLine l;
+  l.name = name;
+  l.values = std::move(values);
+  l.metric = metric;
+  l.level = level;
+  return l;
+}
+
+TEST(ConsoleUnits, RatesHaveThreeSignificantFiguresAndNoExponent) {
+  EXPECT_EQ(three_figures(2812.4), "2812");
+  EXPECT_EQ(three_figures(45.27), "45.3");
+  EXPECT_EQ(three_figures(3.14159), "3.14");
+  EXPECT_EQ(three_figures(0.04531), "0.0453");
+  EXPECT_EQ(three_figures(0.000123456), "0.000123");
+  EXPECT_EQ(three_figures(0), "0");
+}
+
+TEST(ConsoleUnits, SizesInBinaryUnitsAndTimesInTheUnitThatFits) {
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(4096), "4 KiB");
+  EXPECT_EQ(format_bytes(1.5 * 1024 * 1024), "1.50 MiB");
+  EXPECT_EQ(format_bytes(80.0 * (1ull << 30)), "80 GiB");
+  EXPECT_EQ(format_duration(850e-6), "850 us");
+  EXPECT_EQ(format_duration(0.0123), "12.3 ms");
+  EXPECT_EQ(format_duration(4.2), "4.20 s");
+  EXPECT_EQ(format_duration(125), "2 min 05 s");
+}
+
+TEST(ConsoleLine, ShowsTheMedianItsSpreadAndPercentagesWithinTheWidth) {
+  BenchmarkLine l = line("bandwidth/copy/kernel/bytes:1GiB", {2800, 2812, 2830});
+  l.pct_of_peak = 83.9;
+  const std::string s = format_line(l);
+  EXPECT_NE(s.find("2812"), std::string::npos) << s;
+  EXPECT_NE(s.find("GB/s"), std::string::npos) << s;
+  EXPECT_NE(s.find("83.9 %"), std::string::npos) << s;
+  EXPECT_NE(s.find("+-0.5%"), std::string::npos) << s;
+  EXPECT_EQ(s.find("noisy"), std::string::npos) << s;
+  EXPECT_LE(s.size(), kConsoleWidth);
+}
+
+TEST(ConsoleLine, MarksNoisyThrottledAndOutlierRows) {
+  BenchmarkLine l = line("compute/hgemm/kernel/m:8192,n:8192,k:8192", {300, 360, 420}, "TFLOPS", "none");
+  l.throttled = true;
+  l.outlier = true;
+  l.pct_of_cublas = 49.9;
+  const std::string s = format_line(l);
+  EXPECT_TRUE(l.noisy());
+  EXPECT_NE(s.find("noisy throttled outlier"), std::string::npos) << s;
+  EXPECT_NE(s.find("TFLOPS"), std::string::npos) << s;
+  EXPECT_NE(s.find("49.9 %"), std::string::npos) << s;
+  EXPECT_LE(s.size(), kConsoleWidth);
+}
+
+TEST(ConsoleLine, AFailedRowSaysSoAndALongNameIsCut) {
+  BenchmarkLine l = line(std::string("bandwidth/strided/kernel/") + std::string(80, 'x'), {});
+  l.error = "verification failed: element 12 = 0x7fc0dead, expected 0x3f800000";
+  const std::string s = format_line(l);
+  EXPECT_TRUE(l.failed());
+  EXPECT_NE(s.find("FAILED: verification failed: element 12"), std::string::npos) << s;
+  EXPECT_NE(s.find("x~"), std::string::npos) << s;
+  EXPECT_LE(s.size(), kConsoleWidth);
+}
+
+TEST(ConsoleLine, LatencyRowsShowTheirUnit) {
+  EXPECT_NE(format_line(line("memory/alloc/mmap/bytes:4KiB", {5.1, 5.2, 5.0}, "latency_us")).find(" us "),
+            std::string::npos);
+  EXPECT_EQ(headline_counter("latency_ns"), "latency_ns");
+  EXPECT_EQ(headline_counter("GBps"), "GB/s");
+}
+
+TEST(ConsoleLine, LabelFieldsAreRead) {
+  const auto f = label_fields("peak=dram metric=GBps level=dram sweep=bytes");
+  EXPECT_EQ(f.at("metric"), "GBps");
+  EXPECT_EQ(f.at("level"), "dram");
+  EXPECT_EQ(f.size(), 4u);
+}
+
+TEST(ConsoleHeader, NamesTheDeviceAndOnlyTheKnownPeaks) {
+  const auto h = console_header({{"gpubench_version", "0.1.0"},
+                                 {"git_revision", "abc"},
+                                 {"device_name", "NVIDIA H100 80GB HBM3"},
+                                 {"backend", "cuda"},
+                                 {"device_key", "h100"},
+                                 {"driver_version", "580.159.04"},
+                                 {"runtime_version", "13.0"},
+                                 {"peak_dram_GBps", "3350.4"},
+                                 {"peak_fp32_TFLOPS", "66.9"},
+                                 {"peak_fp16_tensor_TFLOPS", "unknown"},
+                                 {"sm_clock_MHz", "1980"},
+                                 {"mem_clock_MHz", "2619"},
+                                 {"memory_total_bytes", "85045182464"},
+                                 {"memory_free_start_bytes", "84000000000"},
+                                 {"cache_policy", "cuda: L2 flushed"}});
+  std::string all;
+  for (const auto& l : h) {
+    EXPECT_LE(l.size(), kConsoleWidth) << l;
+    all += l + "\n";
+  }
+  EXPECT_NE(all.find("NVIDIA H100 80GB HBM3"), std::string::npos) << all;
+  EXPECT_NE(all.find("driver 580.159.04"), std::string::npos) << all;
+  EXPECT_NE(all.find("DRAM 3350 GB/s"), std::string::npos) << all;
+  EXPECT_NE(all.find("FP32 66.9 TFLOPS"), std::string::npos) << all;
+  EXPECT_EQ(all.find("FP16 tensor"), std::string::npos) << "an unknown peak is not printed: " << all;
+  EXPECT_NE(all.find("79.2 GiB"), std::string::npos) << all;
+  EXPECT_EQ(all.find("e+"), std::string::npos) << "no exponents: " << all;
+}
+
+TEST(ConsoleSummary, HeadlinesAgainstTheCardAndTheRowsToLookAt) {
+  std::vector<BenchmarkLine> lines = {
+      line("bandwidth/copy/kernel/bytes:256MiB", {2700, 2710, 2705}),
+      line("bandwidth/copy/kernel/bytes:1GiB", {2810, 2812, 2815}),
+      line("bandwidth/copy/kernel/bytes:4MiB", {9000, 9100, 9050}, "GBps", "l2"),
+      line("bandwidth/copy/memcpy_ce/bytes:1GiB", {3000, 3003, 3001}),  // a reference, not the kernel
+      line("compute/sgemm/kernel/m:4096,n:4096,k:4096", {40, 41, 39}, "TFLOPS", "none"),
+      line("bandwidth/pcie_h2d/pinned_ce/bytes:1GiB", {50, 54, 70}, "GBps", "pcie"),
+  };
+  lines[1].pct_of_peak = 83.9;
+  lines[4].pct_of_cublas = 81.2;
+  lines[5].throttled = true;
+  BenchmarkLine failed = line("compute/hgemm/kernel/m:512,n:512,k:512", {}, "TFLOPS", "none");
+  failed.error = "verification failed: element 3";
+  lines.push_back(failed);
+  BenchmarkLine away = line("bandwidth/copy/thrust/bytes:1GiB", {});
+  away.error = "skipped: not on the host backend: Thrust";
+  lines.push_back(away);
+
+  const auto s = closing_summary(lines, {"/tmp/r.json", true, false});
+  std::string all;
+  for (const auto& l : s) {
+    EXPECT_LE(l.size(), kConsoleWidth) << l;
+    all += l + "\n";
+  }
+  EXPECT_NE(all.find("DRAM copy       2812 GB/s, 83.9 % of peak  (bandwidth/copy/kernel/bytes:1GiB)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("L2 plateau      9050 GB/s"), std::string::npos) << all;
+  EXPECT_NE(all.find("SGEMM           40.0 TFLOPS, 81.2 % of cuBLAS"), std::string::npos) << all;
+  EXPECT_EQ(all.find("FP16 GEMM"), std::string::npos) << "a failed row is no headline: " << all;
+  EXPECT_NE(all.find("noisy (spread over 5 %): 1 row: bandwidth/pcie_h2d/pinned_ce/bytes:1GiB"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("throttled: 1 row"), std::string::npos) << all;
+  EXPECT_NE(all.find("FAILED: 1 row: compute/hgemm/kernel/m:512,n:512,k:512"), std::string::npos) << all;
+  EXPECT_NE(all.find("not on this backend: 1 row"), std::string::npos) << all;
+  EXPECT_NE(all.find("result: /tmp/r.json"), std::string::npos) << all;
+  EXPECT_EQ(all.find("nothing was saved"), std::string::npos) << all;
+}
+
+TEST(ConsoleSummary, SaysWhenNothingWasSavedAndNamesTheHostsCache) {
+  const auto s =
+      closing_summary({line("bandwidth/read/kernel/bytes:1MiB", {100, 101, 99}, "GBps", "l2")}, {"", false, true});
+  std::string all;
+  for (const auto& l : s) all += l + "\n";
+  EXPECT_NE(all.find("nothing was saved: give --out=FILE or --results-dir=DIR"), std::string::npos) << all;
+  EXPECT_NE(all.find("cache plateau"), std::string::npos) << all;
+  EXPECT_EQ(all.find("L2 plateau"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace gpubench
