@@ -64,7 +64,7 @@ prepare() {
   cmake --build "$build" --target gpubench gpubench_kernel_check -j "$(nproc)" >&2 || die "build failed"
   rm -rf "$KIT_DIR"
   mkdir -p "$KIT_DIR/bin" "$KIT_DIR/lib" "$KIT_DIR/deps"
-  cp "$build/harness/gpubench" "$build/harness/gpubench_kernel_check" "$KIT_DIR/bin/"
+  cp "$build/gpubench" "$build/harness/gpubench_kernel_check" "$KIT_DIR/bin/"
   # The Google Benchmark shared library the binaries load (Debian names it libbenchmark.so.1debian);
   # the CUDA runtime and cuBLAS come from the machine's own CUDA 13 toolkit.
   local lib
@@ -143,6 +143,7 @@ choose_binaries() {
     -DCMAKE_CUDA_ARCHITECTURES=native "${bm[@]}" >"$WORK/build.log" 2>&1 &&
     cmake --build "$bdir" --target gpubench gpubench_kernel_check -j "$(nproc)" >>"$WORK/build.log" 2>&1 ||
     die "the build there failed (build.log)"
+  ln -sf "$bdir/gpubench" "$bdir/harness/gpubench"  # gpubench sits at the top of the build tree
   BIN="$bdir/harness"
 }
 

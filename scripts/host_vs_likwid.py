@@ -7,7 +7,7 @@ neighbours affect all three alike, and prints the medians and the ratio of gpube
 better likwid kernel. Both count bytes read plus bytes written. likwid-bench comes from
 Debian's `likwid` package.
 
-usage: scripts/host_vs_likwid.py [--gpubench build/harness/gpubench] [--rounds 5] [--size 1GiB]
+usage: scripts/host_vs_likwid.py [--gpubench build/gpubench] [--rounds 5] [--size 1GiB]
 """
 import argparse
 import json
@@ -55,7 +55,7 @@ def gpubench_GBps(binary, size_token):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gpubench", default=str(ROOT / "build" / "harness" / "gpubench"))
+    parser.add_argument("--gpubench", default=str(ROOT / "build" / "gpubench"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--size", default="1GiB", choices=sorted(SIZES), help="copy size (per array)")
     args = parser.parse_args()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The nightly regression job, for cron or a CI scheduler.
 
-  python scripts/nightly.py [--gpubench build/harness/gpubench] [--results-dir results]
+  python scripts/nightly.py [--gpubench build/gpubench] [--results-dir results]
                             [--report-dir DIR] [--filter REGEX] [--quick] [--repetitions 5]
 
 Runs gpubench with repetitions and random interleaving into the results store
@@ -30,18 +30,18 @@ from gpubench_tools.nightly import NightlyOptions, run_nightly  # noqa: E402
 
 
 def default_gpubench() -> Path:
-    """build/harness/gpubench from the current directory, else from the repository root."""
-    here = Path("build/harness/gpubench")
+    """build/gpubench from the current directory, else from the repository root."""
+    here = Path("build/gpubench")
     if here.exists():
         return here
-    root = Path(__file__).resolve().parent.parent / "build" / "harness" / "gpubench"
+    root = Path(__file__).resolve().parent.parent / "build" / "gpubench"
     return root if root.exists() else here
 
 
 def main(argv=None) -> int:
     p = make_parser("nightly.py", __doc__)
     p.add_argument("--gpubench", type=Path, default=None, metavar="PATH",
-                   help="the gpubench executable (default build/harness/gpubench)")
+                   help="the gpubench executable (default build/gpubench)")
     p.add_argument("--results-dir", type=Path, default=Path("results"), metavar="DIR",
                    help="the results store (default results)")
     p.add_argument("--report-dir", type=Path, metavar="DIR",

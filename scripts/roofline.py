@@ -5,6 +5,11 @@
   python scripts/roofline.py --card h100_sxm --card a100_80gb_sxm --out plots/h100_vs_a100.png
   python scripts/roofline.py A.json B.json --card h200            # several on one chart
 
+Draws the hierarchical roofline (gpubench_tools/roofline.py says where every line comes from):
+theoretical ceilings solid (shared memory, DRAM, PCIe; FP32, FP16x2, FP16 tensor), measured ones
+dashed (the plateaus of the working-set sweeps: shared memory, L2, DRAM, PCIe; the best FP32 and
+FP16-tensor rows), ridge points labelled, rows with FLOP at their arithmetic intensity.
+
 Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card): one line on
 stderr, exit 2. A result from a card cards.csv lacks uses the peaks in its own context.
 """
@@ -46,8 +51,10 @@ def main(argv=None) -> int:
     table = load_cards(a.cards_csv)
     if a.list_cards:
         for c in table:
+            fp16x2 = f"{c.fp16x2_TFLOPS:.4g} TF" if c.fp16x2_TFLOPS else "unknown"
             print(f"{c.key:16} {c.display_name:18} DRAM {c.dram_GBps:g} GB/s, FP32 "
-                  f"{c.fp32_TFLOPS:g} TF, FP16 tensor {c.fp16_tensor_TFLOPS:g} TF")
+                  f"{c.fp32_TFLOPS:g} TF, FP16x2 {fp16x2}, FP16 tensor "
+                  f"{c.fp16_tensor_TFLOPS:g} TF, shared memory {c.smem_GBps / 1000:.3g} TB/s")
         return 0
     if not a.results and not a.card:
         raise UsageError("nothing to draw: give result files and/or --card NAME")

@@ -2,7 +2,8 @@
 # The main job. Builds gpubench (Release) if needed, sets up the Python environment, runs
 # `gpubench --filter=bandwidth` on the default device (the GPU when one is usable, else the
 # host), stores the result JSON under results/<device key>/ and draws its roofline PNG under
-# plots/<device key>/ (plus the sweep plots: bandwidth against working set, strided, PCIe).
+# plots/<device key>/ (plus the sweep plots: bandwidth against working set, strided, PCIe) and,
+# next to them, the one-page HTML report (scripts/report.py: the figures embedded).
 # Extra arguments go to gpubench (e.g. --quick, --device=1).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -16,7 +17,7 @@ mkdir -p results plots
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
-./build/harness/gpubench --filter=bandwidth --results-dir=results "$@" 2> >(tee "$log" >&2) || status=$?
+./build/gpubench --filter=bandwidth --results-dir=results "$@" 2> >(tee "$log" >&2) || status=$?
 wait  # let tee finish
 result="$(sed -n 's/^result: //p' "$log" | tail -n 1)"
 if [[ -z "$result" ]]; then
@@ -28,7 +29,10 @@ mkdir -p "plots/$key"
 png="plots/$key/$(basename "${result%.json}").png"
 "$GPUBENCH_VENV/bin/python" scripts/roofline.py "$result" --out "$png" >/dev/null
 sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "plots/$key")"
+report="${png%.png}.html"
+"$GPUBENCH_VENV/bin/python" scripts/report.py "$result" --out "$report" >/dev/null
 echo "result JSON:  $result"
 echo "roofline PNG: $png"
 while IFS= read -r p; do [[ -n "$p" ]] && echo "sweep PNG:    $p"; done <<<"$sweeps"
+echo "HTML report:  $report"
 exit "$status"

@@ -4,12 +4,13 @@
 # (unit, SIMT emulation, instruction contracts), the host-side code again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (its ctest suite, and 200 fuzzed gpubench command
 # lines against it), and the Python tests (pytest), which also run gpubench end to end on the
-# host backend and fuzz the scripts' command lines.
+# host backend, fuzz the scripts' command lines and open the HTML report in a headless
+# Chromium (Debian's `chromium`, installed here when missing).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GPUBENCH_ROOT"
 
-ensure_tools clang-format:clang-format clang-tidy:clang-tidy
+ensure_tools clang-format:clang-format clang-tidy:clang-tidy chromium:chromium
 ensure_venv
 ensure_build "$GPUBENCH_ROOT/build" all -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=ON
 say "lint (clang-format, clang-tidy)"
@@ -26,8 +27,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 ensure_debs libbenchmark-tools  # Google Benchmark's own compare.py, which a test runs on our results
 say "fuzzed command lines against the ASan + UBSan gpubench"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  GPUBENCH_BIN="$GPUBENCH_ROOT/build-sanitize/harness/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q \
+  GPUBENCH_BIN="$GPUBENCH_ROOT/build-sanitize/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q \
   tests/python/test_fuzz_cli.py -k gpubench
 
 say "pytest"
-GPUBENCH_BIN="$GPUBENCH_ROOT/build/harness/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q tests/python
+GPUBENCH_BIN="$GPUBENCH_ROOT/build/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q tests/python

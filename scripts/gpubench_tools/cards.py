@@ -16,8 +16,10 @@ from .errors import UsageError
 
 #: Repository root (scripts/gpubench_tools/ is two levels below it).
 REPO_ROOT = Path(__file__).resolve().parents[2]
-#: The card table shared with the C++ harness.
-CARDS_CSV = REPO_ROOT / "harness" / "model" / "cards.csv"
+#: The card table shared with the C++ harness: beside the tools in an installed copy
+#: (`cmake --install`: bin/cards.csv), else in the source tree.
+_INSTALLED_CARDS = Path(__file__).resolve().parents[1] / "cards.csv"
+CARDS_CSV = _INSTALLED_CARDS if _INSTALLED_CARDS.is_file() else REPO_ROOT / "harness" / "model" / "cards.csv"
 
 _HEADER = [
     "key", "display_name", "match", "cc", "sm_count", "fp32_TFLOPS", "fp16_tensor_TFLOPS",
@@ -37,6 +39,43 @@ def pcie_GBps_per_direction(gen: int, width: int) -> float:
         return 0.0
     gts, efficiency = rates[gen]
     return gts * width * efficiency / 8.0
+
+
+#: FP32 FLOP per clock per SM by compute capability, as fp32_flop_per_clock_per_sm() in
+#: harness/model/device.cpp has them (REFERENCE.md, "FLOP per clock per SM").
+FP32_FLOP_PER_CLOCK_PER_SM = {"7.5": 128, "8.0": 128, "8.6": 256, "8.7": 256, "8.9": 256,
+                              "9.0": 256, "10.0": 256, "10.3": 256, "12.0": 256}
+
+#: Shared-memory bytes per clock per SM: 32 banks x 4 bytes (REFERENCE.md: sm_80/sm_90; the
+#: harness's smem_peak_GBps() applies it from compute capability 7.0 on).
+SMEM_BYTES_PER_CLOCK_PER_SM = 128
+
+#: Non-tensor FP16x2 (half2 FMA, `fma.rn.f16x2`) throughput as a multiple of the FP32 peak, for
+#: the architectures where NVIDIA documents both figures; every other architecture has no
+#: FP16x2 ceiling (not documented here, so not drawn):
+#: - 8.0: 4x. A100 whitepaper, Table 1, and NVIDIA's "Hopper architecture in depth" blog,
+#:   Table 3: "Peak FP16 TFLOPS (non-Tensor)" 78 against "Peak FP32 TFLOPS (non-Tensor)" 19.5
+#:   (NVIDIA on its forum: A100's FP16 non-tensor throughput "can be 4x the FP32 throughput").
+#: - 9.0: 2x. H100 whitepaper: H100 SXM5 FP16 (non-tensor) 133.8 against FP32 66.9 TFLOPS (the
+#:   blog's table, with preliminary clocks: 120 against 60; H100 PCIe 96 against 48).
+#: Measured here (results/h100_*/VALIDATION.md): the FP16x2 intensity sweep reaches 128.5
+#: TFLOPS on an H100 SXM, 96 % of 2 x 66.9.
+FP16X2_PER_FP32 = {"8.0": 4.0, "9.0": 2.0}
+
+
+def normal_cc(cc) -> str:
+    """A compute capability as the tables key it ("9.0"; 9 -> "9.0"); "" when unknown."""
+    try:
+        v = float(str(cc).strip())
+    except ValueError:
+        return ""
+    return f"{v:.1f}" if v > 0 else ""
+
+
+def fp16x2_TFLOPS(cc, fp32_TFLOPS: float | None) -> float:
+    """The non-tensor FP16x2 peak: FP16X2_PER_FP32 x the FP32 peak; 0 when unknown."""
+    ratio = FP16X2_PER_FP32.get(normal_cc(cc), 0.0)
+    return ratio * fp32_TFLOPS if fp32_TFLOPS and fp32_TFLOPS > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -60,6 +99,25 @@ class Card:
     def pcie_GBps(self) -> float:
         """Per-direction bandwidth of the card's nominal host link."""
         return pcie_GBps_per_direction(self.pcie_gen, self.pcie_width)
+
+    @property
+    def fp16x2_TFLOPS(self) -> float:
+        """Non-tensor FP16x2 peak derived from the FP32 figure (FP16X2_PER_FP32); 0 where the
+        architecture's ratio is not documented."""
+        return fp16x2_TFLOPS(self.cc, self.fp32_TFLOPS)
+
+    @property
+    def smem_GBps(self) -> float:
+        """Shared-memory peak: SMEM_BYTES_PER_CLOCK_PER_SM x SMs x the clock of the datasheet
+        FP32 figure (fp32_TFLOPS / (SMs x FP32 FLOP per clock per SM), e.g. H100 SXM: 66.9 TF /
+        (132 x 256) = 1.98 GHz -> 33.4 TB/s), the formula the harness applies to the device's own
+        clock (peak_smem_GBps in a result's context); 0 for an architecture the FLOP table
+        lacks."""
+        per_sm = FP32_FLOP_PER_CLOCK_PER_SM.get(normal_cc(self.cc), 0)
+        if per_sm <= 0 or self.sm_count <= 0 or self.fp32_TFLOPS <= 0:
+            return 0.0
+        clock_Hz = self.fp32_TFLOPS * 1e12 / (self.sm_count * per_sm)
+        return SMEM_BYTES_PER_CLOCK_PER_SM * self.sm_count * clock_Hz / 1e9
 
     @property
     def l2_bytes(self) -> float:

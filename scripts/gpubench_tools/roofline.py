@@ -2,73 +2,120 @@
 
 Axes: log-log, x = arithmetic intensity in FLOP per useful byte, y = TFLOP/s.
 
-Ceilings per result file (or per card given with --card):
-- theoretical (solid): the DRAM, shared-memory and PCIe bandwidth diagonals (y = GB/s x
-  intensity) and the FP32 and FP16-tensor roofs. Taken from cards.csv when the device name
-  matches a card (the PCIe figure from the result's negotiated link when known, the shared-memory
-  figure from the context's peak_smem_GBps: the table has none), otherwise from the peaks in the
-  result's context; unknown peaks (the host) are not drawn.
-- empirical (dashed): the best measured DRAM bandwidth (median GB/s of the rows whose peak is
-  dram, and of the intensity sweep's rows at level dram, counting only working sets larger than
-  2 x L2 when any are) and the best measured TFLOP/s of any row whose metric is TFLOPS.
+Hierarchical ceilings per result file (or per card given with --card), each a memory level
+(a diagonal, y = GB/s x intensity / 1000) or a compute precision (a flat roof):
 
-Rows are chosen by what they mean (results.RowMeaning: the row's label, or the legacy fallback
-for files written before labels), not by their names.
+- theoretical (solid):
+  - DRAM, FP32 and FP16 tensor: cards.csv when the device name matches a card, otherwise the
+    peaks in the result's context (peak_dram_GBps, peak_fp32_TFLOPS, peak_fp16_tensor_TFLOPS);
+  - shared memory: the context's peak_smem_GBps (128 B per clock per SM x SMs x the device's
+    clock, computed by the harness); for a card alone, the same formula at the clock of the
+    card's datasheet FP32 figure (cards.Card.smem_GBps);
+  - PCIe per direction: the result's negotiated link (peak_pcie_h2d/d2h_GBps), the card's
+    nominal link for a card alone;
+  - FP16x2 (non-tensor half2 FMA): derived from the FP32 figure where NVIDIA documents the
+    ratio (cards.FP16X2_PER_FP32: 4x on sm_80, 2x on sm_90), from the card's or the context's
+    compute capability;
+  - no L2 line: neither the card table nor REFERENCE.md has a vendor L2 bandwidth figure (only
+    measurements), and none is invented; nor TF32, BF16 or FP8 tensor roofs: the card table
+    has no such columns (BF16 tensor runs at the FP16 tensor rate on every card it lists).
+  Unknown peaks (the host) are not drawn.
+- measured (dashed), from the rows' labels (results.RowMeaning; row_level() for files written
+  before labels), never from their names; the memory-management family is left out:
+  - DRAM: the best median GB/s of the rows measured against DRAM (peak dram, or the intensity
+    sweep at level dram) with working sets beyond 2 x L2; in a run without such sizes (quick
+    runs, a host's large last-level cache) the largest size of each such sweep;
+  - L2 (the last-level cache on the host): the best plateau of the cache-resident streaming
+    sweeps (level l2, metric GBps, peak l2 or dram; l2_plateaus()): a sweep's plateau is the
+    lower median GB/s of its 3 largest cache-resident sizes from L2/64 up, so neither a small
+    set that cannot occupy the machine nor a largest size served partly from the L1 (the
+    H100's 16 MiB read, 16 TB/s) sets it alone;
+  - shared memory: the best median GB/s at level smem;
+  - PCIe: the best median GB/s at level pcie (pinned transfers, in practice: pageable and
+    bidirectional ones are slower); none on the host backend, whose pcie rows are a one-thread
+    host copy, not a link;
+  - FP32 / FP16 tensor: the best median TFLOP/s of the rows measured against that peak (SGEMM,
+    peak FMA and the FP32 sweep / the FP16 GEMMs).
 
-Points: every successful benchmark with a FLOP count sits at (flop_per_byte, median TFLOPS).
-Memory benchmarks (metric GBps, no FLOP: global memory, shared memory, PCIe) use the
-*memory column* convention: each is drawn at the
-fixed intensity MEMORY_COLUMN_X (left of every real intensity, in a shaded column) on its own
-bandwidth diagonal, i.e. at y = GB/s x MEMORY_COLUMN_X. On log axes the vertical distance
-between such a marker and the DRAM diagonal is then exactly its fraction of peak bandwidth, and
-markers can be compared with the empirical diagonal at a glance. Of a size sweep only the largest
-working set (the DRAM-bound one) is drawn; plots.py has the whole sweep. Library references
-(cuBLAS, Thrust, CUB, cudaMemcpy, memcpy) are drawn as hollow squares/diamonds, hand-written
-kernels as filled markers.
+Ridge points: where each theoretical compute roof meets the theoretical DRAM diagonal (the
+measured roofs with the measured DRAM line where a series has no theoretical DRAM line, as on
+the host), marked and labelled with their intensity.
+
+Points: every successful row with FLOP sits at (flop_per_byte, median TFLOPS): the intensity
+sweeps as dotted curves, each point labelled with its parameter; GEMMs and peak FMA as one
+marker per kernel and variant (filled: gpubench kernels, hollow: library references), named in
+the legend with its best point (dozens of GEMM sizes cannot each carry a label; the GEMM plot
+has them). Rows without FLOP (memory, shared memory, PCIe) are not points: they set the measured
+ceilings, so a bandwidth-only run draws the card's roofs over its measured memory lines.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cards import Card, find_card_by_device_name
+from .cards import Card, find_card_by_device_name, fp16x2_TFLOPS
 from .results import Benchmark, Result
 
-#: Intensity (FLOP/byte) at which memory benchmarks are drawn (see the module comment).
-MEMORY_COLUMN_X = 1.0 / 32.0
-#: Rightmost intensity drawn at least (the intensity sweep reaches 1024 FLOP/byte).
+#: Leftmost intensity drawn at most (FLOP/byte); further left where a point needs it.
+MAX_X_LEFT = 1.0 / 16.0
+#: Rightmost intensity drawn at least (the intensity sweep reaches 512 FLOP/byte, GEMMs more).
 MIN_X_RIGHT = 4096.0
+#: Cache-resident sizes per sweep whose median is its L2 plateau: its largest ones, ...
+L2_PLATEAU_SIZES = 3
+#: ... from this fraction of the L2 up (smaller sets cannot spread over every SM and L2 slice:
+#: a GPU's 64 KiB copy runs at a tenth of its 4 MiB one).
+L2_PLATEAU_MIN_FRACTION = 1.0 / 64.0
 #: PNG size in pixels = FIGSIZE x DPI.
 FIGSIZE = (12.0, 7.5)
 DPI = 100
 
+#: Memory levels (diagonals), highest bandwidth first, and their names.
+LEVELS = {"smem": "shared memory", "l2": "L2", "dram": "DRAM", "pcie": "PCIe"}
+#: Compute precisions (roofs) and their names.
+PRECISIONS = {"fp32": "FP32", "fp16x2": "FP16x2", "fp16_tensor": "FP16 tensor"}
+
 
 @dataclass
 class Ceiling:
-    """One line of the chart: a bandwidth diagonal (GB/s) or a compute roof (TFLOP/s)."""
+    """One line of the chart: a memory level's diagonal (GB/s) or a precision's roof
+    (TFLOP/s), theoretical or measured."""
 
-    kind: str  #: dram, smem, pcie, fp32, fp16_tensor, empirical_bandwidth, empirical_compute
+    kind: str  #: a key of LEVELS (diagonal) or PRECISIONS (roof)
     value: float  #: GB/s for diagonals, TFLOP/s for roofs
     diagonal: bool
-    empirical: bool
+    empirical: bool  #: measured (dashed) rather than theoretical (solid)
     label: str
+    source: str = ""  #: where the number comes from (the card table, the context, a row)
+
+
+@dataclass
+class Ridge:
+    """Where a compute roof meets a bandwidth diagonal (x = TFLOP/s x 1000 / GB/s)."""
+
+    roof: str  #: the precision
+    bandwidth: str  #: the memory level
+    empirical: bool  #: between measured ceilings
+    x: float  #: FLOP/byte
+    y: float  #: TFLOP/s (the roof's)
+    label: str  #: drawn beside the mark
 
 
 @dataclass
 class Point:
-    """One benchmark on the chart."""
+    """One benchmark with FLOP on the chart."""
 
     name: str  #: full benchmark name
     label: str  #: short label drawn beside the marker
-    x: float  #: FLOP/byte (MEMORY_COLUMN_X for memory benchmarks)
-    y: float  #: TFLOP/s (for memory benchmarks: GB/s x MEMORY_COLUMN_X / 1000)
+    x: float  #: FLOP/byte
+    y: float  #: TFLOP/s
     library: bool
-    memory: bool  #: no FLOP: drawn in the memory column
-    pcie: bool = False
     GBps: float | None = None
     sweep: str | None = None  #: intensity-sweep kernel the point belongs to (drawn as a curve)
+    group: str | None = None  #: "<kernel> <variant>" of a point not on a sweep (one marker each)
+    params: str = ""  #: its parameters but the size ("4096\u00b3", "fma:4096")
 
 
 @dataclass
@@ -78,17 +125,50 @@ class Series:
     label: str
     ceilings: list[Ceiling] = field(default_factory=list)
     points: list[Point] = field(default_factory=list)
+    ridges: list[Ridge] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  #: printed by the CLI (e.g. peak fallbacks)
+    host: bool = False  #: a host-backend result: its "L2" is the last-level cache
 
-    def ceiling(self, kind: str) -> Ceiling | None:
-        """The ceiling of a kind, None when not drawn."""
-        return next((c for c in self.ceilings if c.kind == kind), None)
+    def ceiling(self, kind: str, measured: bool = False) -> Ceiling | None:
+        """The theoretical (or measured) ceiling of a kind, None when not drawn."""
+        return next((c for c in self.ceilings if c.kind == kind and c.empirical == measured),
+                    None)
 
-    def ridge(self, roof: str, bandwidth: str = "dram") -> float | None:
-        """Ridge point in FLOP/byte where a roof meets a bandwidth diagonal (as ridge_point()
-        in harness/model/roofline.cpp); None when either is not drawn."""
-        r, b = self.ceiling(roof), self.ceiling(bandwidth)
+    def ridge(self, roof: str, bandwidth: str = "dram", measured: bool = False) -> float | None:
+        """Intensity in FLOP/byte where a roof meets a diagonal of the same kind (theoretical or
+        measured), as ridge_point() in harness/model/roofline.cpp; None when either is not
+        drawn."""
+        r, b = self.ceiling(roof, measured), self.ceiling(bandwidth, measured)
         return r.value * 1000.0 / b.value if r and b and b.value > 0 else None
+
+    def top_roof(self, measured: bool) -> float | None:
+        """Where the diagonals of a kind end: the highest roof of that kind, else of the other
+        kind (a bandwidth-only run's measured lines end at the card's roofs), else None (they
+        run to the right edge)."""
+        for kind in (measured, not measured):
+            roofs = [c.value for c in self.ceilings if not c.diagonal and c.empirical == kind]
+            if roofs:
+                return max(roofs)
+        return None
+
+    def top_diagonal(self, measured: bool) -> float | None:
+        """Where the roofs of a kind start: at their ridge with the highest diagonal of that
+        kind, else of the other kind, else None (from the left edge)."""
+        for kind in (measured, not measured):
+            diagonals = [c.value for c in self.ceilings if c.diagonal and c.empirical == kind]
+            if diagonals:
+                return max(diagonals)
+        return None
+
+    def roof_start(self, c: Ceiling) -> float | None:
+        """The intensity a roof is drawn from (None: the left edge)."""
+        top = self.top_diagonal(c.empirical)
+        return c.value * 1000.0 / top if top else None
+
+    def diagonal_end(self, c: Ceiling) -> float | None:
+        """The intensity a diagonal is drawn to (None: the right edge)."""
+        top = self.top_roof(c.empirical)
+        return top * 1000.0 / c.value if top else None
 
 
 @dataclass
@@ -101,64 +181,95 @@ class RooflineData:
     y_range: tuple[float, float]
 
 
-def _smem_ceiling(result: Result) -> list[Ceiling]:
-    """The theoretical shared-memory diagonal when the context knows it (peak_smem_GBps > 0)."""
-    v = result.peaks().get("smem")
-    if not v or v <= 0:
+def level_name(kind: str, host: bool = False) -> str:
+    """A ceiling kind's name ("last-level cache" for the host's l2)."""
+    if kind == "l2" and host:
+        return "last-level cache"
+    return LEVELS.get(kind) or PRECISIONS.get(kind) or kind
+
+
+def _bandwidth_text(v: float) -> str:
+    return f"{v / 1000:.3g} TB/s" if v >= 10000 else f"{v:.4g} GB/s"
+
+
+def _theoretical(kind: str, value: float | None, source: str) -> Ceiling | None:
+    """A theoretical ceiling, None for an unknown (None, 0 or negative) value."""
+    if not value or value <= 0:
+        return None
+    if kind == "pcie":
+        label = f"PCIe {value:.1f} GB/s per direction"
+    elif kind == "smem":
+        label = f"shared memory {value / 1000:.3g} TB/s"
+    elif kind in LEVELS:
+        label = f"{LEVELS[kind]} {value:g} GB/s"
+    else:
+        label = f"{PRECISIONS[kind]} {value:g} TFLOP/s"
+    return Ceiling(kind, value, kind in LEVELS, False, label, source)
+
+
+def _theoretical_ceilings(card: Card | None, result: Result | None) -> list[Ceiling]:
+    """The solid lines: a card's figures (with a result: its negotiated link and its device's
+    shared-memory peak), or a result's context peaks; see the module comment."""
+    if result is not None and result.backend == "host":
         return []
-    return [Ceiling("smem", v, True, False, f"shared memory {v / 1000:.3g} TB/s")]
+    p = result.peaks() if result is not None else {}
+    link = max(p.get("pcie_h2d") or 0, p.get("pcie_d2h") or 0)
+    if card is not None:
+        table = f"cards.csv {card.key}"
+        out = [
+            _theoretical("smem", p["smem"], "context peak_smem_GBps") if result is not None
+            else _theoretical("smem", card.smem_GBps, f"{table}: 128 B/clk/SM x SMs x FP32 clock"),
+            _theoretical("dram", card.dram_GBps, table),
+            _theoretical("pcie", link, "context peak_pcie_*_GBps (negotiated link)") if link
+            else _theoretical("pcie", card.pcie_GBps, f"{table} (nominal link)"),
+            _theoretical("fp32", card.fp32_TFLOPS, table),
+            _theoretical("fp16x2", card.fp16x2_TFLOPS, f"{table}: FP32 x cards.FP16X2_PER_FP32"),
+            _theoretical("fp16_tensor", card.fp16_tensor_TFLOPS, table),
+        ]
+    else:
+        ctx = "context"
+        out = [
+            _theoretical("smem", p["smem"], f"{ctx} peak_smem_GBps"),
+            _theoretical("dram", p["dram"], f"{ctx} peak_dram_GBps"),
+            _theoretical("pcie", link, f"{ctx} peak_pcie_*_GBps"),
+            _theoretical("fp32", p["fp32"], f"{ctx} peak_fp32_TFLOPS"),
+            _theoretical("fp16x2", fp16x2_TFLOPS(result.ctx("cc"), p["fp32"]),
+                         f"{ctx} peak_fp32_TFLOPS x cards.FP16X2_PER_FP32 (cc {result.ctx('cc')})"),
+            _theoretical("fp16_tensor", p["fp16_tensor"], f"{ctx} peak_fp16_tensor_TFLOPS"),
+        ]
+    return [c for c in out if c is not None]
 
 
-def _theoretical_from_card(card: Card, pcie_GBps: float | None = None) -> list[Ceiling]:
-    pcie = pcie_GBps or card.pcie_GBps
-    out = [
-        Ceiling("dram", card.dram_GBps, True, False, f"DRAM {card.dram_GBps:g} GB/s"),
-        Ceiling("fp32", card.fp32_TFLOPS, False, False, f"FP32 {card.fp32_TFLOPS:g} TFLOP/s"),
-        Ceiling("fp16_tensor", card.fp16_tensor_TFLOPS, False, False,
-                f"FP16 tensor {card.fp16_tensor_TFLOPS:g} TFLOP/s"),
-    ]
-    if pcie > 0:
-        out.append(Ceiling("pcie", pcie, True, False, f"PCIe {pcie:.1f} GB/s per direction"))
-    return [c for c in out if c.value > 0]
+def row_level(b: Benchmark, l2_bytes: float) -> str:
+    """The memory level a row measured: its label's. A row of a file written before labels
+    (which the legacy fallback puts at dram) is at l2 when its working set is below half the L2,
+    the rule gpubench labels rows by (memory_level() in harness/family.h)."""
+    if b.labelled or b.level != "dram" or not l2_bytes:
+        return b.level
+    ws = b.median("working_set_bytes")
+    return "l2" if ws is not None and 0 < ws < l2_bytes / 2 else "dram"
 
 
-def _theoretical_from_context(result: Result) -> list[Ceiling]:
-    p = result.peaks()
-    out = []
-    if p["dram"]:
-        out.append(Ceiling("dram", p["dram"], True, False, f"DRAM {p['dram']:g} GB/s"))
-    out += _smem_ceiling(result)
-    if p["fp32"]:
-        out.append(Ceiling("fp32", p["fp32"], False, False, f"FP32 {p['fp32']:g} TFLOP/s"))
-    if p["fp16_tensor"]:
-        out.append(Ceiling("fp16_tensor", p["fp16_tensor"], False, False,
-                           f"FP16 tensor {p['fp16_tensor']:g} TFLOP/s"))
-    pcie = max(p["pcie_h2d"] or 0, p["pcie_d2h"] or 0)
-    if pcie > 0:
-        out.append(Ceiling("pcie", pcie, True, False, f"PCIe {pcie:.1f} GB/s per direction"))
-    return out
-
-
-def measures_dram_bandwidth(b: Benchmark) -> bool:
-    """Rows whose GB/s can set the empirical memory ceiling: those measured against the DRAM
-    peak, and the intensity sweep (the roofline family, whose low-intensity end is
-    bandwidth-bound) where it targets DRAM. Not cache-resident rows (peak l2), shared memory,
-    PCIe or latency rows."""
-    if b.family == "roofline":
-        return b.level == "dram"
-    return b.peak_kind == "dram"
+def measures_dram_bandwidth(b: Benchmark, level: str) -> bool:
+    """Rows whose GB/s can set the measured DRAM ceiling: at level dram, measured against the
+    DRAM peak, or the intensity sweep (the roofline family, whose low-intensity end is
+    bandwidth-bound). Not cache-resident rows, shared memory, PCIe or latency rows."""
+    return level == "dram" and (b.family == "roofline" or b.peak_kind == "dram")
 
 
 def _short_params(b: Benchmark, drop=("bytes",)) -> str:
+    """The parameters but the size: "4096\u00b3" for a square GEMM, "4096x11008x4096" (m x n x k)
+    for another, "fma:16", "stride:2"."""
     p = {k: v for k, v in b.params.items() if k not in drop}
-    if {"m", "n", "k"} <= p.keys() and p["m"] == p["n"] == p["k"]:
+    if {"m", "n", "k"} <= p.keys():
         rest = {k: v for k, v in p.items() if k not in ("m", "n", "k")}
-        return " ".join([f"{p['m']}\u00b3"] + [f"{k}:{v}" for k, v in rest.items()])
+        shape = f"{p['m']}\u00b3" if p["m"] == p["n"] == p["k"] else f"{p['m']}x{p['n']}x{p['k']}"
+        return " ".join([shape] + [f"{k}:{v}" for k, v in rest.items()])
     return " ".join(f"{k}:{v}" for k, v in p.items())
 
 
 def point_label(b: Benchmark, keep_bytes: bool) -> str:
-    """Short label: kernel, [library], parameters (the size only for memory benchmarks)."""
+    """Short label: kernel, [library], parameters (the size only where asked)."""
     parts = [b.kernel]
     if b.is_library:
         parts.append(f"[{b.variant}]")
@@ -170,60 +281,135 @@ def point_label(b: Benchmark, keep_bytes: bool) -> str:
     return " ".join(parts)
 
 
-def _memory_representatives(benches: list[Benchmark]) -> list[Benchmark]:
-    """Of each memory size sweep (same kernel, variant and non-size params) the largest size."""
+def _row_text(b: Benchmark) -> str:
+    """A row in a ceiling's label: kernel, variant, size and its other parameters."""
+    return " ".join(t for t in (b.kernel, b.variant, b.params.get("bytes", ""), _short_params(b))
+                    if t)
+
+
+def _sweep_key(b: Benchmark) -> tuple:
+    """A size sweep: same kernel, variant and parameters but the size."""
+    return (b.kernel, b.variant, tuple(sorted((k, v) for k, v in b.params.items()
+                                              if k != "bytes")))
+
+
+def _largest_of_each_sweep(benches: list[Benchmark]) -> list[Benchmark]:
+    """Of each size sweep the largest size."""
     best: dict[tuple, Benchmark] = {}
     for b in benches:
-        key = (b.kernel, b.variant, tuple(sorted((k, v) for k, v in b.params.items()
-                                                 if k != "bytes")))
-        cur = best.get(key)
+        cur = best.get(_sweep_key(b))
         if cur is None or (b.size_bytes() or 0) > (cur.size_bytes() or 0):
-            best[key] = b
+            best[_sweep_key(b)] = b
     return list(best.values())
 
 
+def l2_plateaus(benches: list[Benchmark], l2_bytes: float) -> list[tuple[float, list[Benchmark]]]:
+    """Per size sweep of cache-resident rows: (its plateau, the rows it is the median of, in
+    size order). The plateau is the lower median GB/s of the sweep's L2_PLATEAU_SIZES largest
+    working sets from L2_PLATEAU_MIN_FRACTION of the L2 up (all its rows when none is that
+    large): one outlier, like a largest size served partly from the L1 (an H100's 16 MiB read:
+    16 TB/s), cannot set it, nor can a small set that does not occupy the machine."""
+    sweeps: dict[tuple, list[Benchmark]] = {}
+    for b in benches:
+        sweeps.setdefault(_sweep_key(b), []).append(b)
+    out = []
+    for rows in sweeps.values():
+        rows = sorted(rows, key=lambda b: b.median("working_set_bytes") or 0)
+        large = [b for b in rows
+                 if (b.median("working_set_bytes") or 0) >= l2_bytes * L2_PLATEAU_MIN_FRACTION]
+        top = (large or rows)[-L2_PLATEAU_SIZES:]
+        out.append((statistics.median_low(b.median("GB/s") for b in top), top))
+    return out
+
+
+def _measured(kind: str, value: float, text: str, host: bool, source: str) -> Ceiling:
+    unit = "TFLOP/s" if kind in PRECISIONS else ""
+    amount = f"{value:.4g} {unit}" if unit else _bandwidth_text(value)
+    return Ceiling(kind, value, kind in LEVELS, True,
+                   f"measured {level_name(kind, host)} {amount} ({text})", source)
+
+
+def _measured_ceilings(result: Result, good: list[Benchmark]) -> list[Ceiling]:
+    """The dashed lines, from the rows (see the module comment)."""
+    host = result.backend == "host"
+    l2 = result.ctx_number("l2_bytes") or 0
+    level = {b.name: row_level(b, l2) for b in good}
+    gbps = [b for b in good if (b.median("GB/s") or 0) > 0]
+    out: list[Ceiling] = []
+
+    def best(kind: str, rows: list[Benchmark], counter: str, source: str):
+        if rows:
+            top = max(rows, key=lambda b: b.median(counter))
+            out.append(_measured(kind, top.median(counter), _row_text(top), host,
+                                 f"{source}: {top.name}"))
+
+    streaming = [b for b in gbps if measures_dram_bandwidth(b, level[b.name])]
+    beyond_l2 = [b for b in streaming if l2 and (b.median("working_set_bytes") or 0) > 2 * l2]
+    best("dram", beyond_l2 or _largest_of_each_sweep(streaming), "GB/s",
+         "best DRAM-level GB/s beyond 2 x L2" if beyond_l2
+         else "best DRAM-level GB/s, largest size of each sweep (no size beyond 2 x L2)")
+    cached = [b for b in gbps if level[b.name] == "l2" and b.metric_kind == "GBps"
+              and b.peak_kind in ("l2", "dram")]
+    if cached:
+        value, rows = max(l2_plateaus(cached, l2), key=lambda p: p[0])
+        text = _row_text(rows[0]) if len(rows) == 1 else \
+            (f"{rows[0].kernel} {rows[0].variant}, median of "
+             f"{rows[0].params.get('bytes', '?')}-{rows[-1].params.get('bytes', '?')}")
+        out.append(_measured("l2", value, text, host, "best sweep plateau at level l2: "
+                             + ", ".join(b.name for b in rows)))
+    best("smem", [b for b in gbps if level[b.name] == "smem" and b.metric_kind == "GBps"],
+         "GB/s", "best GB/s at level smem")
+    if not host:
+        best("pcie", [b for b in gbps if level[b.name] == "pcie" and b.metric_kind == "GBps"],
+             "GB/s", "best GB/s at level pcie")
+    flop = [b for b in good if b.metric_kind == "TFLOPS" and (b.median("TFLOPS") or 0) > 0]
+    for kind in ("fp32", "fp16_tensor"):
+        best(kind, [b for b in flop if b.peak_kind == kind], "TFLOPS",
+             f"best TFLOP/s of the rows with peak {kind}")
+    return out
+
+
+def _ridges(s: Series) -> list[Ridge]:
+    """The ridges labelled: each theoretical roof with the theoretical DRAM diagonal; each
+    measured roof with the measured DRAM diagonal where there is no theoretical one (measured
+    and theoretical ridges would otherwise overprint each other)."""
+    measured = s.ceiling("dram") is None
+    out = []
+    for c in s.ceilings:
+        if c.diagonal or c.empirical != measured:
+            continue
+        x = s.ridge(c.kind, "dram", measured)
+        if x:
+            out.append(Ridge(c.kind, "dram", measured, x, c.value, f"ridge {x:.3g} FLOP/B"))
+    return out
+
+
 def result_series(result: Result, card_table: list[Card]) -> Series:
-    """Ceilings and points of one result file."""
-    s = Series(label=result.label())
-    card = find_card_by_device_name(result.device_name, card_table) \
-        if result.backend != "host" else None
+    """Ceilings, ridges and points of one result file."""
+    host = result.backend == "host"
+    s = Series(label=result.label(), host=host)
+    card = None if host else find_card_by_device_name(result.device_name, card_table)
+    s.ceilings = _theoretical_ceilings(card, result)
     if card is not None:
-        p = result.peaks()
-        s.ceilings = _theoretical_from_card(card, max(p["pcie_h2d"] or 0, p["pcie_d2h"] or 0))
-        s.ceilings += _smem_ceiling(result)
         s.label = f"{card.display_name} {result.label().removeprefix(result.device_name).strip()}"
     else:
-        s.ceilings = _theoretical_from_context(result)
-        if result.backend != "host":
+        if not host:
             s.notes.append(f"{result.path}: device '{result.device_name}' is not in cards.csv; "
                            f"using the peaks in the result's context")
         if not s.ceilings:
             s.notes.append(f"{result.path}: no theoretical peaks known for "
-                           f"'{result.device_name}'; drawing empirical ceilings only")
+                           f"'{result.device_name}'; drawing measured ceilings only")
 
     # The memory-management family (allocation, migration, overlap) answers other questions
     # than the roofline's: its rows neither set ceilings nor sit as points.
     good = [b for b in result.benchmarks.values()
             if b.ok and not b.verification_failed and b.family != "memory"]
-    # Empirical bandwidth: best streaming GB/s, beyond L2 where the run has such sizes.
-    l2 = result.ctx_number("l2_bytes") or 0
-    streaming = [b for b in good if measures_dram_bandwidth(b) and (b.median("GB/s") or 0) > 0]
-    beyond_l2 = [b for b in streaming if l2 and (b.median("working_set_bytes") or 0) > 2 * l2]
-    # Without sizes beyond L2 (quick runs, the host's huge LLC) the largest size of each sweep.
-    pool = beyond_l2 or _memory_representatives(streaming)
-    if pool:
-        top = max(pool, key=lambda b: b.median("GB/s"))
-        v = top.median("GB/s")
-        s.ceilings.append(Ceiling("empirical_bandwidth", v, True, True,
-                                  f"measured {v:.4g} GB/s ({top.kernel} {top.variant})"))
-    flop = [b for b in good if b.metric_kind == "TFLOPS" and (b.median("TFLOPS") or 0) > 0]
-    if flop:
-        top = max(flop, key=lambda b: b.median("TFLOPS"))
-        v = top.median("TFLOPS")
-        s.ceilings.append(Ceiling("empirical_compute", v, False, True,
-                                  f"measured {v:.4g} TFLOP/s ({top.kernel} {top.variant})"))
+    s.ceilings += _measured_ceilings(result, good)
+    s.ridges = _ridges(s)
 
-    for b in flop:
+    for b in good:
+        if b.metric_kind != "TFLOPS" or not (b.median("TFLOPS") or 0) > 0:
+            continue
         fpb = b.median("flop_per_byte")
         if fpb and fpb > 0:
             sweep = None
@@ -232,34 +418,40 @@ def result_series(result: Result, card_table: list[Card]) -> Series:
                 sweep = b.kernel if b.variant == "kernel" else f"{b.kernel} [{b.variant}]"
                 label = _short_params(b) or label
             s.points.append(Point(b.name, label, fpb, b.median("TFLOPS"), b.is_library,
-                                  memory=False, GBps=b.median("GB/s"), sweep=sweep))
-    # 0-FLOP rows whose headline is GB/s (global and shared memory, PCIe) in the memory column.
-    memory = [b for b in good if b.metric_kind == "GBps" and (b.median("TFLOPS") or 0) == 0
-              and (b.median("GB/s") or 0) > 0]
-    for b in _memory_representatives(memory):
-        gbps = b.median("GB/s")
-        s.points.append(Point(b.name, point_label(b, keep_bytes=True), MEMORY_COLUMN_X,
-                              gbps * MEMORY_COLUMN_X / 1000.0, b.is_library, memory=True,
-                              pcie=b.level == "pcie", GBps=gbps))
+                                  GBps=b.median("GB/s"), sweep=sweep,
+                                  group=None if sweep else f"{b.kernel} {b.variant}",
+                                  params=_short_params(b)))
     return s
 
 
 def card_series(card: Card) -> Series:
-    """Theoretical ceilings of a card from the table (no results)."""
-    return Series(label=f"{card.display_name} (cards.csv)", ceilings=_theoretical_from_card(card))
+    """Theoretical ceilings and ridges of a card from the table (no results)."""
+    s = Series(label=f"{card.display_name} (cards.csv)",
+               ceilings=_theoretical_ceilings(card, None))
+    s.ridges = _ridges(s)
+    return s
+
+
+def _pow2_floor(v: float) -> float:
+    return 2.0 ** math.floor(math.log2(v))
 
 
 def roofline_data(results: list[Result], cards: list[Card], card_table: list[Card]) -> RooflineData:
     """The chart for some result files and some cards (at least one of either)."""
     series = [result_series(r, card_table) for r in results] + [card_series(c) for c in cards]
-    xs = [p.x for s in series for p in s.points] or [1.0]
-    x_lo = MEMORY_COLUMN_X / 32  # room left of the memory column for its labels
-    x_hi = max(MIN_X_RIGHT, max(xs) * 2)
+    xs = [p.x for s in series for p in s.points]
+    x_lo = _pow2_floor(min([MAX_X_LEFT] + [x / 2 for x in xs]))
+    x_hi = max([MIN_X_RIGHT] + [x * 2 for x in xs] + [r.x * 2 for s in series for r in s.ridges])
     ys = [p.y for s in series for p in s.points]
     for s in series:
         for c in s.ceilings:
-            # Roofs at their value; diagonals where they enter the chart (left edge).
-            ys.append(c.value if not c.diagonal else c.value * MEMORY_COLUMN_X / 1000.0)
+            # Roofs at their value; diagonals at both ends (a series without roofs, like a
+            # host bandwidth run, has its diagonals run to the right edge).
+            if c.diagonal:
+                end = s.diagonal_end(c)
+                ys += [c.value * x / 1000.0 for x in (x_lo, min(end, x_hi) if end else x_hi)]
+            else:
+                ys.append(c.value)
     ys = [y for y in ys if y > 0] or [1e-3, 1.0]
     y_lo = 10 ** math.floor(math.log10(min(ys) / 2))
     y_hi = 10 ** math.ceil(math.log10(max(ys) * 2))
@@ -276,53 +468,153 @@ def roofline_data(results: list[Result], cards: list[Card], card_table: list[Car
     return RooflineData(title=title, series=series, x_range=(x_lo, x_hi), y_range=(y_lo, y_hi))
 
 
-#: Line style and width of each ceiling kind (CEILING_STYLE_DEFAULT for a kind not listed).
-CEILING_STYLES = {
-    "dram": ("-", 2.0),
-    "smem": ((0, (1, 1.5)), 1.8),
-    "pcie": ((0, (6, 2, 1, 2)), 1.5),
-    "fp32": ("-", 2.0),
-    "fp16_tensor": ("-", 1.2),
-    "empirical_bandwidth": ("--", 1.5),
-    "empirical_compute": ("--", 1.5),
-}
-CEILING_STYLE_DEFAULT = (("-", 1.2), ("--", 1.2))  #: (theoretical, empirical)
+# --------------------------------------------------------------------------------- drawing
+
+#: Line style of theoretical and measured ceilings.
+THEORETICAL_STYLE, MEASURED_STYLE = "-", "--"
+#: Line width per ceiling kind (CEILING_WIDTH_DEFAULT for a kind not listed).
+CEILING_WIDTHS = {"dram": 2.0, "fp32": 2.0, "l2": 1.6, "smem": 1.6, "pcie": 1.4, "fp16x2": 1.6,
+                  "fp16_tensor": 1.6}
+CEILING_WIDTH_DEFAULT = 1.2
+#: Colour per ceiling kind on a one-series chart (several series: one colour per series).
+CEILING_COLORS = {"smem": "tab:green", "l2": "tab:orange", "dram": "tab:blue",
+                  "pcie": "tab:purple", "fp32": "tab:red", "fp16x2": "tab:brown",
+                  "fp16_tensor": "tab:pink"}
+#: Colour of the points and sweeps on a one-series chart.
+POINT_COLOR = "0.15"
+#: Marker of each intensity sweep, in sweep order.
+SWEEP_MARKERS = "ohp*PX"
+#: Marker of each point group (kernel and variant), in name order; library references hollow.
+GROUP_MARKERS = "o^vDsph<>d8"
+
+
+def group_legend(pts: list[Point]) -> str:
+    """A point group's legend entry: its kernel and variant, what it is, its best point (the
+    GEMMs come in dozens of sizes: their points are not labelled one by one; the GEMM plot has
+    each size)."""
+    top = max(pts, key=lambda p: p.y)
+    what = "library" if top.library else "gpubench"
+    at = f" at {top.params}" if top.params else ""
+    return f"{top.group} ({what}): best {top.y:.4g} TFLOP/s{at}"
 
 
 def ceiling_style(c: Ceiling) -> tuple:
-    """(linestyle, linewidth) of a ceiling; a kind without an entry gets a default, never a
-    KeyError."""
-    return CEILING_STYLES.get(c.kind, CEILING_STYLE_DEFAULT[1 if c.empirical else 0])
+    """(linestyle, linewidth) of a ceiling: solid theoretical, dashed measured; a kind without
+    a width gets CEILING_WIDTH_DEFAULT, never a KeyError."""
+    return (MEASURED_STYLE if c.empirical else THEORETICAL_STYLE,
+            CEILING_WIDTHS.get(c.kind, CEILING_WIDTH_DEFAULT))
 
 
-def _spread(values: list[float], min_gap: float) -> list[float]:
-    """Moves sorted log-positions apart so neighbouring labels are at least min_gap apart."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    out = list(values)
-    for prev, cur in zip(order, order[1:]):
-        if out[cur] - out[prev] < min_gap:
-            out[cur] = out[prev] + min_gap
-    return out
+def ceiling_line(s: Series, c: Ceiling, x_range: tuple[float, float]) -> tuple[list, list]:
+    """The two ends of a ceiling's line (straight on log-log axes): a diagonal from the left
+    edge to where it meets the highest roof of its kind (Series.diagonal_end), a roof from its
+    ridge with the highest diagonal of its kind (Series.roof_start) to the right edge."""
+    x_lo, x_hi = x_range
+    if c.diagonal:
+        end = s.diagonal_end(c)
+        x1 = min(x_hi, end) if end else x_hi
+        xs = [x_lo, max(x1, x_lo)]
+        return xs, [c.value * x / 1000.0 for x in xs]
+    start = s.roof_start(c)
+    x0 = max(x_lo, start) if start else x_lo
+    return [min(x0, x_hi), x_hi], [c.value, c.value]
+
+
+def diagonal_tag(s: Series, c: Ceiling) -> str | None:
+    """The name and value written along a diagonal near its left end: every theoretical one,
+    and a measured one whose level has no theoretical line (the measured line beside a
+    theoretical one is named in the legend: two names would overprint); None for a roof or an
+    untagged diagonal."""
+    if not c.diagonal or (c.empirical and s.ceiling(c.kind) is not None):
+        return None
+    name = f"{level_name(c.kind, s.host)} {_bandwidth_text(c.value)}"
+    return f"{name} (measured)" if c.empirical else name
+
+
+#: Estimated width of a character and height of a line of the 7-point tags, in pixels.
+TAG_CHAR_PX, TAG_HEIGHT_PX = 5.3, 13.0
+
+
+def _px_per_decade(data: RooflineData) -> tuple[float, float]:
+    """Pixels per decade of the x and the y axis (the axes' box is fixed)."""
+    (x_lo, x_hi), (y_lo, y_hi) = data.x_range, data.y_range
+    return (AXES_RECT[2] * FIGSIZE[0] * DPI / math.log10(x_hi / x_lo),
+            AXES_RECT[3] * FIGSIZE[1] * DPI / math.log10(y_hi / y_lo))
+
+
+def diagonal_tags(data: RooflineData) -> list[tuple[int, Ceiling, str, float]]:
+    """The tags written along diagonals (diagonal_tag()), as (series index, diagonal, text, x
+    where the text starts, on the line). A tag starts just right of where its line enters the
+    chart (the left edge, or the bottom edge for a slow level); where the line below is so close
+    that the two tags would overlap (the host's last-level cache and DRAM lines), it starts
+    after the lower tag's end instead."""
+    px_x, px_y = _px_per_decade(data)
+    cos = math.cos(math.atan2(px_y, px_x))  # of the diagonals' on-screen angle
+    tags = []
+    for si, s in enumerate(data.series):
+        for c in s.ceilings:
+            text = diagonal_tag(s, c)
+            if text:
+                x = max(data.x_range[0] * 1.25, data.y_range[0] * 1.6 * 1000.0 / c.value)
+                tags.append([c.value, x, si, c, text])
+    tags.sort(key=lambda t: t[0])
+    for lower, upper in zip(tags, tags[1:]):
+        if math.log10(upper[0] / lower[0]) * px_y * cos < TAG_HEIGHT_PX:
+            end = lower[1] * 10 ** (len(lower[4]) * TAG_CHAR_PX * cos / px_x)
+            upper[1] = max(upper[1], end * 1.1)
+    return [(si, c, text, x) for _, x, si, c, text in tags]
+
+
+#: Height of a roof name in pixels, with a little air (fontsize 7 at DPI).
+ROOF_NAME_PX = 11.0
+#: The axes' box in the figure (left, bottom, width, height), fixed so text never moves.
+AXES_RECT = (0.07, 0.09, 0.58, 0.82)
+
+
+def roof_names(data: RooflineData) -> list[tuple[int, Ceiling, str, float]]:
+    """The names written at the right edge, as (series index, roof, text, y of the text's
+    bottom): every roof of a one-series chart, the theoretical ones of a chart with several.
+    Nominally just above a theoretical roof and just below a measured one; where two would
+    overlap, the upper one moves up until they do not (H100 FP32 66.9 beside A100 FP16x2 78)."""
+    y_lo, y_hi = data.y_range
+    px_per_decade = AXES_RECT[3] * FIGSIZE[1] * DPI / math.log10(y_hi / y_lo)
+    h = ROOF_NAME_PX / px_per_decade  # a name's height in decades
+    several = len(data.series) > 1
+    names = []
+    for si, s in enumerate(data.series):
+        for c in s.ceilings:
+            if not c.diagonal and (not several or not c.empirical):
+                bottom = math.log10(c.value * 0.94) - h if c.empirical else \
+                    math.log10(c.value * 1.06)
+                names.append([bottom, si, c])
+    names.sort(key=lambda n: n[0])
+    for prev, cur in zip(names, names[1:]):
+        cur[0] = max(cur[0], prev[0] + h)
+    return [(si, c, c.label.split(" (")[0], 10 ** bottom) for bottom, si, c in names]
+
+
+def _screen_angle(ax, x: float, y: float) -> float:
+    """The on-screen angle in degrees of a diagonal (slope 1 on log-log axes) at (x, y)."""
+    (x0, y0), (x1, y1) = ax.transData.transform([(x, y), (x * 2, y * 2)])
+    return math.degrees(math.atan2(y1 - y0, x1 - x0))
 
 
 def roofline_figure(data: RooflineData):
     """The matplotlib Figure of the chart (FIGSIZE x DPI; no pyplot state, nothing to close).
 
-    Per series (one colour): every ceiling a line labelled with its label ("<series>: " first
-    when there are several series) - a diagonal y = GB/s x intensity / 1000 from the memory
-    column rightwards, capped at the series' highest roof (the measured compute roof for the
-    measured diagonal), a roof flat at its TFLOP/s from its ridge with the DRAM diagonal (the
-    measured one for the measured roof); every intensity sweep a dotted curve through its points;
-    the other FLOP rows as scatter markers (filled: gpubench kernels, hollow: library
-    references), the memory rows as scatter markers in the memory column (memory kernels, their
-    library references, PCIe); every point annotated with its label at its (x, y).
-    draw_roofline() writes it; the tests read its artists."""
+    One series: a colour per ceiling kind (CEILING_COLORS), the points in POINT_COLOR; several:
+    a colour per series. Per series: every ceiling a line (ceiling_line(); solid theoretical,
+    dashed measured) labelled in the legend ("<series>: " first when there are several); every
+    ridge a hollow marker at (x, roof) with its label; every intensity sweep a dotted curve
+    through its points, each annotated with its label; the other FLOP rows one scatter per
+    kernel and variant (filled: gpubench kernels, hollow: library references; group_legend()).
+    Then the tags along the diagonals (diagonal_tags()) and the roofs' names at the right edge
+    (roof_names()). draw_roofline() writes it; the tests read its artists."""
     import matplotlib
-    import numpy as np
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=FIGSIZE, dpi=DPI)
-    ax = fig.add_axes((0.07, 0.09, 0.58, 0.82))
+    ax = fig.add_axes(AXES_RECT)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     x_lo, x_hi = data.x_range
@@ -333,88 +625,77 @@ def roofline_figure(data: RooflineData):
     ax.set_ylabel("TFLOP/s")
     ax.set_title(data.title, fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
-    col_lo, col_hi = MEMORY_COLUMN_X / 1.35, MEMORY_COLUMN_X * 1.35
-    ax.axvspan(col_lo, col_hi, color="0.92", zorder=0)
-    ax.text(MEMORY_COLUMN_X, y_hi / 1.3, "memory\nbenchmarks\n(GB/s x 1/32)", ha="center",
-            va="top", fontsize=6, color="0.35")
 
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-    x = np.geomspace(MEMORY_COLUMN_X, x_hi, 400)
+    several = len(data.series) > 1
     for si, s in enumerate(data.series):
-        color = colors[si % len(colors)]
-        theo_roof = max([c.value for c in s.ceilings if not c.diagonal and not c.empirical],
-                        default=None)
-        emp_roof = next((c.value for c in s.ceilings if c.kind == "empirical_compute"), None)
-        prefix = f"{s.label}: " if len(data.series) > 1 else ""
+        series_color = colors[si % len(colors)]
+        color_of = (lambda kind: series_color) if several else \
+            (lambda kind: CEILING_COLORS.get(kind, series_color))
+        point_color = series_color if several else POINT_COLOR
+        prefix = f"{s.label}: " if several else ""
         for c in s.ceilings:
-            if c.diagonal:
-                roof = emp_roof if c.empirical else theo_roof
-                y = c.value * x / 1000.0
-                if roof:
-                    y = np.minimum(y, roof)
-            else:
-                y = np.full_like(x, c.value)
-                ridge = s.ridge(c.kind, "empirical_bandwidth" if c.empirical else "dram")
-                if ridge:  # a roof starts at its ridge with the bandwidth diagonal
-                    y = np.where(x >= ridge, y, np.nan)
+            xs, ys = ceiling_line(s, c, data.x_range)
             style, width = ceiling_style(c)
-            ax.plot(x, y, linestyle=style, linewidth=width, color=color,
-                    alpha=0.75 if c.empirical else 1.0, label=prefix + c.label)
-            end = np.flatnonzero(np.isfinite(y))
-            # Roof names at the right edge; with several series only the theoretical ones
-            # (close measured roofs would overprint each other; the legend has them all).
-            if end.size and not c.diagonal and (len(data.series) == 1 or not c.empirical):
-                ax.text(x_hi / 1.05, c.value * (0.94 if c.empirical else 1.06),
-                        c.label.split(" (")[0], ha="right",
-                        va="top" if c.empirical else "bottom", fontsize=7, color=color)
+            color = color_of(c.kind)
+            ax.plot(xs, ys, linestyle=style, linewidth=width, color=color,
+                    alpha=0.8 if c.empirical else 1.0, label=prefix + c.label)
+        for r in s.ridges:
+            color = color_of(r.roof)
+            ax.plot([r.x], [r.y], linestyle="none", marker="o", markersize=6,
+                    markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.2,
+                    zorder=6)
+            # Above left of the mark: above the roofline, where nothing else is drawn; every
+            # other series below right (two cards' ridges are often close).
+            above = si % 2 == 0
+            ax.annotate(r.label, (r.x, r.y), xytext=(-4, 4) if above else (4, -4),
+                        textcoords="offset points", ha="right" if above else "left",
+                        va="bottom" if above else "top", fontsize=6.5, color=color)
 
         sweeps: dict[str, list[Point]] = {}
         for p in s.points:
-            if p.sweep and not p.memory:
+            if p.sweep:
                 sweeps.setdefault(p.sweep, []).append(p)
         for i, (sweep, pts) in enumerate(sorted(sweeps.items())):
             pts.sort(key=lambda p: p.x)
-            ax.plot([p.x for p in pts], [p.y for p in pts], linestyle=":", linewidth=0.8,
-                    color=color, marker="ohp*PX"[i % 6], markersize=5, zorder=5,
-                    label=f"{prefix}{sweep} sweep (labels: its parameter)")
+            ax.plot([p.x for p in pts], [p.y for p in pts], linestyle=":", linewidth=0.9,
+                    color=point_color, marker=SWEEP_MARKERS[i % len(SWEEP_MARKERS)],
+                    markersize=4, zorder=5, label=f"{prefix}{sweep} sweep (labels: its parameter)")
             for p in pts:
                 ax.annotate(p.label, (p.x, p.y), xytext=(3, -8 if i % 2 == 0 else 4),
-                            textcoords="offset points", fontsize=5, color=color)
-        compute_pts = [p for p in s.points if not p.memory and not p.sweep]
-        for lib in (False, True):
-            pts = [p for p in compute_pts if p.library == lib]
-            if pts:
-                ax.scatter([p.x for p in pts], [p.y for p in pts], marker="s" if lib else "o",
-                           s=36, zorder=5, facecolors="none" if lib else color, edgecolors=color,
-                           linewidths=1.5,
-                           label=prefix + ("library references" if lib else "gpubench kernels"))
-        for p in compute_pts:
-            ax.annotate(p.label, (p.x, p.y), xytext=(4, -9), textcoords="offset points",
-                        fontsize=6, color=color)
-        mem_pts = [p for p in s.points if p.memory]
-        for lib, pcie, marker, what in ((False, False, "v", "memory kernels"),
-                                        (True, False, "D", "memory library references"),
-                                        (False, True, "^", "PCIe kernels"),
-                                        (True, True, "^", "PCIe library references")):
-            pts = [p for p in mem_pts if p.library == lib and p.pcie == pcie]
-            if pts:
-                ax.scatter([p.x for p in pts], [p.y for p in pts], marker=marker, s=30, zorder=5,
-                           facecolors="none" if lib else color, edgecolors=color,
-                           linewidths=1.2, label=prefix + what + " (memory column)")
-        if mem_pts:
-            logs = _spread([math.log10(p.y) for p in mem_pts],
-                           (math.log10(y_hi) - math.log10(y_lo)) / 45)
-            for p, ly in zip(mem_pts, logs):
-                # Labels go right of the column: to its left they ran off the figure.
-                ax.annotate(p.label, (p.x, p.y), xytext=(col_hi * 1.1, 10 ** ly),
-                            textcoords="data", ha="left", va="center", fontsize=5.5,
-                            color=color, arrowprops=dict(arrowstyle="-", color=color, lw=0.4))
+                            textcoords="offset points", fontsize=5, color=point_color)
+        groups: dict[str, list[Point]] = {}
+        for p in s.points:
+            if p.group:
+                groups.setdefault(p.group, []).append(p)
+        for i, (group, pts) in enumerate(sorted(groups.items())):
+            lib = pts[0].library
+            ax.scatter([p.x for p in pts], [p.y for p in pts],
+                       marker=GROUP_MARKERS[i % len(GROUP_MARKERS)], s=28, zorder=5,
+                       facecolors="none" if lib else point_color, edgecolors=point_color,
+                       linewidths=1.2, label=prefix + group_legend(pts))
+    for si, c, text, tx in diagonal_tags(data):  # along the line, 2 points above it
+        color = colors[si % len(colors)] if several else \
+            CEILING_COLORS.get(c.kind, colors[si % len(colors)])
+        angle = _screen_angle(ax, tx, c.value * tx / 1000.0)
+        ax.annotate(text, (tx, c.value * tx / 1000.0),
+                    xytext=(-2 * math.sin(math.radians(angle)), 2 * math.cos(math.radians(angle))),
+                    textcoords="offset points", rotation=angle, rotation_mode="anchor",
+                    ha="left", va="bottom", fontsize=7, color=color)
+    # Roof names at the right edge, on a light box (GEMM points reach the edge); with several
+    # series only the theoretical ones (close measured roofs would overprint each other; the
+    # legend has them all).
+    for si, c, text, y in roof_names(data):
+        color = colors[si % len(colors)] if several else \
+            CEILING_COLORS.get(c.kind, colors[si % len(colors)])
+        ax.text(x_hi / 1.05, y, text, ha="right", va="bottom", fontsize=7, color=color, zorder=7,
+                bbox=dict(facecolor="white", alpha=0.75, edgecolor="none", pad=0.6))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
               borderaxespad=0.0)
-    fig.text(0.67, 0.03, "solid (dotted: shared memory; dash-dot: PCIe): theoretical (cards.csv\n"
-             "or result context); dashed: measured.\n"
-             "Memory benchmarks have no FLOP: drawn at 1/32 FLOP/byte on their own\n"
-             "bandwidth diagonal (distance to the DRAM line = fraction of peak).",
+    fig.text(0.67, 0.03, "solid: theoretical (cards.csv or the result's context); dashed:\n"
+             "measured (the plateaus of the working-set sweeps, the best\n"
+             "TFLOP/s per precision). Rows without FLOP set ceilings; circles:\n"
+             "ridge points, where a roof meets the DRAM line (FLOP/byte).",
              fontsize=7, color="0.3")
     return fig
 

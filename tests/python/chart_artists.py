@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 from collections import Counter
 
+import matplotlib.colors as mcolors
 import matplotlib.dates as mdates
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ from matplotlib.image import imread
 from matplotlib.text import Annotation
 
 from gpubench_tools.plots import PlotData, plot_figure
-from gpubench_tools.roofline import MEMORY_COLUMN_X, RooflineData, roofline_figure
+from gpubench_tools.roofline import CEILING_COLORS, RooflineData, level_name, roofline_figure
 from gpubench_tools.trends import TrendData, trend_figure
 
 
@@ -138,72 +139,112 @@ def check_plot_figure(d: PlotData):
 
 # --- the roofline ---------------------------------------------------------------------------
 
-#: Scatter names of the points that are not on an intensity-sweep curve, by (memory, library,
-#: pcie).
-POINT_GROUPS = {
-    (False, False, False): "gpubench kernels",
-    (False, True, False): "library references",
-    (True, False, False): "memory kernels (memory column)",
-    (True, True, False): "memory library references (memory column)",
-    (True, False, True): "PCIe kernels (memory column)",
-    (True, True, True): "PCIe library references (memory column)",
-}
+
+def _top(values_by_kind: dict, measured: bool):
+    """The highest value of a kind (measured or theoretical), else of the other, else None."""
+    for kind in (measured, not measured):
+        if values_by_kind[kind]:
+            return max(values_by_kind[kind])
+    return None
+
+
+def expected_ceiling_ends(s, c, x_range) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The two ends of a ceiling's line, worked out here from the series' ceilings alone: a
+    diagonal from the left edge until it meets the highest roof of its kind (theoretical or
+    measured; the other kind's when it has none; the right edge when there is no roof), a roof
+    from its ridge with the highest diagonal of its kind (same fallbacks) to the right edge."""
+    x_lo, x_hi = x_range
+    roofs = {m: [d.value for d in s.ceilings if not d.diagonal and d.empirical == m]
+             for m in (False, True)}
+    diagonals = {m: [d.value for d in s.ceilings if d.diagonal and d.empirical == m]
+                 for m in (False, True)}
+    if c.diagonal:
+        roof = _top(roofs, c.empirical)
+        x1 = min(x_hi, roof * 1000.0 / c.value) if roof else x_hi
+        return (x_lo, c.value * x_lo / 1000.0), (x1, c.value * x1 / 1000.0)
+    diag = _top(diagonals, c.empirical)
+    x0 = max(x_lo, c.value * 1000.0 / diag) if diag else x_lo
+    return (x0, c.value), (x_hi, c.value)
+
+
+def roofline_texts(ax) -> tuple[Counter, dict]:
+    """(Counter of (text, x, y) of the annotations, {(text, y): count} of the plain texts)."""
+    notes = Counter((a.get_text(), round(a.xy[0], 12), round(a.xy[1], 15))
+                    for a in ax.texts if isinstance(a, Annotation))
+    plain = Counter((t.get_text(), round(t.get_position()[1], 9)) for t in ax.texts
+                    if not isinstance(t, Annotation))
+    return notes, plain
 
 
 def check_roofline_figure(data: RooflineData):
     """For every series: each ceiling a line under its label (prefixed by the series' label
-    when there are several) - a diagonal on y = GB/s x intensity / 1000 from the memory column
-    to the right edge until the series' roof caps it, a roof flat at its TFLOP/s from its ridge
-    on, its name at the right edge; each intensity sweep a curve through its points; every other
-    point a scatter marker at its (x, y) in its group (kernels / library references, memory,
-    PCIe); every point annotated with its label at its (x, y); the legend names exactly these.
-    Returns the figure."""
+    when there are several): solid when theoretical, dashed when measured, in its kind's colour
+    (one series) or its series' colour (several), between the ends expected_ceiling_ends()
+    works out; each tagged diagonal its name and value written on the line; each roof its name
+    at the right edge (several series: the theoretical ones); each ridge a hollow mark and its
+    label at (ridge, roof); each intensity sweep a curve through its points, each point
+    annotated with its label; every other point a scatter marker at its (x, y) in the group of
+    its kernel and variant, the group named with its best point in the legend. Nothing else:
+    no other line, scatter or text (no memory column, no label of a point that is not drawn);
+    the legend names exactly these. Returns the figure."""
     fig = roofline_figure(data)
     ax = fig.axes[0]
+    assert not ax.patches, "a shaded patch (the old memory column) is drawn"
     lines, scatters = labelled_lines(ax), labelled_scatters(ax)
-    notes = Counter((a.get_text(), round(a.xy[0], 12), round(a.xy[1], 15))
-                    for a in ax.texts if isinstance(a, Annotation))
-    plain = {(t.get_text(), round(t.get_position()[1], 9)) for t in ax.texts
-             if not isinstance(t, Annotation)}
-    want_lines, want_scatters = [], []
+    notes, plain = roofline_texts(ax)
+    want_lines, want_scatters, want_notes, want_plain = [], [], Counter(), Counter()
     several = len(data.series) > 1
+    series_colors = []
     for s in data.series:
         prefix = f"{s.label}: " if several else ""
-        theo_roof = max([c.value for c in s.ceilings if not c.diagonal and not c.empirical],
-                        default=None)
-        emp_roof = next((c.value for c in s.ceilings if c.kind == "empirical_compute"), None)
+        colors = set()
         for c in s.ceilings:
             label = prefix + c.label
             want_lines.append(label)
             assert label in lines, f"ceiling '{label}' not drawn"
-            x, y = xy(lines[label])
-            assert x[0] == pytest.approx(MEMORY_COLUMN_X) and x[-1] == pytest.approx(data.x_range[1])
-            if c.diagonal:
-                roof = emp_roof if c.empirical else theo_roof
-                free = y < roof * (1 - 1e-9) if roof else np.ones(len(y), bool)
-                assert free[0], f"{label}: does not enter at the memory column on its diagonal"
-                assert y[free] == pytest.approx(c.value * x[free] / 1000.0, rel=1e-9), \
-                    f"{label}: not the diagonal of {c.value} GB/s"
-                if roof:
-                    assert y[~free] == pytest.approx(roof, rel=1e-9), f"{label}: not capped at {roof}"
-                    assert np.all(c.value * x[~free] / 1000.0 >= roof * (1 - 1e-9)), label
-            else:
-                fin = np.isfinite(y)
-                assert fin.any() and y[fin] == pytest.approx(c.value, rel=1e-12), \
-                    f"{label}: not flat at {c.value} TFLOP/s"
-                ridge = s.ridge(c.kind, "empirical_bandwidth" if c.empirical else "dram")
-                if ridge:
-                    assert np.all(x[fin] >= ridge) and np.all(x[~fin] < ridge), \
-                        f"{label}: does not start at its ridge {ridge:g} FLOP/byte"
-                else:
-                    assert fin.all(), label
-                if not several or not c.empirical:
-                    name_y = c.value * (0.94 if c.empirical else 1.06)
-                    assert (c.label.split(" (")[0], round(name_y, 9)) in plain, \
-                        f"{label}: no name at the right edge"
+            ln = lines[label]
+            (x0, y0), (x1, y1) = expected_ceiling_ends(s, c, data.x_range)
+            x, y = xy(ln)
+            assert list(x) == pytest.approx([x0, x1], rel=1e-12), f"{label}: drawn over {x}"
+            assert list(y) == pytest.approx([y0, y1], rel=1e-12), f"{label}: drawn at {y}"
+            if c.diagonal:  # on y = GB/s x intensity / 1000
+                assert list(y * 1000.0 / x) == pytest.approx([c.value] * 2, rel=1e-12), label
+            assert ln.get_linestyle() == ("--" if c.empirical else "-"), \
+                f"{label}: {'measured' if c.empirical else 'theoretical'} but {ln.get_linestyle()}"
+            want_color = CEILING_COLORS[c.kind] if not several else None
+            if want_color:
+                assert mcolors.same_color(ln.get_color(), want_color), f"{label}: colour"
+            colors.add(mcolors.to_hex(ln.get_color()))
+            twin = next((d for d in s.ceilings if d.kind == c.kind and not d.empirical), None)
+            if c.diagonal and (not c.empirical or twin is None):
+                tag = f"{level_name(c.kind, s.host)} "
+                hits = [a for a in ax.texts if isinstance(a, Annotation)
+                        and a.get_text().startswith(tag) and a.xy[0] >= data.x_range[0]
+                        and a.xy[1] * 1000.0 / a.xy[0] == pytest.approx(c.value, rel=1e-9)
+                        and (a.get_text().endswith("(measured)") == c.empirical)]
+                assert len(hits) == 1, f"{label}: no tag on the line"
+                want_notes[(hits[0].get_text(), round(hits[0].xy[0], 12),
+                            round(hits[0].xy[1], 15))] += 1
+            if not c.diagonal and (not several or not c.empirical):
+                names = [t for t in ax.texts if not isinstance(t, Annotation)
+                         and t.get_text() == c.label.split(" (")[0]
+                         and t.get_position()[0] == pytest.approx(data.x_range[1] / 1.05)]
+                assert names, f"{label}: no name at the right edge"
+        if several:
+            assert len(colors) == 1, f"{s.label}: its lines in {colors}"
+            series_colors.append(colors.pop())
+        for r in s.ridges:
+            roof, bw = s.ceiling(r.roof, r.empirical), s.ceiling(r.bandwidth, r.empirical)
+            assert r.x == pytest.approx(roof.value * 1000.0 / bw.value, rel=1e-12)
+            marks = [ln for ln in ax.get_lines() if ln.get_label().startswith("_")
+                     and ln.get_marker() == "o" and len(ln.get_xdata()) == 1
+                     and ln.get_xdata()[0] == pytest.approx(r.x)
+                     and ln.get_ydata()[0] == pytest.approx(r.y)]
+            assert marks, f"ridge {r.label}: no mark at ({r.x:g}, {r.y:g})"
+            want_notes[(r.label, round(r.x, 12), round(r.y, 15))] += 1
         sweeps: dict[str, list] = {}
         for p in s.points:
-            if p.sweep and not p.memory:
+            if p.sweep:
                 sweeps.setdefault(p.sweep, []).append(p)
         for sweep, pts in sweeps.items():
             label = f"{prefix}{sweep} sweep (labels: its parameter)"
@@ -213,23 +254,34 @@ def check_roofline_figure(data: RooflineData):
             x, y = xy(lines[label])
             assert list(x) == pytest.approx([p.x for p in pts], rel=1e-12), label
             assert list(y) == pytest.approx([p.y for p in pts], rel=1e-12), label
+            for p in pts:
+                want_notes[(p.label, round(p.x, 12), round(p.y, 15))] += 1
         groups: dict[str, list] = {}
         for p in s.points:
-            if p.memory or not p.sweep:
-                name = POINT_GROUPS[(p.memory, p.library, p.pcie and p.memory)]
-                groups.setdefault(prefix + name, []).append((p.x, p.y))
-        for label, pts in groups.items():
+            if not p.sweep:
+                assert p.group, f"{p.name}: neither on a sweep nor in a group"
+                groups.setdefault(p.group, []).append(p)
+        for group, pts in groups.items():
+            best = max(pts, key=lambda p: p.y)
+            label = (f"{prefix}{group} ({'library' if best.library else 'gpubench'}): best "
+                     f"{best.y:.4g} TFLOP/s" + (f" at {best.params}" if best.params else ""))
             want_scatters.append(label)
             assert label in scatters, f"points '{label}' not drawn"
-            same_points(scatters[label], pts, label)
-        for p in s.points:
-            key = (p.label, round(p.x, 12), round(p.y, 15))
-            assert notes[key] > 0, f"{p.name}: no label '{p.label}' at ({p.x:g}, {p.y:g})"
-            notes[key] -= 1
+            same_points(scatters[label], [(p.x, p.y) for p in pts], label)
+    if several:
+        assert len(set(series_colors)) == len(series_colors), "two series share a colour"
     assert sorted(lines) == sorted(want_lines)
     assert sorted(scatters) == sorted(want_scatters)
+    assert notes == want_notes, \
+        f"annotations: extra {notes - want_notes}, missing {want_notes - notes}"
+    roof_names = sum(1 for s in data.series for c in s.ceilings
+                     if not c.diagonal and (not several or not c.empirical))
+    assert sum(plain.values()) == roof_names, f"texts besides the roof names: {plain}"
     assert sorted(legend_labels(ax)) == sorted(want_lines + want_scatters)
     assert ax.get_title() == data.title
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_xlim() == pytest.approx(data.x_range)
+    assert ax.get_ylim() == pytest.approx(data.y_range)
     return fig
 
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
-BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "harness" / "gpubench"))
+BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "gpubench"))
 #: What the shared real host run measures.
 HOST_FILTER = "^(bandwidth/(copy|write|strided|pcie_h2d)/|roofline/intensity(_fp32/|/fp32/))"
 #: Throughput counters scaled together when a test derives a slower/faster result.

@@ -16,7 +16,7 @@ import pytest
 from conftest import BIN, ROOT
 
 KIT = ROOT / "scripts" / "device_kit.sh"
-BUILD = BIN.parent.parent  # the build tree gpubench came from
+BUILD = BIN.resolve().parent  # the build tree gpubench came from (it sits at its top)
 
 
 def kit(*args: str, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:

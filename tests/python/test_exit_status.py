@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "harness" / "gpubench"))
-#: GPUBENCH_BIN is <build>/harness/gpubench; the faulty executable is <build>/tests/e2e/.
-FAULTY = BIN.resolve().parent.parent / "tests" / "e2e" / "gpubench_faulty"
+BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "gpubench"))
+#: GPUBENCH_BIN is <build>/gpubench; the faulty executable is <build>/tests/e2e/.
+FAULTY = BIN.resolve().parent / "tests" / "e2e" / "gpubench_faulty"
 #: Two faulty rows (write) and two correct ones (copy), small and quick.
 FILTER = "^bandwidth/(copy|write)/kernel/bytes:(4KiB|64KiB)$"
 FAULTY_ROWS = {"bandwidth/write/kernel/bytes:4KiB": 4096, "bandwidth/write/kernel/bytes:64KiB": 65536}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "harness" / "gpubench"))
+BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "gpubench"))
 
 CONTEXT_KEYS = [
     "gpubench_version", "git_revision", "backend", "device_name", "device_key", "cc", "sm_count",

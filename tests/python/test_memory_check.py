@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "harness" / "gpubench"))
-#: GPUBENCH_BIN is <build>/harness/gpubench; the leaky executable is <build>/tests/e2e/.
-LEAKY = BIN.resolve().parent.parent / "tests" / "e2e" / "gpubench_leaky"
+BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "gpubench"))
+#: GPUBENCH_BIN is <build>/gpubench; the leaky executable is <build>/tests/e2e/.
+LEAKY = BIN.resolve().parent / "tests" / "e2e" / "gpubench_leaky"
 MiB = 1 << 20
 LEAK_PER_BENCHMARK = 96 * MiB  # tests/e2e/gpubench_leaky.cpp
 HOST_TOLERANCE_MIB = 64.0  # harness/memory_check.h

@@ -22,8 +22,8 @@ from gpubench_tools.compare import Thresholds, compare, judge
 from gpubench_tools.plots import ALL_PLOTS, bandwidth_data, gemm_data, pcie_data
 from gpubench_tools.results import RowMeaning, legacy_row_meaning, load_result, parse_row_label
 from chart_artists import assert_png, check_roofline_figure, labelled_lines, xy
-from gpubench_tools.roofline import (CEILING_STYLE_DEFAULT, CEILING_STYLES, DPI, FIGSIZE,
-                                     MEMORY_COLUMN_X, Ceiling, ceiling_style, draw_roofline,
+from gpubench_tools.roofline import (CEILING_WIDTH_DEFAULT, CEILING_WIDTHS, DPI, FIGSIZE,
+                                     LEVELS, PRECISIONS, Ceiling, ceiling_style, draw_roofline,
                                      roofline_data)
 from gpubench_tools.trends import trend_data
 
@@ -125,10 +125,10 @@ def test_an_unusual_row_labelled_peak_dram_sets_the_empirical_dram_ceiling(tmp_p
                                  label=label("dram", "GBps", "dram", "bytes"))
     r = load(doc, tmp_path)
     s = roofline_data([r], [], CARDS).series[0]
-    c = s.ceiling("empirical_bandwidth")
+    c = s.ceiling("dram", measured=True)
     assert c.value == pytest.approx(3340.0) and "zz_probe" in c.label
-    point = next(p for p in s.points if p.name == "compute/zz_probe/kernel/bytes:4GiB")
-    assert point.memory and point.x == MEMORY_COLUMN_X and not point.pcie
+    # A row without FLOP sets a ceiling; it is not a point.
+    assert not any(p.name == "compute/zz_probe/kernel/bytes:4GiB" for p in s.points)
     # And it is a bandwidth-plot row, a sweep of its own.
     assert any(line.label.startswith("zz_probe [kernel]") for line in bandwidth_data(r).lines)
 
@@ -144,15 +144,17 @@ def test_a_row_named_like_a_copy_but_labelled_pcie_is_a_transfer(tmp_path):
     assert 8 << 30 not in copy.xs and max(copy.ys) < 9999.0
     assert any(9999.0 == pytest.approx(y) for line in pcie_data(r).lines for y in line.ys)
     s = roofline_data([r], [], CARDS).series[0]
-    assert s.ceiling("empirical_bandwidth").value < 9999.0
-    point = next(p for p in s.points if p.name == "bandwidth/copy/kernel/bytes:4GiB")
-    assert point.memory and point.pcie
+    assert s.ceiling("dram", measured=True).value < 9999.0
+    assert s.ceiling("pcie", measured=True).value == pytest.approx(9999.0)
+    assert not any(p.name == "bandwidth/copy/kernel/bytes:4GiB" for p in s.points)
 
 
 def test_cache_resident_rows_labelled_l2_do_not_set_the_dram_ceiling(tmp_path):
     # A quick run: no size beyond 2 x L2, so the ceiling comes from the largest size of each
-    # sweep. The write sweep's largest size is cache-resident: legacy files (no labels) let it
-    # set the "DRAM" ceiling, labelled ones count only rows measured against DRAM.
+    # sweep. The write sweep's largest size is cache-resident: labelled rows count only rows
+    # measured against DRAM; the roofline places the rows of legacy files (no labels) by their
+    # working set as gpubench labels them (below L2/2: l2), so they agree. The cache-resident
+    # rows set the measured L2 ceiling instead.
     doc = {"context": h100_result()["context"], "benchmarks": []}
     for kernel, tok, ws, gbps, level in (("read", "4MiB", 4 << 20, 5000.0, "l2"),
                                          ("read", "32MiB", 32 << 20, 3000.0, "dram"),
@@ -162,9 +164,11 @@ def test_cache_resident_rows_labelled_l2_do_not_set_the_dram_ceiling(tmp_path):
                                      label=label(level, "GBps", level, "bytes"))
     r = load(doc, tmp_path)
     labelled = roofline_data([r], [], CARDS).series[0]
-    assert labelled.ceiling("empirical_bandwidth").value == pytest.approx(3000.0)
+    assert labelled.ceiling("dram", measured=True).value == pytest.approx(3000.0)
+    assert labelled.ceiling("l2", measured=True).value == pytest.approx(6100.0)
     legacy = roofline_data([load(strip_labels(doc), tmp_path, "l.json")], [], CARDS).series[0]
-    assert legacy.ceiling("empirical_bandwidth").value == pytest.approx(6100.0)
+    assert legacy.ceiling("dram", measured=True).value == pytest.approx(3000.0)
+    assert legacy.ceiling("l2", measured=True).value == pytest.approx(6100.0)
     # Both levels stay on the bandwidth-against-working-set plot.
     read = next(line for line in bandwidth_data(r).lines if line.label.startswith("read"))
     assert read.xs == [4 << 20, 32 << 20]
@@ -176,7 +180,8 @@ def test_latency_rows_are_not_bandwidth_or_roofline_points(tmp_path):
     assert not any("smem" in line.label for line in bandwidth_data(r).lines)
     s = roofline_data([r], [], CARDS).series[0]
     assert not any("chase" in p.name for p in s.points)
-    assert "chase" not in s.ceiling("empirical_bandwidth").label
+    assert s.ceiling("dram", measured=True) and s.ceiling("l2", measured=True)
+    assert not any("chase" in c.label for c in s.ceilings)
 
 
 def test_gemm_plot_rows_and_roofs_come_from_the_fields(tmp_path):
@@ -201,22 +206,26 @@ def test_the_smem_ceiling_is_drawn_when_the_context_knows_it(tmp_path):
     smem = s.ceiling("smem")
     assert smem.value == float(PEAK_SMEM_GBPS) and smem.diagonal and not smem.empirical
     assert smem.label == "shared memory 33.4 TB/s"
-    # Its row sits in the memory column on its own diagonal, like every 0-FLOP memory row.
-    p = next(p for p in s.points if p.name == "bandwidth/smem/kernel/bytes:32KiB")
-    assert p.memory and not p.pcie and p.x == MEMORY_COLUMN_X
-    assert p.y == pytest.approx(r.benchmarks[p.name].median("GB/s") * MEMORY_COLUMN_X / 1000)
+    # Its row sets the measured shared-memory ceiling, like every 0-FLOP memory row, and is not
+    # a point.
+    measured = s.ceiling("smem", measured=True)
+    assert measured.value == pytest.approx(
+        r.benchmarks["bandwidth/smem/kernel/bytes:32KiB"].median("GB/s"))
+    assert measured.diagonal and not any(p.name.startswith("bandwidth/smem/") for p in s.points)
     # A device the card table lacks: from the context as well.
     doc = h100_result(labelled=True)
     doc["context"]["device_name"] = "NVIDIA Future GPU"
     s2 = roofline_data([load(doc, tmp_path, "f.json")], [], CARDS).series[0]
     assert s2.ceiling("smem").value == float(PEAK_SMEM_GBPS)
-    # Drawn: a broken (dotted) diagonal of 33.4 TB/s from the memory column, the row on its own one.
+    # Drawn: a solid diagonal of 33.4 TB/s from the left edge, the measured one dashed.
     data = roofline_data([r], [], CARDS)
     fig = check_roofline_figure(data)
-    line = labelled_lines(fig.axes[0])["shared memory 33.4 TB/s"]
+    lines = labelled_lines(fig.axes[0])
+    line = lines["shared memory 33.4 TB/s"]
     x, y = xy(line)
     assert y[0] * 1000 / x[0] == pytest.approx(float(PEAK_SMEM_GBPS))
-    assert line.get_linestyle() != "-" and line.get_linewidth() == CEILING_STYLES["smem"][1]
+    assert line.get_linestyle() == "-" and line.get_linewidth() == CEILING_WIDTHS["smem"]
+    assert lines[measured.label].get_linestyle() == "--"
     png = draw_roofline(data, tmp_path / "smem.png")
     assert_png(png, (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI)), fig)
 
@@ -230,18 +239,19 @@ def test_no_smem_ceiling_without_a_known_peak(tmp_path, value):
         doc["context"]["peak_smem_GBps"] = value
     s = roofline_data([load(doc, tmp_path)], [], CARDS).series[0]
     assert s.ceiling("smem") is None
-    assert any(p.name.startswith("bandwidth/smem/") for p in s.points)  # the row still drawn
+    assert s.ceiling("smem", measured=True).value == pytest.approx(30500.0)  # the row still drawn
     assert roofline_data([load(h100_result(), tmp_path, "legacy.json")], [],
                          CARDS).series[0].ceiling("smem") is None
 
 
 def test_every_ceiling_kind_has_a_style_and_an_unknown_one_a_default():
-    for kind in ("dram", "smem", "pcie", "fp32", "fp16_tensor", "empirical_bandwidth",
-                 "empirical_compute"):
-        assert kind in CEILING_STYLES
-    assert ceiling_style(Ceiling("smem", 1.0, True, False, "x")) == CEILING_STYLES["smem"]
-    assert ceiling_style(Ceiling("l3", 1.0, True, False, "x")) == CEILING_STYLE_DEFAULT[0] == ("-", 1.2)
-    assert ceiling_style(Ceiling("l3", 1.0, True, True, "x")) == CEILING_STYLE_DEFAULT[1] == ("--", 1.2)
+    for kind in list(LEVELS) + list(PRECISIONS):
+        assert kind in CEILING_WIDTHS
+        assert ceiling_style(Ceiling(kind, 1.0, True, False, "x")) == ("-", CEILING_WIDTHS[kind])
+        assert ceiling_style(Ceiling(kind, 1.0, True, True, "x")) == ("--", CEILING_WIDTHS[kind])
+    assert ceiling_style(Ceiling("l3", 1.0, True, False, "x")) == ("-", CEILING_WIDTH_DEFAULT)
+    assert CEILING_WIDTH_DEFAULT == 1.2
+    assert ceiling_style(Ceiling("l3", 1.0, True, True, "x")) == ("--", CEILING_WIDTH_DEFAULT)
 
 
 # --- skipped rows and the comparator --------------------------------------------------------
@@ -363,5 +373,38 @@ def test_committed_legacy_h100_results_plot_as_before_labels(rel):
     assert not any(b.labelled for b in r.benchmarks.values())
     plots = {d.kind: normal(d) for make in ALL_PLOTS if (d := make(r)) is not None}
     assert plots == want["plots"]
-    assert normal(roofline_data([r], [], CARDS)) == want["roofline"]
+    roofline_carries_over(r, roofline_data([r], [], CARDS), want["roofline"])
     assert {n: b.metric for n, b in r.benchmarks.items()} == want["metrics"]
+
+
+def roofline_carries_over(r, data, golden):
+    """The roofline was redrawn since GOLDEN was recorded (hierarchical ceilings, rows without
+    FLOP set ceilings instead of sitting in a memory column): what it kept must still equal the
+    name-based tools' data - the card table's ceilings, the points of the rows with FLOP, the
+    measured DRAM ceiling where the run has DRAM-level sizes beyond 2 x L2 (a quick run's
+    cache-resident "DRAM" figure is now an L2 one: the new line is lower), and the best
+    measured TFLOP/s where it came from a row with an FP32 or FP16-tensor peak."""
+    (s,), (g,) = data.series, golden["series"]
+    assert s.label == g["label"] and data.title == golden["title"]
+    for c in g["ceilings"]:
+        if not c["empirical"]:
+            new = s.ceiling(c["kind"])
+            assert (new.value, new.label, new.diagonal) == (c["value"], c["label"], c["diagonal"])
+    keep = ("name", "x", "y", "library", "GBps", "sweep")
+    want = sorted((tuple(p[k] for k in keep) for p in g["points"] if not p["memory"]),
+                  key=str)
+    assert sorted((tuple(getattr(p, k) for k in keep) for p in s.points), key=str) == want
+    old = {c["kind"]: c for c in g["ceilings"] if c["empirical"]}
+    l2 = r.ctx_number("l2_bytes")
+    beyond = any(b.ok and (b.peak_kind == "dram" or b.family == "roofline")
+                 and b.median("working_set_bytes") > 2 * l2 for b in r.benchmarks.values())
+    dram = s.ceiling("dram", measured=True)
+    if "empirical_bandwidth" not in old:
+        assert dram is None
+    elif beyond:
+        assert dram.value == old["empirical_bandwidth"]["value"]
+    else:
+        assert dram.value < old["empirical_bandwidth"]["value"]
+    roofs = [c.value for c in s.ceilings if c.empirical and not c.diagonal]
+    if "empirical_compute" in old and "fp16x2" not in old["empirical_compute"]["label"]:
+        assert max(roofs) == old["empirical_compute"]["value"]

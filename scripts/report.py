@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Writes the one-page HTML report of a gpubench result file: the summary (headline numbers
+against the card; failed, skipped, noisy and throttled rows), the acceptance verdicts where the
+card has expected bands, the roofline and sweep plots (embedded as PNG, drawn from the result),
+every benchmark grouped by family, and the context. One self-contained file: no script, nothing
+fetched.
+
+  python scripts/report.py RESULT.json [--out plots/<device_key>/<stem>.html] [--force]
+
+Prints the path. An existing report is not overwritten without --force.
+Bad input (missing file, not a gpubench result, truncated JSON): one line on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.report import build_report  # noqa: E402
+from gpubench_tools.results import load_result  # noqa: E402
+
+
+def check_out(out: Path, force: bool) -> None:
+    """Refuses an output that is a directory, not .html, or exists (without --force)."""
+    if out.is_dir():
+        raise UsageError(f"--out {out}: is a directory; give the report's file name")
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--out {out}: the report must end in .html")
+    if out.exists() and not force:
+        raise UsageError(f"{out} exists; reports are not overwritten without --force")
+
+
+def open_beside(out: Path) -> tuple[int, Path]:
+    """A temporary file in the report's directory (created as needed), opened before anything
+    is drawn: an output that cannot be written is refused at once. The page is renamed onto
+    `out` when complete, so a reader never sees half a report and a failed write leaves an
+    existing one as it was."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    except OSError as e:
+        raise UsageError(f"--out {out}: {e.strerror or e}") from None
+    return fd, Path(tmp)
+
+
+def main(argv=None) -> int:
+    p = make_parser("report.py", __doc__)
+    p.add_argument("result", metavar="RESULT.json", help="a gpubench result file")
+    p.add_argument("--out", metavar="FILE.html",
+                   help="the report (default: plots/<device_key>/<result stem>.html, next to "
+                        "the PNGs scripts/run.sh writes)")
+    p.add_argument("--force", action="store_true", help="overwrite the report if it exists")
+    a = p.parse_args(argv)
+    r = load_result(a.result)
+    out = Path(a.out) if a.out else Path("plots") / r.device_key / f"{r.path.stem}.html"
+    check_out(out, a.force)
+    fd, tmp = open_beside(out)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(build_report(r))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli("report.py", main))
