@@ -21,12 +21,12 @@ ctest --test-dir build --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
 ensure_build "$GPUBENCH_ROOT/build-sanitize" all -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUBENCH_TESTS=ON -DGPUBENCH_CUDA=OFF \
   -DGPUBENCH_SANITIZE=ON
 say "ctest (host code under ASan + UBSan)"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
 
 ensure_debs libbenchmark-tools  # Google Benchmark's own compare.py, which a test runs on our results
 say "fuzzed command lines against the ASan + UBSan gpubench"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   GPUBENCH_BIN="$GPUBENCH_ROOT/build-sanitize/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q \
   tests/python/test_fuzz_cli.py -k gpubench
 
