@@ -17,6 +17,8 @@ std::vector<BenchCase> every_row() {
   d.sm_clock_kHz = 1.98e6;
   d.l2_bytes = std::uint64_t{50} << 20;
   d.memory_bytes = std::uint64_t{80} << 30;
+  d.ordinal = 0;
+  d.visible_devices = 2;  // a two-GPU node: the peer-to-peer rows (families/p2p) exist only there
   std::vector<BenchCase> rows;
   for (const char* kind : {"cuda", "host"})
     for (bool quick : {false, true})

@@ -2,8 +2,6 @@
 
 #include <benchmark/benchmark.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/all_devices.h"
 #include "harness/cli.h"
 #include "harness/console_reporter.h"
 #include "harness/console_table.h"
@@ -25,10 +24,9 @@
 #include "harness/name_filter.h"
 #include "harness/pcie/pcie_context.h"
 #include "harness/results_store.h"
+#include "harness/row_scope.h"
 #include "harness/runner.h"
 #include "version.h"
-
-extern char** environ;
 
 namespace gpubench {
 
@@ -45,7 +43,7 @@ int usage_error(const std::string& what) {
   return 2;
 }
 
-// --device=all: one child gpubench per usable GPU, each writing its own result file.
+// --device=all: one child gpubench per usable GPU and phase (harness/all_devices.h).
 int run_all_devices(const std::vector<std::string>& args, const Options& o) {
   std::string reason;
   const int count = usable_cuda_devices(&reason);
@@ -53,35 +51,7 @@ int run_all_devices(const std::vector<std::string>& args, const Options& o) {
     std::cerr << "gpubench: --device=all: " << reason << "\n";
     return 2;
   }
-  int worst = 0;
-  for (int i = 0; i < count; ++i) {
-    std::vector<std::string> child = {"/proc/self/exe"};
-    for (const auto& a : args) {
-      if (a.rfind("--device=", 0) == 0) {
-        child.push_back("--device=" + std::to_string(i));
-      } else if (!o.out.empty() && (a.rfind("--out=", 0) == 0 || a.rfind("--benchmark_out=", 0) == 0)) {
-        const auto dot = o.out.rfind(".json");
-        const std::string base = dot == std::string::npos ? o.out : o.out.substr(0, dot);
-        child.push_back("--out=" + base + ".device" + std::to_string(i) + ".json");
-      } else {
-        child.push_back(a);
-      }
-    }
-    std::vector<char*> cargv;
-    cargv.reserve(child.size() + 1);
-    for (auto& s : child) cargv.push_back(s.data());
-    cargv.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, cargv.data(), environ) != 0) {
-      std::cerr << "gpubench: cannot start the run for device " << i << "\n";
-      return 1;
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-    worst = std::max(worst, code);
-  }
-  return worst;
+  return run_device_plan(plan_all_devices(args, o, count), "/proc/self/exe");
 }
 
 // --list --device=N where no GPU is usable: the CUDA rows (what would run on a GPU) on stdout,
@@ -90,8 +60,10 @@ int run_all_devices(const std::vector<std::string>& args, const Options& o) {
 int list_cuda_rows_without_device(const Options& o, const std::string& reason) {
   const NameFilter filter(o.filter);
   int listed = 0;
-  for (const BenchCase& c : all_cases(sweep_options(DeviceDescription{}, "cuda", o.quick))) {
-    if (!filter.matches(c.name())) continue;
+  std::vector<BenchCase> table = all_cases(sweep_options(DeviceDescription{}, "cuda", o.quick));
+  if (o.validate) table = acceptance_rows(table, "cuda");
+  for (const BenchCase& c : table) {
+    if (!filter.matches(c.name()) || !in_row_scope(c, o.row_scope)) continue;
     std::cout << c.name() << "\n";
     ++listed;
   }
@@ -110,8 +82,10 @@ std::vector<BenchCase> select_rows(const Backend& backend, const Options& o, std
   std::vector<BenchCase> rows;
   std::string first_unavailable;
   bool any_runs = false;
-  for (auto& c : all_cases(sweep_options(backend.device(), backend.kind(), o.quick))) {
-    if (!filter.matches(c.name())) continue;
+  std::vector<BenchCase> table = all_cases(sweep_options(backend.device(), backend.kind(), o.quick));
+  if (o.validate) table = acceptance_rows(table, backend.kind());
+  for (auto& c : table) {
+    if (!filter.matches(c.name()) || !in_row_scope(c, o.row_scope)) continue;
     const std::string why = backend.unavailable_reason(c);
     if (why.empty()) any_runs = true;
     if (!why.empty() && first_unavailable.empty()) first_unavailable = c.name() + ": " + why;
@@ -303,6 +277,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
 
   std::string error;
   const std::vector<BenchCase> rows = select_rows(*backend, o, &error);
+  if (rows.empty() && o.row_scope != Options::RowScope::all) return kNothingInScope;  // for --device=all
   if (rows.empty()) return usage_error(error);
   RunOutcome outcome;
   const int registered = register_cases(*backend, rows, outcome);

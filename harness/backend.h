@@ -32,10 +32,15 @@ struct BenchCase {
   /// together at least 4 x L2, so each pass misses the L2 (1 = no rotation).
   int slots = 1;
   /// The memory level the row targets, as the result's label names it: "dram", "l2" (on the
-  /// host: the last-level cache), "smem", "pcie" (the host link) or "none" (compute rows).
+  /// host: the last-level cache), "smem", "pcie" (the host link), "p2p" (a copy between two
+  /// GPUs; the link is in `path`) or "none" (compute rows).
   std::string level = "none";
   /// The argument the family sweeps, the x axis of the row's plot ("bytes", "stride", "k", "m").
   std::string sweep;
+  /// Peer-to-peer rows (families/p2p): the link to the peer GPU from NVML's topology
+  /// ("nvlink", "pcie_switch", "pcie_host_bridge", ..., "unknown"), written into the label as
+  /// path=; "" for every other row (no path= in their label).
+  std::string path;
 
   std::string name() const { return family + "/" + kernel + "/" + variant + "/" + params; }
   /// family/kernel/variant: the key backends use to find the workload factory.

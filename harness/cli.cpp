@@ -148,6 +148,18 @@ Options parse_cli(const std::vector<std::string>& args) {
       o.quick = true;
     } else if (a == "--numa-bind") {
       o.numa_bind = true;
+    } else if (a == "--validate") {
+      o.validate = true;
+    } else if (a == "--one-at-a-time") {
+      o.one_at_a_time = true;
+    } else if (starts_with(a, "--row-scope=")) {
+      once("--row-scope");
+      const std::string v = value_of(a, "--row-scope");
+      if (!one_of(v, {"all", "local", "links"}))
+        throw UsageError("--row-scope: '" + v + "' is not all, local or links");
+      o.row_scope = v == "local"   ? Options::RowScope::local
+                    : v == "links" ? Options::RowScope::links
+                                   : Options::RowScope::all;
     } else if (starts_with(a, "--progress=")) {
       once("--progress");
       const std::string v = value_of(a, "--progress");
@@ -188,6 +200,8 @@ Options parse_cli(const std::vector<std::string>& args) {
   if (!o.out.empty() && !o.results_dir.empty()) throw UsageError("--out and --results-dir are exclusive");
   if (o.list && (!o.out.empty() || !o.results_dir.empty()))
     throw UsageError("--list writes no result: drop --out / --results-dir");
+  if (o.one_at_a_time && o.device.kind != DeviceChoice::Kind::all)
+    throw UsageError("--one-at-a-time applies to --device=all only");
   if (!o.out.empty()) check_out_file(o.out);
   if (!o.results_dir.empty() && !is_directory(o.results_dir))
     throw UsageError("--results-dir: '" + o.results_dir + "' is not a directory");
@@ -205,10 +219,18 @@ Bandwidth and roofline microbenchmarks for NVIDIA GPUs (and the host, where no G
                      families: bandwidth, compute, roofline, memory), e.g. --filter=bandwidth
   --list             print the names that would run and exit
   --device=WHICH     auto (default: CUDA device 0 if usable, else the host), host, N, or all
+                     (every GPU: one result per GPU and phase; use --results-dir)
   --out=FILE         write Google Benchmark JSON to FILE (never overwrites an existing file)
   --results-dir=DIR  write DIR/<device key>/<UTC time>_<git revision>.json (the results store)
   --quick            small sizes, for smoke runs and CI
   --numa-bind        run on the CPUs of the GPU's NUMA node (PCIe transfers)
+  --validate         the acceptance run's rows only (DRAM copy, cache plateau, pinned PCIe,
+                     SGEMM and FP16 GEMM with cuBLAS, peak FMA); scripts/validate.py gives
+                     each a PASS/WARN/FAIL against the card's expected bands
+  --one-at-a-time    with --device=all: run the GPUs one after another (default: the GPUs'
+                     own rows on all GPUs at once, then PCIe and peer rows one GPU at a time)
+  --row-scope=WHICH  all (default), local (rows of one GPU) or links (PCIe and peer-to-peer
+                     rows, which share a node's links); what --device=all gives each GPU's run
   --progress=WHEN    auto (default: when stderr is a terminal), on or off: benchmark n of N,
                      elapsed time and ETA on stderr
   --help, --version

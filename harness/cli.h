@@ -22,13 +22,18 @@ struct DeviceChoice {
 
 /// Parsed command line.
 struct Options {
-  std::string filter;       ///< --filter / --benchmark_filter (empty: everything)
-  bool list = false;        ///< --list: print the names that would run, then exit
-  DeviceChoice device;      ///< --device=auto|host|N|all
-  std::string out;          ///< --out=FILE / --benchmark_out=FILE: Google Benchmark JSON
-  std::string results_dir;  ///< --results-dir=DIR: DIR/<device key>/<UTC time>_<rev>.json
-  bool quick = false;       ///< --quick: small sizes
-  bool numa_bind = false;   ///< --numa-bind: run on the CPUs of the GPU's NUMA node
+  std::string filter;          ///< --filter / --benchmark_filter (empty: everything)
+  bool list = false;           ///< --list: print the names that would run, then exit
+  DeviceChoice device;         ///< --device=auto|host|N|all
+  std::string out;             ///< --out=FILE / --benchmark_out=FILE: Google Benchmark JSON
+  std::string results_dir;     ///< --results-dir=DIR: DIR/<device key>/<UTC time>_<rev>.json
+  bool quick = false;          ///< --quick: small sizes
+  bool numa_bind = false;      ///< --numa-bind: run on the CPUs of the GPU's NUMA node
+  bool validate = false;       ///< --validate: the acceptance run's compact row set (harness/row_scope.h)
+  bool one_at_a_time = false;  ///< --one-at-a-time: --device=all runs the GPUs one after another
+  /// --row-scope=all|local|links: the rows of one GPU (local), or those that load links shared
+  /// between the GPUs of a node (PCIe, peer-to-peer); --device=all passes it to each GPU's run.
+  enum class RowScope { all, local, links } row_scope = RowScope::all;
   /// --progress=auto|on|off: benchmark n of N, elapsed and ETA on stderr (auto: when a terminal)
   enum class Progress { automatic, on, off } progress = Progress::automatic;
   bool help = false;

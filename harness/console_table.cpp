@@ -187,6 +187,7 @@ std::vector<std::string> console_header(const std::map<std::string, std::string>
     h.push_back("  memory: " + format_bytes(num("memory_free_start_bytes")) + " free of " +
                 format_bytes(num("memory_total_bytes")));
   if (!get("cache_policy").empty()) h.push_back("  cache policy: " + get("cache_policy"));
+  if (!get("expected_bands").empty()) h.push_back("  expected bands: " + get("expected_bands"));
   for (std::string& line : h) line = fit(line, kConsoleWidth);
   return h;
 }

@@ -6,6 +6,8 @@
 #include <ctime>
 
 #include "harness/memory_check.h"
+#include "harness/model/band_table.h"
+#include "harness/model/card_table.h"
 #include "version.h"
 
 namespace gpubench {
@@ -54,6 +56,7 @@ const char* const kRequired[] = {"gpubench_version",
                                  "traffic_model",
                                  "quick",
                                  "run_started_utc",
+                                 "device_ordinal",
                                  "memory_total_bytes",
                                  "memory_free_start_bytes",
                                  "memory_free_end_bytes",
@@ -61,6 +64,24 @@ const char* const kRequired[] = {"gpubench_version",
                                  nullptr};
 
 }  // namespace
+
+std::map<std::string, std::string> acceptance_context(const DeviceDescription& d, const std::string& backend_kind) {
+  if (backend_kind == "host") return {{"card_key", "none"}, {"expected_bands", "none (host backend)"}};
+  const std::optional<CardEntry> card = find_card_by_device_name(d.name);
+  // The bands of the link the card is built for; a link trained below it then reads low.
+  const std::string link = link_key(d.pcie_gen_max > 0 ? d.pcie_gen_max : d.pcie_gen,
+                                    d.pcie_width_max > 0 ? d.pcie_width_max : d.pcie_width);
+  const std::vector<Band> bands = bands_for(card ? card->key : "", link);
+  std::map<std::string, std::string> c;
+  c["card_key"] = card ? card->key : "none";
+  if (bands.empty()) {
+    c["expected_bands"] = "none for this card (" + d.name + "): numbers without a verdict";
+  } else {
+    c["expected_bands"] = std::to_string(bands.size()) + " checks for " + (card ? card->display_name : d.name) +
+                          (link.empty() ? "" : ", " + link) + " (harness/model/bands.csv; scripts/validate.py)";
+  }
+  return c;
+}
 
 const char* const* required_context_keys() { return kRequired; }
 
@@ -99,7 +120,11 @@ std::map<std::string, std::string> result_context(const Backend& backend, bool q
   c["traffic_model"] = describe_traffic(traffic_geometry(d, backend.kind() == "host"));
   c["quick"] = quick ? "true" : "false";
   c["run_started_utc"] = utc_now();
+  // Which GPU of the node (Google Benchmark writes host_name): a fleet store holds many nodes
+  // and GPUs of one card (scripts/fleet.py).
+  c["device_ordinal"] = d.ordinal >= 0 ? std::to_string(d.ordinal) : "host";
   for (const auto& [k, v] : start_memory_context(memory_start)) c[k] = v;
+  for (const auto& [k, v] : acceptance_context(d, backend.kind())) c[k] = v;
   // The backend's own entries (driver, runtime, cache policy, link ...) override the defaults.
   for (const auto& [k, v] : backend.context()) c[k] = v;
   return c;

@@ -21,6 +21,10 @@ std::map<std::string, std::string> result_context(const Backend& backend, bool q
 void publish_context(const Backend& backend, bool quick,
                      const std::optional<MemoryReading>& memory_start = std::nullopt);
 
+/// card_key (the card table's key, "none") and expected_bands (how many bands apply to this
+/// device, or that none do, said plainly) for the acceptance run.
+std::map<std::string, std::string> acceptance_context(const DeviceDescription& d, const std::string& backend_kind);
+
 /// The keys gpubench always writes into the context (the contract): result_context()'s, and
 /// those the end of the run adds to the file (memory_free_end_bytes, memory_leak_check).
 const char* const* required_context_keys();

@@ -10,6 +10,9 @@ SweepOptions sweep_options(const DeviceDescription& d, const std::string& backen
   o.memory_bytes = d.memory_bytes;
   o.sm_count = d.sm_count;
   o.traffic = traffic_geometry(d, backend_kind == "host");
+  o.device_ordinal = d.ordinal;
+  o.device_count = d.visible_devices;
+  o.peer_paths = d.peer_paths;
   return o;
 }
 
@@ -32,6 +35,7 @@ std::string row_label(const BenchCase& c) {
   std::string label = std::string("peak=") + peak_kind_name(c.work.peak) + " metric=" + metric_label(c.work.metric) +
                       " level=" + c.level;
   if (!c.sweep.empty()) label += " sweep=" + c.sweep;
+  if (!c.path.empty()) label += " path=" + c.path;
   return label;
 }
 

@@ -21,6 +21,11 @@ struct SweepOptions {
   std::uint64_t memory_bytes = 0;  ///< device (or host) memory (0 = unknown)
   int sm_count = 0;                ///< SMs (GPU) or logical CPUs (host); 0 = unknown
   TrafficGeometry traffic;         ///< what the strided, gather and chase byte models assume
+  int device_ordinal = -1;         ///< the CUDA device index the rows run on (-1: the host, or unknown)
+  int device_count = 0;            ///< CUDA devices the process sees (peer-to-peer rows need two)
+  /// By CUDA ordinal: the link from this device to each other GPU ("nvlink", "pcie_switch", ...,
+  /// "unknown"; harness/cuda/peer_topology.h), written into the peer-to-peer rows' labels.
+  std::vector<std::string> peer_paths;
 };
 
 /// The sweep options of a device on a backend kind ("cuda", "host").

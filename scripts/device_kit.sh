@@ -20,6 +20,9 @@
 #   compute    the full compute family, then the roofline family
 #   memory     the full memory-management family (allocation, pools, unified memory, overlap,
 #              precision) and its plots
+#   validate   the acceptance run (gpubench --validate and scripts/validate.py: a verdict per
+#              expected band, markdown, JUnit and JSON) with its wall time, then the same
+#              through --device=all (every GPU; the peer-to-peer matrix where there are two)
 #   ncu        Nsight Compute on copy at 1 GiB, strided at strides 8 and 32, gather at 256 MiB
 #              (DRAM bytes against the work model, L2 hit rate), the FP16 GEMM and SGEMM at 4096
 #              and 8192 (pipe utilization, shared-memory throughput, stall reasons)
@@ -104,7 +107,7 @@ prepare() {
     die "what travels is $((bytes / 1024 / 1024)) MiB, over the ${KIT_LIMIT_MIB} MiB limit"
   fi
   echo "kit: $KIT_DIR ($(du -sh "$KIT_DIR" | cut -f1)); travelling in all: $((bytes / 1024)) KiB of ${KIT_LIMIT_MIB} MiB"
-  echo "carry: .kit   then there: scripts/device_kit.sh smoke \$OUT (bandwidth, compute, memory, ncu)"
+  echo "carry: .kit   then there: scripts/device_kit.sh smoke \$OUT (bandwidth, compute, memory, validate, ncu)"
 }
 
 # --- there: the stages --------------------------------------------------------------------
@@ -334,6 +337,21 @@ stage_memory() {
   fi
 }
 
+stage_validate() {
+  mkdir -p "$WORK/results" "$WORK/acceptance"
+  timed validate 300 python3 "$KIT_ROOT/scripts/validate.py" --gpubench "$BIN/gpubench" --device=0 \
+    --results-dir="$WORK/results" --markdown "$WORK/acceptance/device0.md" --junit "$WORK/acceptance/device0.xml" \
+    --json "$WORK/acceptance/device0.json"
+  timed validate_all 240 python3 "$KIT_ROOT/scripts/validate.py" --gpubench "$BIN/gpubench" --device=all \
+    --results-dir="$WORK/results" --markdown "$WORK/acceptance/all.md"
+  {
+    echo "== scripts/validate.py --device=0"
+    grep -vE '^(running|wrote) ' "$WORK/validate.log" | grep -E '^(  |node|[^ ].*GPU)' || true
+    echo "== scripts/validate.py --device=all"
+    grep -E '^(node|[^ ].*GPU [0-9])' "$WORK/validate_all.log" || true
+  } >>"$WORK/summary.txt" 2>&1
+}
+
 # One ncu profile: NAME, kernel-name regex, gpubench filter; the first matching launch, with the
 # clocks left as they are (--clock-control none) and caches flushed before it (ncu's default).
 profile() {
@@ -410,12 +428,12 @@ main() {
       [[ $# -eq 3 ]] || die "pack needs WORKDIR OUTDIR"
       pack "$2" "$3"
       ;;
-    smoke | bandwidth | compute | memory | ncu)
+    smoke | bandwidth | compute | memory | validate | ncu)
       [[ $# -eq 2 ]] || die "$1 needs an output folder"
       run_stage "$1" "$2"
       ;;
     -h | --help) usage ;;
-    *) die "unknown stage '$1' (prepare, smoke, bandwidth, compute, memory, ncu, pack)" ;;
+    *) die "unknown stage '$1' (prepare, smoke, bandwidth, compute, memory, validate, ncu, pack)" ;;
   esac
 }
 

@@ -24,7 +24,7 @@ say "ctest (host code under ASan + UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
 
-ensure_debs libbenchmark-tools  # Google Benchmark's own compare.py, which a test runs on our results
+ensure_debs libbenchmark-tools slurmctld slurmd slurm-client munge  # GB's compare.py; Slurm: the fleet test
 say "fuzzed command lines against the ASan + UBSan gpubench"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   GPUBENCH_BIN="$GPUBENCH_ROOT/build-sanitize/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q \

@@ -1,56 +1,19 @@
 // Launchers of the device-memory bandwidth kernels (bodies and bytes model in
 // global_memory.cuh, declarations in global_memory.h).
 //
-// Grid sizing: a streaming kernel gets as many blocks as can be resident at once (SM count x
-// blocks per SM from cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per device), never
-// more than the work needs for one unrolled pass, so small sizes launch small grids and large
-// sizes run one wave of persistent grid-stride blocks (no tail wave).
+// Grid sizing: one wave of resident blocks at most, never more than the work needs for one
+// unrolled pass (grid_for, kernels/launch_grid.cuh).
 #include <algorithm>
-#include <atomic>
 
 #include "families/global_memory/global_memory.cuh"
 #include "families/global_memory/global_memory.h"
 #include "kernels/launch.cuh"
+#include "kernels/launch_grid.cuh"
 
 namespace gpubench::kernels {
 namespace {
 
 using rt::Error;
-
-constexpr int kMaxDevices = 64;
-
-/// Resident blocks per SM of one kernel at kMemoryBlockThreads, per device (0 = not asked yet).
-struct OccupancyCache {
-  std::atomic<int> blocks_per_sm[kMaxDevices] = {};
-};
-
-template <class Kernel>
-Error resident_blocks(Kernel kernel, OccupancyCache& cache, int sm_count, int* blocks) {
-  int device = 0;
-  Error err = rt::current_device(&device);
-  if (err != rt::kSuccess) return err;
-  int per_sm = (device >= 0 && device < kMaxDevices) ? cache.blocks_per_sm[device].load() : 0;
-  if (per_sm == 0) {
-    err = rt::max_active_blocks(&per_sm, kernel, kMemoryBlockThreads, 0);
-    if (err != rt::kSuccess) return err;
-    per_sm = std::max(per_sm, 1);
-    if (device >= 0 && device < kMaxDevices) cache.blocks_per_sm[device].store(per_sm);
-  }
-  *blocks = sm_count * per_sm;
-  return rt::kSuccess;
-}
-
-/// Blocks for `items` work items of which each thread takes `per_thread` per pass: one wave of
-/// resident blocks at most, at least one block.
-template <class Kernel>
-Error grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::size_t items, std::size_t per_thread,
-               int* grid) {
-  int resident = 0;
-  const Error err = resident_blocks(kernel, cache, sm_count, &resident);
-  if (err != rt::kSuccess) return err;
-  *grid = memory_grid_blocks(items, per_thread, resident);
-  return rt::kSuccess;
-}
 
 /// Vectors a thread takes per pass when sizing the grid: one when the launch repeats passes
 /// (a small, cache-resident set then spreads over as many SMs as it can feed), the unroll
@@ -62,7 +25,7 @@ std::size_t vectors_per_thread(const Passes& p) { return p.count > 1 ? 1 : kMemo
 int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Stream stream, Passes passes) {
   if (sm_count < 1 || src == nullptr || dst == nullptr || !passes_ok(passes, bytes)) return rt::kInvalidValue;
   if (bytes == 0) return rt::kSuccess;
-  static OccupancyCache cache;
+  static OccupancyCache cache(kMemoryBlockThreads);
   const auto kernel = copy_kernel<kMemoryUnroll>;
   int grid = 0;
   const Error err = grid_for(kernel, cache, sm_count, bytes / 16 + 1, vectors_per_thread(passes), &grid);
@@ -79,7 +42,7 @@ int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, 
   }
   *blocks = 0;
   if (n == 0) return rt::kSuccess;
-  static OccupancyCache cache;
+  static OccupancyCache cache(kMemoryBlockThreads);
   const auto kernel = read_kernel<kMemoryUnroll>;
   int grid = 0;
   const Error err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
@@ -93,7 +56,7 @@ int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, 
 int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream, Passes passes) {
   if (sm_count < 1 || out == nullptr || !passes_ok(passes, n * 4)) return rt::kInvalidValue;
   if (n == 0) return rt::kSuccess;
-  static OccupancyCache cache;
+  static OccupancyCache cache(kMemoryBlockThreads);
   const auto kernel = write_kernel<kMemoryUnroll>;
   int grid = 0;
   const Error err = grid_for(kernel, cache, sm_count, n / 4 + 1, vectors_per_thread(passes), &grid);
@@ -105,7 +68,7 @@ int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_c
 int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, int sm_count, Stream stream) {
   if (sm_count < 1 || stride < 1 || in == nullptr || out == nullptr) return rt::kInvalidValue;
   if (n == 0) return rt::kSuccess;
-  static OccupancyCache cache;
+  static OccupancyCache cache(kMemoryBlockThreads);
   const auto kernel = strided_copy_kernel<kGatherUnroll>;
   const std::size_t touched = (n + static_cast<std::size_t>(stride) - 1) / static_cast<std::size_t>(stride);
   int grid = 0;
@@ -117,7 +80,7 @@ int launch_strided_copy(const float* in, float* out, std::size_t n, int stride, 
 int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, int sm_count, Stream stream) {
   if (sm_count < 1 || in == nullptr || idx == nullptr || out == nullptr) return rt::kInvalidValue;
   if (n == 0) return rt::kSuccess;
-  static OccupancyCache cache;
+  static OccupancyCache cache(kMemoryBlockThreads);
   const auto kernel = gather_kernel<kGatherUnroll>;
   int grid = 0;
   const Error err = grid_for(kernel, cache, sm_count, n, kGatherUnroll, &grid);

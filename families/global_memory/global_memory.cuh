@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/grid.cuh"
 #include "kernels/simt/simt.h"
 
 namespace gpubench::kernels {
@@ -37,30 +38,7 @@ constexpr int kMemoryUnroll = 4;
 /// Loads in flight per thread in the strided and gather kernels (4-byte elements).
 constexpr int kGatherUnroll = 8;
 
-/// Blocks of kMemoryBlockThreads for `items` work items when each thread takes `per_thread`
-/// of them per pass: enough for one pass, never more than `resident` (the blocks that fit on
-/// the GPU at once, so large sizes run one wave of grid-stride blocks), at least 1. Host code
-/// (the launchers), here so the emulation tests cover it.
-inline int memory_grid_blocks(std::size_t items, std::size_t per_thread, int resident) {
-  const std::size_t per_block = per_thread * static_cast<std::size_t>(kMemoryBlockThreads);
-  std::size_t blocks = (items + per_block - 1) / per_block;
-  const std::size_t cap = resident > 0 ? static_cast<std::size_t>(resident) : 1u;
-  if (blocks > cap) blocks = cap;
-  return blocks < 1 ? 1 : static_cast<int>(blocks);
-}
-
 namespace detail {
-
-/// Global index of the calling thread and number of threads in the (1-D) grid.
-struct GridPosition {
-  std::size_t thread;   ///< blockIdx.x * blockDim.x + threadIdx.x
-  std::size_t threads;  ///< gridDim.x * blockDim.x
-};
-
-__device__ __forceinline__ GridPosition grid_position() {
-  return GridPosition{static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x,
-                      static_cast<std::size_t>(gridDim.x) * blockDim.x};
-}
 
 /// Elements of size `element_bytes` before the first 16-byte boundary at or after `p`,
 /// clipped to n.
@@ -122,7 +100,7 @@ template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
     copy_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst, std::size_t bytes, int passes,
                 int slots, std::size_t slot_stride) {
-  const detail::GridPosition g = detail::grid_position();
+  const GridPosition g = grid_position();
   const std::uintptr_t relative = (reinterpret_cast<std::uintptr_t>(src) ^ reinterpret_cast<std::uintptr_t>(dst)) & 15u;
   // Slots are 256-byte multiples apart, so head, tail and alignment are those of slot 0.
   const std::size_t head = detail::head_elements(src, 1, bytes);
@@ -160,7 +138,7 @@ template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
     read_kernel(const std::uint32_t* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial, int passes,
                 int slots, std::size_t slot_stride_words) {
-  const detail::GridPosition g = detail::grid_position();
+  const GridPosition g = grid_position();
   const std::size_t head = detail::head_elements(in, 4, n);
   const std::size_t vectors = (n - head) / 4u;
   const std::size_t tail = head + vectors * 4u;
@@ -192,7 +170,7 @@ template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
     write_kernel(std::uint32_t* __restrict__ out, std::size_t n, std::uint32_t seed, int passes, int slots,
                  std::size_t slot_stride_words) {
-  const detail::GridPosition g = detail::grid_position();
+  const GridPosition g = grid_position();
   const std::size_t head = detail::head_elements(out, 4, n);
   const std::size_t vectors = (n - head) / 4u;
   const std::size_t tail = head + vectors * 4u;
@@ -225,7 +203,7 @@ template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
     strided_copy_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int stride) {
   if (stride < 1) return;
-  const detail::GridPosition g = detail::grid_position();
+  const GridPosition g = grid_position();
   const std::size_t s = static_cast<std::size_t>(stride);
   const std::size_t m = (n + s - 1) / s;  // elements touched
   std::size_t j = g.thread;
@@ -245,7 +223,7 @@ template <int kUnroll>
 __global__ void __launch_bounds__(kMemoryBlockThreads)
     gather_kernel(const float* __restrict__ in, const std::uint32_t* __restrict__ idx, float* __restrict__ out,
                   std::size_t n) {
-  const detail::GridPosition g = detail::grid_position();
+  const GridPosition g = grid_position();
   std::size_t i = g.thread;
   GPUBENCH_NO_UNROLL
   for (; i + (kUnroll - 1) * g.threads < n; i += kUnroll * g.threads) {

@@ -458,33 +458,20 @@ class FragmentationWorkload final : public Workload {
   std::vector<unsigned char> pattern_, out_;
 };
 
-template <Allocator A>
-std::unique_ptr<Workload> make_alloc(const BenchCase& c, Backend& b) {
-  return std::make_unique<AllocWorkload>(c, cuda_device_of(b), A);
-}
-template <LoopAlloc H>
-std::unique_ptr<Workload> make_loop(const BenchCase& c, Backend& b) {
-  return std::make_unique<AllocLoopWorkload>(c, cuda_device_of(b), H);
-}
-template <bool Pool>
-std::unique_ptr<Workload> make_fragmentation(const BenchCase& c, Backend& b) {
-  return std::make_unique<FragmentationWorkload>(c, cuda_device_of(b), Pool);
-}
-
 }  // namespace
 
 void add_cuda_alloc(WorkloadTable& table) {
-  table.add("memory/alloc/cuda_malloc", make_alloc<Allocator::cuda_malloc>);
-  table.add("memory/alloc/async_pool_miss", make_alloc<Allocator::async_pool_miss>);
-  table.add("memory/alloc/async_pool_hit", make_alloc<Allocator::async_pool_hit>);
-  table.add("memory/alloc/preallocated", make_alloc<Allocator::preallocated>);
-  table.add("memory/alloc/pinned_host", make_alloc<Allocator::pinned_host>);
-  table.add("memory/alloc/host_register", make_alloc<Allocator::host_register>);
-  table.add("memory/alloc_loop/cuda_malloc_each", make_loop<LoopAlloc::cuda_malloc_each>);
-  table.add("memory/alloc_loop/async_pool_each", make_loop<LoopAlloc::async_pool_each>);
-  table.add("memory/alloc_loop/allocated_once", make_loop<LoopAlloc::allocated_once>);
-  table.add("memory/fragmentation/cuda_malloc", make_fragmentation<false>);
-  table.add("memory/fragmentation/async_pool", make_fragmentation<true>);
+  table.add("memory/alloc/cuda_malloc", make_cuda_workload<AllocWorkload, Allocator::cuda_malloc>);
+  table.add("memory/alloc/async_pool_miss", make_cuda_workload<AllocWorkload, Allocator::async_pool_miss>);
+  table.add("memory/alloc/async_pool_hit", make_cuda_workload<AllocWorkload, Allocator::async_pool_hit>);
+  table.add("memory/alloc/preallocated", make_cuda_workload<AllocWorkload, Allocator::preallocated>);
+  table.add("memory/alloc/pinned_host", make_cuda_workload<AllocWorkload, Allocator::pinned_host>);
+  table.add("memory/alloc/host_register", make_cuda_workload<AllocWorkload, Allocator::host_register>);
+  table.add("memory/alloc_loop/cuda_malloc_each", make_cuda_workload<AllocLoopWorkload, LoopAlloc::cuda_malloc_each>);
+  table.add("memory/alloc_loop/async_pool_each", make_cuda_workload<AllocLoopWorkload, LoopAlloc::async_pool_each>);
+  table.add("memory/alloc_loop/allocated_once", make_cuda_workload<AllocLoopWorkload, LoopAlloc::allocated_once>);
+  table.add("memory/fragmentation/cuda_malloc", make_cuda_workload<FragmentationWorkload, false>);
+  table.add("memory/fragmentation/async_pool", make_cuda_workload<FragmentationWorkload, true>);
 }
 
 }  // namespace gpubench::memory

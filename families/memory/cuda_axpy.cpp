@@ -76,18 +76,13 @@ class AxpyWorkload final : public CudaWorkload {
   DeviceBuffer x_, y_, out_;
 };
 
-template <kernels::AxpyType T>
-std::unique_ptr<Workload> make(const BenchCase& c, Backend& b) {
-  return std::make_unique<AxpyWorkload>(c, cuda_device_of(b), T);
-}
-
 }  // namespace
 
 void add_cuda_axpy(WorkloadTable& table) {
-  table.add("memory/axpy/fp64", make<kernels::AxpyType::fp64>);
-  table.add("memory/axpy/fp32", make<kernels::AxpyType::fp32>);
-  table.add("memory/axpy/fp16", make<kernels::AxpyType::fp16>);
-  table.add("memory/axpy/bf16", make<kernels::AxpyType::bf16>);
+  table.add("memory/axpy/fp64", make_cuda_workload<AxpyWorkload, kernels::AxpyType::fp64>);
+  table.add("memory/axpy/fp32", make_cuda_workload<AxpyWorkload, kernels::AxpyType::fp32>);
+  table.add("memory/axpy/fp16", make_cuda_workload<AxpyWorkload, kernels::AxpyType::fp16>);
+  table.add("memory/axpy/bf16", make_cuda_workload<AxpyWorkload, kernels::AxpyType::bf16>);
 }
 
 }  // namespace gpubench::memory

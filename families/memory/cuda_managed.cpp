@@ -252,21 +252,16 @@ class ManagedWorkload final : public CudaWorkload {
   std::vector<EventPair> events_;
 };
 
-template <Route R>
-std::unique_ptr<Workload> make(const BenchCase& c, Backend& b) {
-  return std::make_unique<ManagedWorkload>(c, cuda_device_of(b), R);
-}
-
 }  // namespace
 
 void add_cuda_managed(WorkloadTable& table) {
-  table.add("memory/managed/demand_fault", make<Route::demand_fault>);
-  table.add("memory/managed/prefetch", make<Route::prefetch>);
-  table.add("memory/managed/read_mostly", make<Route::read_mostly>);
-  table.add("memory/managed/device_resident", make<Route::device_resident>);
-  table.add("memory/managed/to_host", make<Route::to_host>);
-  table.add("memory/managed/explicit_copy", make<Route::explicit_copy>);
-  table.add("memory/managed/zero_copy", make<Route::zero_copy>);
+  table.add("memory/managed/demand_fault", make_cuda_workload<ManagedWorkload, Route::demand_fault>);
+  table.add("memory/managed/prefetch", make_cuda_workload<ManagedWorkload, Route::prefetch>);
+  table.add("memory/managed/read_mostly", make_cuda_workload<ManagedWorkload, Route::read_mostly>);
+  table.add("memory/managed/device_resident", make_cuda_workload<ManagedWorkload, Route::device_resident>);
+  table.add("memory/managed/to_host", make_cuda_workload<ManagedWorkload, Route::to_host>);
+  table.add("memory/managed/explicit_copy", make_cuda_workload<ManagedWorkload, Route::explicit_copy>);
+  table.add("memory/managed/zero_copy", make_cuda_workload<ManagedWorkload, Route::zero_copy>);
 }
 
 }  // namespace gpubench::memory

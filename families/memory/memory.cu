@@ -1,21 +1,19 @@
 // Launchers of the memory-management family's kernels (bodies and design in memory.cuh,
 // declarations in memory.h).
 //
-// Grid sizing: a kernel gets as many blocks as can be resident at once (SM count x blocks per
-// SM from cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per kernel and device), never
-// more than the work needs for one unrolled pass, so small sizes launch small grids and large
-// sizes run one wave of persistent grid-stride blocks (no tail wave).
+// Grid sizing: one wave of resident blocks at most, never more than the work needs for one
+// unrolled pass (grid_for, kernels/launch_grid.cuh).
 //
 // Uses only the names in kernels/launch.cuh's rt:: (no CUDA runtime call of its own): the same
 // file is built as C++ with its kernels under the SIMT emulation (gpubench_kernel_check_emulated).
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 #include "families/memory/memory.cuh"
 #include "families/memory/memory.h"
 #include "kernels/launch.cuh"
+#include "kernels/launch_grid.cuh"
 
 namespace gpubench::kernels {
 namespace {
@@ -23,42 +21,7 @@ namespace {
 using rt::Error;
 namespace mk = memory_kernels;
 
-constexpr int kMaxDevices = 64;
 constexpr std::size_t kVectorBytes = 16;
-
-/// Resident blocks per SM of one kernel at mk::kBlockThreads, per device (0 = not asked yet).
-struct OccupancyCache {
-  std::atomic<int> blocks_per_sm[kMaxDevices] = {};
-};
-
-/// Blocks of `kernel` resident on the whole GPU at once: sm_count x blocks per SM.
-template <class Kernel>
-Error resident_blocks(Kernel kernel, OccupancyCache& cache, int sm_count, int* blocks) {
-  int device = 0;
-  Error err = rt::current_device(&device);
-  if (err != rt::kSuccess) return err;
-  const bool cached = device >= 0 && device < kMaxDevices;
-  int per_sm = cached ? cache.blocks_per_sm[device].load() : 0;
-  if (per_sm == 0) {
-    err = rt::max_active_blocks(&per_sm, kernel, mk::kBlockThreads, 0);
-    if (err != rt::kSuccess) return err;
-    per_sm = std::max(per_sm, 1);
-    if (cached) cache.blocks_per_sm[device].store(per_sm);
-  }
-  *blocks = sm_count * per_sm;
-  return rt::kSuccess;
-}
-
-/// Blocks for `items` work items of which each thread takes `per_thread` per pass.
-template <class Kernel>
-Error grid_for(Kernel kernel, OccupancyCache& cache, int sm_count, std::size_t items, std::size_t per_thread,
-               int* grid) {
-  int resident = 0;
-  const Error err = resident_blocks(kernel, cache, sm_count, &resident);
-  if (err != rt::kSuccess) return err;
-  *grid = mk::grid_blocks(items, per_thread, resident);
-  return rt::kSuccess;
-}
 
 bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
@@ -73,7 +36,7 @@ bool overlap(const void* a, const void* b, std::size_t bytes) {
 template <class T>
 int launch_axpy_as(typename T::Scalar a, const void* x, const void* y, void* out, std::size_t n, int sm_count,
                    Stream stream) {
-  static OccupancyCache cache;
+  static OccupancyCache cache(mk::kBlockThreads);
   const auto kernel = mk::axpy_kernel<T, mk::kAxpyUnroll>;
   int grid = 0;
   const Error err = grid_for(kernel, cache, sm_count, n / T::kPerVector + 1, mk::kAxpyUnroll, &grid);
@@ -111,7 +74,7 @@ int launch_checksum(const std::uint32_t* in, std::size_t n, std::uint32_t* parti
       !aligned(in, sizeof(std::uint32_t)) || !aligned(partial, sizeof(std::uint32_t))) {
     return rt::kInvalidValue;
   }
-  static OccupancyCache cache;
+  static OccupancyCache cache(mk::kBlockThreads);
   const auto kernel = mk::checksum_kernel<mk::kChecksumUnroll>;
   int grid = 0;
   // n == 0 still launches one block: it writes the partial (0) the caller adds up.
@@ -128,7 +91,7 @@ int launch_transform(std::uint32_t* data, std::size_t n, int rounds, int sm_coun
     return rt::kInvalidValue;
   }
   if (n == 0) return rt::kSuccess;
-  static OccupancyCache cache;
+  static OccupancyCache cache(mk::kBlockThreads);
   const auto kernel = mk::transform_kernel<mk::kTransformUnroll>;
   int grid = 0;
   const Error err = grid_for(kernel, cache, sm_count, n / 4 + 1, mk::kTransformUnroll, &grid);

@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include "families/memory/memory.h"
+#include "kernels/grid.cuh"
 #include "kernels/simt/simt.h"
 
 #if !defined(__CUDACC__)
@@ -62,30 +63,7 @@ constexpr int kChecksumUnroll = 4;
 /// IMAD latency when `rounds` is large; two 16-byte loads in flight when it is small.
 constexpr int kTransformUnroll = 2;
 
-/// Blocks of kBlockThreads for `items` work items when each thread takes `per_thread` of them
-/// per pass: enough for one pass, never more than `resident` (the blocks that fit on the GPU at
-/// once, so large sizes run one wave of grid-stride blocks), at least 1. Host code (the
-/// launchers), here so the emulation tests cover it.
-inline int grid_blocks(std::size_t items, std::size_t per_thread, int resident) {
-  const std::size_t per_block = per_thread * static_cast<std::size_t>(kBlockThreads);
-  std::size_t blocks = (items + per_block - 1) / per_block;
-  const std::size_t cap = resident > 0 ? static_cast<std::size_t>(resident) : 1u;
-  if (blocks > cap) blocks = cap;
-  return blocks < 1 ? 1 : static_cast<int>(blocks);
-}
-
 namespace detail {
-
-/// Global index of the calling thread and number of threads in the (1-D) grid.
-struct GridPosition {
-  std::size_t thread;   ///< blockIdx.x * blockDim.x + threadIdx.x
-  std::size_t threads;  ///< gridDim.x * blockDim.x
-};
-
-__device__ __forceinline__ GridPosition grid_position() {
-  return GridPosition{static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x,
-                      static_cast<std::size_t>(gridDim.x) * blockDim.x};
-}
 
 // ---- arithmetic with a host twin (one rounding each, so both worlds give the same bits) ----
 
@@ -325,7 +303,7 @@ template <class T, int kUnroll>
 __global__ void __launch_bounds__(kBlockThreads)
     axpy_kernel(typename T::Scalar a, const uint4* __restrict__ x, const uint4* __restrict__ y, uint4* __restrict__ out,
                 std::size_t n) {
-  const detail::GridPosition g = detail::grid_position();
+  const GridPosition g = grid_position();
   const std::size_t vectors = n / T::kPerVector;
   // Full chunks: a trip count uniform across the grid and walking pointers keep the loop at
   // few registers.
@@ -360,7 +338,7 @@ __global__ void __launch_bounds__(kBlockThreads)
 template <int kUnroll>
 __global__ void __launch_bounds__(kBlockThreads)
     checksum_kernel(const std::uint32_t* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial) {
-  const detail::GridPosition g = detail::grid_position();
+  const GridPosition g = grid_position();
   const std::size_t misaligned_words = (reinterpret_cast<std::uintptr_t>(in) & 15u) / 4u;
   std::size_t head = (4u - misaligned_words) & 3u;
   if (head > n) head = n;
@@ -393,7 +371,7 @@ __global__ void __launch_bounds__(kBlockThreads)
 template <int kUnroll>
 __global__ void __launch_bounds__(kBlockThreads)
     transform_kernel(std::uint32_t* __restrict__ data, std::size_t n, int rounds) {
-  const detail::GridPosition g = detail::grid_position();
+  const GridPosition g = grid_position();
   const std::size_t misaligned_words = (reinterpret_cast<std::uintptr_t>(data) & 15u) / 4u;
   std::size_t head = (4u - misaligned_words) & 3u;
   if (head > n) head = n;

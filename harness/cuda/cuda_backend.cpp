@@ -1,6 +1,7 @@
 #include "harness/cuda/cuda_backend.h"
 
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <chrono>
@@ -12,8 +13,10 @@
 
 #include "harness/cuda/cuda_check.h"
 #include "harness/cuda/cuda_device.h"
+#include "harness/cuda/node_health.h"
 #include "harness/cuda/nvml.h"
 #include "harness/cuda/pcie_probe.h"
+#include "harness/cuda/peer_topology.h"
 #include "harness/model/card_table.h"
 #include "harness/nvidia_driver.h"
 #include "harness/pcie/pcie_context.h"
@@ -134,6 +137,10 @@ class CudaBackend final : public CudaBackendBase {
         "CUDA events; a CUDA graph of the batch's launches between two events, except flushed rows: one event pair "
         "per run; one operation = one pass over the working set";
     context_["telemetry"] = device_.nvml_status();
+    // The node's health as NVML sees it, for the acceptance run's likely causes.
+    const auto health = device_.nvml() ? node_health_context(read_node_health(*device_.nvml(), ::getpid()))
+                                       : node_health_unknown(device_.nvml_status());
+    for (const auto& [k, v] : health) context_[k] = v;
     double max_sm = 0, max_mem = 0;
     if (device_.nvml() && device_.nvml()->max_clocks(&max_sm, &max_mem)) {
       context_["nvml_max_clocks_MHz"] =
@@ -215,10 +222,13 @@ std::unique_ptr<Backend> make_cuda_backend(int index, WorkloadTable table) {
   try {
     std::string bus;
     DeviceDescription d = describe_cuda_device(index, &bus);
+    d.ordinal = index;
+    d.visible_devices = a.device_count;
     // NVML once, for the link probe, telemetry and the driver version.
     std::string nvml_status;
     std::unique_ptr<Nvml> nvml = Nvml::open(bus, &nvml_status);
     if (nvml) nvml_status = "NVML loaded";
+    d.peer_paths = peer_link_paths(nvml.get(), index, a.device_count);
     // The negotiated PCIe link (not the card's datasheet link) sets peak_pcie_*.
     bool link_read_under_load = false;
     const pcie::PcieLink link = probe_cuda_pcie_link(index, bus, nvml.get(), &link_read_under_load);

@@ -192,4 +192,6 @@ void Nvml::pcie_link(int* gen, int* width, int* max_gen, int* max_width) const {
   *max_width = query(api_->pcie_max_width);
 }
 
+void* Nvml::symbol(const char* name) const { return dlsym(handle_, name); }
+
 }  // namespace gpubench

@@ -64,6 +64,12 @@ class Nvml {
   /// nvmlDeviceGetMaxPcieLinkWidth); each is 0 where the query fails or the driver lacks it.
   void pcie_link(int* gen, int* width, int* max_gen, int* max_width) const;
 
+  /// An NVML entry point by name (nullptr where this driver's NVML lacks it), for the queries
+  /// kept beside their users (node health, peer topology) rather than in this class.
+  void* symbol(const char* name) const;
+  /// The nvmlDevice_t of this device, to pass to symbol()'s functions.
+  void* device_handle() const { return device_; }
+
  private:
   struct Api;
   Nvml(void* handle, std::unique_ptr<Api> api, void* device);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/model/work_model.h"
 
@@ -30,6 +31,11 @@ struct DeviceDescription {
   bool geforce = false;            ///< GeForce cards run FP16 tensor math with FP32 accumulate at half rate
   int l2_fetch_bytes = 0;          ///< L2 fetch granularity of a miss (cudaLimitMaxL2FetchGranularity), 0 = unknown
   bool ecc = false;                ///< ECC on device memory enabled
+  int ordinal = -1;                ///< the CUDA device index (-1: the host backend)
+  int visible_devices = 0;         ///< CUDA devices this process can see (peer-to-peer rows need two)
+  /// By CUDA ordinal: the link to each other GPU from NVML's topology ("nvlink", "pcie_switch",
+  /// ..., "unknown"; "" for itself); empty on the host.
+  std::vector<std::string> peer_paths;
 };
 
 /// Theoretical peaks. 0 means unknown: the percentage is then left out, never invented.

@@ -8,8 +8,9 @@ What the page holds, top to bottom:
   the cache plateau, PCIe per direction, the best SGEMM and FP16 GEMM kernel with % of peak and
   % of cuBLAS, peak FMA), then the rows that need a look: failed (verification), skipped (grouped
   by reason), noisy (cv of the headline over repetitions above NOISY_CV_PCT) and throttled;
-- Acceptance: a verdict per expected band (acceptance_rows()); no card has bands yet, and the
-  page says so;
+- Acceptance: a verdict per expected band of the card (acceptance_rows(), the same verdicts
+  scripts/validate.py gives), each that is not a pass with its likely causes; a card without
+  bands is said to have none;
 - the figures: the roofline and every sweep plot the result has data for, drawn in memory by the
   same functions roofline.py and plot.py use (so the report never depends on PNG files lying
   around and always shows the result it names);
@@ -33,6 +34,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
+from .acceptance import PASS, evaluate_gpu, load_bands
 from .results import Benchmark, Result, to_number
 
 #: A headline whose coefficient of variation over repetitions exceeds this (percent) is noisy.
@@ -231,20 +233,22 @@ class AcceptanceRow:
     unit: str
     low: float | None  #: the band's lower bound (None: unbounded)
     high: float | None  #: its upper bound (None: unbounded)
-    verdict: str  #: "pass", "fail" or "not measured"
+    verdict: str  #: "pass", "warn", "fail" or "not measured"
     why: str = ""
 
 
 def acceptance_rows(result: Result) -> list[AcceptanceRow]:
-    """The acceptance verdicts of a result against its card's expected bands.
-
-    The seam for issue #15, which adds the expected bands per card: today neither the card table
-    nor any result's context carries a band, so this returns [] for every result and the page's
-    Acceptance section says "no expected bands for this card yet". When bands exist, this
-    returns one row per band (the rows it cannot find as "not measured"), and render_html()
-    already draws them."""
-    del result  # no card has bands yet
-    return []
+    """The acceptance verdicts of a result against its card's expected bands
+    (gpubench_tools.acceptance, harness/model/bands.csv): one row per band, its verdict (pass,
+    warn, fail or not measured) with the reason and, for each that is not a pass, the likely
+    causes. [] when the card has no bands (or on the host backend): the page says so."""
+    gpu = evaluate_gpu(result, load_bands())
+    rows = []
+    for v in gpu.verdicts:
+        why = "; ".join([v.why, *(f"likely cause: {c}" for c in v.causes)]) if v.verdict != PASS else v.why
+        rows.append(AcceptanceRow(v.what, v.row or "-", v.value, v.band.unit, v.band.pass_min, v.band.max,
+                                  v.verdict.lower(), why))
+    return rows
 
 
 # ------------------------------------------------------------------------------------ figures
@@ -303,6 +307,7 @@ tr.failed td { background: #ffebe9; }
 .mark.noisy { background: #9a6700; }
 .mark.throttled { background: #8250df; }
 .mark.pass { background: #1a7f37; }
+.mark.warn, .mark.not_measured { background: #bc4c00; }
 .mark.skipped { background: #8c959f; }
 .none { color: #57606a; font-style: italic; }
 figure { margin: 12px 0 20px; }
@@ -383,8 +388,9 @@ def _summary_html(result: Result) -> str:
 def _acceptance_html(rows: list[AcceptanceRow]) -> str:
     parts = ["<h2>Acceptance</h2>"]
     if not rows:
-        parts.append("<p class='none' id='no-bands'>No expected bands for this card yet: "
-                     "nothing to accept or reject against.</p>")
+        parts.append("<p class='none' id='no-bands'>No expected bands for this card: its numbers "
+                     "are shown without a verdict (harness/model/bands.csv lists the cards that "
+                     "have bands).</p>")
         return "\n".join(parts)
     parts.append("<table><thead><tr><th>what</th><th>measured</th><th>expected</th>"
                  "<th>verdict</th><th>row</th></tr></thead><tbody>")

@@ -10,7 +10,12 @@
 //    invalidates the capture; recording an event into a capturing stream is refused here
 //    (the timer must record its events outside the graph);
 //  - a graph launch replays the recorded work in order;
-//  - events carry a timestamp of the host clock when "executed".
+//  - events carry a timestamp of the host clock when "executed";
+//  - several devices (State::device_count): allocations, streams and events belong to the device
+//    current when they were made; a kernel launch needs its stream's device current, an event
+//    record needs the event and the stream on one device, cudaEventElapsedTime both events on
+//    one; peer access is enabled per (device, peer) pair, a second time is
+//    cudaErrorPeerAccessAlreadyEnabled.
 // Faults can be injected (fake_cuda::state()) to test the error paths.
 #include "tests/cuda/fake_cuda_runtime.h"
 
@@ -25,11 +30,13 @@
 #include "families/global_memory/global_memory.h"
 
 struct CUstream_st {
+  int device = 0;
   bool capturing = false;
   bool invalidated = false;
   std::vector<std::function<void()>> captured;
 };
 struct CUevent_st {
+  int device = 0;
   double t = 0;
   bool recorded = false;
 };
@@ -58,6 +65,8 @@ cudaError_t fail(cudaError_t e) {
   return e;
 }
 
+bool valid_device(int device) { return device >= 0 && device < state().device_count; }
+
 // Runs `op` now, or records it when the stream is capturing.
 cudaError_t enqueue(cudaStream_t s, std::function<void()> op) {
   if (s == nullptr) return fail(cudaErrorInvalidResourceHandle);  // the workloads never use stream 0
@@ -84,6 +93,10 @@ const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
     case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorPeerAccessAlreadyEnabled: return "cudaErrorPeerAccessAlreadyEnabled";
+    case cudaErrorPeerAccessUnsupported: return "cudaErrorPeerAccessUnsupported";
     default: return "cudaErrorFake";
   }
 }
@@ -96,9 +109,22 @@ cudaError_t cudaGetLastError() {
 }
 
 // ---- device and streams ----
-cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
+cudaError_t cudaGetDeviceCount(int* count) {
+  *count = state().device_count;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) {
+  if (!fake_cuda::valid_device(device)) return fail(cudaErrorInvalidDevice);
+  state().current_device = device;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* device) {
+  *device = state().current_device;
+  return cudaSuccess;
+}
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) {
   *s = new CUstream_st;
+  (*s)->device = state().current_device;
   ++state().live_streams;
   return cudaSuccess;
 }
@@ -122,14 +148,14 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
-  if (device != 0) return fail(cudaErrorInvalidDevice);
+  if (!fake_cuda::valid_device(device)) return fail(cudaErrorInvalidDevice);
   *prop = cudaDeviceProp{};
   std::strcpy(prop->name, "NVIDIA H100 80GB HBM3");
   prop->totalGlobalMem = std::size_t{85045182464ull};
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
-  if (device != 0) return fail(cudaErrorInvalidDevice);
+  if (!fake_cuda::valid_device(device)) return fail(cudaErrorInvalidDevice);
   // What an H100 SXM 80GB reports.
   switch (attr) {
     case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
@@ -155,8 +181,22 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetPCIBusId(char* out, int len, int device) {
-  if (device != 0 || len < 13) return fail(cudaErrorInvalidValue);
-  std::strcpy(out, "0000:3B:00.0");
+  if (!fake_cuda::valid_device(device) || len < 13) return fail(cudaErrorInvalidValue);
+  std::strcpy(out, fake_cuda::bus_id(device));
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer) {
+  if (!fake_cuda::valid_device(device) || !fake_cuda::valid_device(peer)) return fail(cudaErrorInvalidDevice);
+  *can = device != peer && state().peer_access_supported ? 1 : 0;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  fake_cuda::State& st = state();
+  if (flags != 0) return fail(cudaErrorInvalidValue);
+  if (!fake_cuda::valid_device(peer) || peer == st.current_device) return fail(cudaErrorInvalidDevice);
+  if (!st.peer_access_supported) return fail(cudaErrorPeerAccessUnsupported);
+  // Like the real runtime: an error, also left as the last error, on the second call.
+  if (!st.peer_access.insert({st.current_device, peer}).second) return fail(cudaErrorPeerAccessAlreadyEnabled);
   return cudaSuccess;
 }
 
@@ -167,6 +207,7 @@ cudaError_t cudaMalloc(void** p, size_t bytes) {
   if (!*p) return fail(cudaErrorMemoryAllocation);
   state().free_bytes -= bytes;
   state().sizes[*p] = bytes;
+  state().device_of[*p] = state().current_device;
   return cudaSuccess;
 }
 cudaError_t cudaFree(void* p) {
@@ -180,6 +221,7 @@ cudaError_t cudaFree(void* p) {
   if (it == state().sizes.end()) return fail(cudaErrorInvalidValue);
   state().free_bytes += it->second;
   state().sizes.erase(it);
+  state().device_of.erase(p);
   std::free(p);
   return cudaSuccess;
 }
@@ -205,6 +247,14 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
     st.planted = true;
   });
 }
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t bytes,
+                                cudaStream_t s) {
+  // Both ends must be memory of the devices named (the real runtime would misroute the copy).
+  if (fake_cuda::device_holding(dst, bytes) != dst_device || fake_cuda::device_holding(src, bytes) != src_device)
+    return fail(cudaErrorInvalidValue);
+  ++state().peer_copies;
+  return enqueue(s, [=] { std::memmove(dst, src, bytes); });
+}
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t s) {
   return enqueue(s, [=] { std::memset(dst, value, bytes); });
 }
@@ -212,6 +262,7 @@ cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t s) 
 // ---- events ----
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   *e = new CUevent_st;
+  (*e)->device = state().current_device;
   return cudaSuccess;
 }
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
@@ -219,6 +270,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
   return cudaSuccess;
 }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  if (s && s->device != e->device) return fail(cudaErrorInvalidResourceHandle);
   if (s && s->capturing) {
     s->invalidated = true;
     return fail(cudaErrorStreamCaptureUnsupported);
@@ -232,7 +284,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   return e->recorded ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
-  if (!start->recorded || !stop->recorded) return fail(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !stop->recorded || start->device != stop->device) return fail(cudaErrorInvalidResourceHandle);
   *ms = static_cast<float>((stop->t - start->t) * 1e3);
   return cudaSuccess;
 }
@@ -281,7 +333,30 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
 
 namespace fake_cuda {
 
+const char* bus_id(int device) {
+  static const char* const kBusIds[] = {"0000:3B:00.0", "0000:5E:00.0", "0000:86:00.0", "0000:AF:00.0",
+                                        "0000:18:00.0", "0000:3C:00.0", "0000:87:00.0", "0000:B0:00.0"};
+  constexpr int kKnown = static_cast<int>(sizeof kBusIds / sizeof kBusIds[0]);
+  return device >= 0 && device < kKnown ? kBusIds[device] : "0000:FF:00.0";
+}
+
+int device_holding(const void* p, std::size_t bytes) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (const auto& [base_ptr, size] : state().sizes) {
+    const auto base = reinterpret_cast<std::uintptr_t>(base_ptr);
+    if (a >= base && a + bytes <= base + size) return state().device_of.at(base_ptr);
+  }
+  return -1;
+}
+
+bool reachable_from(int device, const void* p, std::size_t bytes) {
+  const int owner = device_holding(p, bytes);
+  return owner >= 0 && (owner == device || state().peer_access.count({device, owner}) != 0);
+}
+
 int as_kernel(cudaStream_t s, std::function<void()> op) {
+  // A kernel runs on the current device: launching into another device's stream is an error.
+  if (s && s->device != state().current_device) return fail(cudaErrorInvalidResourceHandle);
   ++state().kernel_launches;
   return enqueue(s, [op = std::move(op)] {
     const double cost = state().launch_cost_seconds;

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
+#include <utility>
 #include <vector>
 
 namespace fake_cuda {
@@ -59,10 +61,34 @@ struct State {
   int pool_hits = 0;                        ///< cudaMallocAsync served from the reserve
   int pool_misses = 0;                      ///< cudaMallocAsync that needed new device memory
   std::map<void*, std::size_t> registered;  ///< cudaHostRegister'ed ranges
+
+  // Several devices (the peer-to-peer rows): device_count alike devices (each what an H100
+  // reports, PCI bus ids kBusIds[i]) and one current device for the process (cudaSetDevice).
+  // Allocations, streams and events belong to the device current when they were made; as on
+  // the real runtime, a kernel launch on a stream of another device than the current one fails,
+  // and so does recording an event into a stream of another device (cudaStreamWaitEvent and
+  // copies accept any device's stream). All devices draw on the one free_bytes above.
+  int device_count = 1;
+  int current_device = 0;
+  std::map<void*, int> device_of;  ///< live cudaMalloc allocations -> their device
+  /// cudaDeviceCanAccessPeer between any two distinct devices (false: no pair can).
+  bool peer_access_supported = true;
+  std::set<std::pair<int, int>> peer_access;  ///< (device, peer) enabled by cudaDeviceEnablePeerAccess
+  int peer_copies = 0;                        ///< cudaMemcpyPeerAsync calls
 };
 
-/// The one fake device's state.
+/// The fake runtime's state.
 State& state();
+
+/// cudaDeviceGetPCIBusId of fake device i (device 0: "0000:3B:00.0", what NVML's stand-in knows).
+const char* bus_id(int device);
+
+/// The device whose live allocation holds [p, p + bytes); -1 when none does.
+int device_holding(const void* p, std::size_t bytes);
+
+/// Whether work on `device` may touch [p, p + bytes): it is that device's memory, or a peer's to
+/// which the device has peer access enabled (what a fake kernel checks before it runs).
+bool reachable_from(int device, const void* p, std::size_t bytes);
 
 /// A kernel launch on the host: enqueued on `s` like any work (recorded while capturing), it
 /// spends state().launch_cost_seconds (busy-waited, as the device would be busy), then runs

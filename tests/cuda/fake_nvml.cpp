@@ -1,6 +1,8 @@
 // A stand-in for libnvidia-ml.so.1 with the few entry points gpubench loads, so the NVML
 // loader (harness/cuda/nvml.cpp) is tested end to end: symbol binding, init, lookup by PCI bus
 // id, clocks, throttle reasons, shutdown. Signatures as in nvml.h (enums passed as int).
+#include <unistd.h>
+
 #include <cstring>
 
 namespace {
@@ -62,6 +64,51 @@ int nvmlSystemGetDriverVersion(char* out, unsigned int length) {
   if (length < std::strlen(v) + 1) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
   std::strcpy(out, v);
   return 0;
+}
+// Node health (harness/cuda/node_health.cpp): ECC on with 3 corrected errors since boot and one
+// uncorrected in the card's life, one row remapped for an uncorrectable error whose remapping
+// failed, this process and one other on the GPU, no MIG on this card. No retired-page query
+// (as on drivers that dropped it): that field stays unknown.
+int nvmlDeviceGetEccMode(void* device, unsigned int* current, unsigned int* pending) {
+  if (device != &g_device_tag) return 2;
+  *current = *pending = 1;
+  return 0;
+}
+int nvmlDeviceGetTotalEccErrors(void* device, int type, int counter, unsigned long long* count) {
+  if (device != &g_device_tag) return 2;
+  *count = type == 0 ? (counter == 0 ? 3 : 9) : (counter == 0 ? 0 : 1);
+  return 0;
+}
+int nvmlDeviceGetRemappedRows(void* device, unsigned int* corrected, unsigned int* uncorrected, unsigned int* pending,
+                              unsigned int* failed) {
+  if (device != &g_device_tag) return 2;
+  *corrected = 0;
+  *uncorrected = 1;
+  *pending = 0;
+  *failed = 1;
+  return 0;
+}
+struct FakeProcessInfo {
+  unsigned int pid;
+  unsigned long long used_memory;
+  unsigned int gpu_instance;
+  unsigned int compute_instance;
+};
+int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count, FakeProcessInfo* infos) {
+  if (device != &g_device_tag) return 2;
+  const unsigned int pids[] = {static_cast<unsigned int>(::getpid()), 4242u};
+  if (*count < 2) {
+    *count = 2;
+    return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  }
+  for (unsigned int i = 0; i < 2; ++i) infos[i] = FakeProcessInfo{pids[i], 1u << 30, 0, 0};
+  *count = 2;
+  return 0;
+}
+int nvmlDeviceGetMigMode(void* device, unsigned int* current, unsigned int* pending) {
+  if (device != &g_device_tag) return 2;
+  *current = *pending = 0;
+  return 3;  // NVML_ERROR_NOT_SUPPORTED: a card without MIG
 }
 /// Test hook: how many nvmlInit_v2 are not yet matched by nvmlShutdown.
 int fake_nvml_live_inits() { return g_inits; }

@@ -4,6 +4,7 @@
 // implements every CUDA row of the memory table.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <set>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "harness/cuda/cuda_backend.h"
 #include "harness/cuda/cuda_check.h"
 #include "harness/cuda/cuda_device.h"
+#include "harness/cuda/node_health.h"
 #include "harness/cuda/nvml.h"
 #include "harness/family.h"
 #include "harness/host/host_backend.h"
@@ -214,6 +216,18 @@ TEST(Nvml, LoadsAndReadsALibraryWithTheNvmlEntryPoints) {
     ASSERT_TRUE(nvml->max_clocks(&sm, &mem));
     EXPECT_EQ(sm, 1980);
     EXPECT_EQ(mem, 2619);
+    // The node's health, as the acceptance run's causes read it from the context.
+    const auto health = node_health_context(read_node_health(*nvml, ::getpid()));
+    EXPECT_EQ(health.at("ecc_mode"), "on");
+    EXPECT_EQ(health.at("ecc_errors_corrected_volatile"), "3");
+    EXPECT_EQ(health.at("ecc_errors_uncorrected_volatile"), "0");
+    EXPECT_EQ(health.at("ecc_errors_uncorrected_aggregate"), "1");
+    EXPECT_EQ(health.at("retired_pages"), "unknown");  // this NVML has no such query
+    EXPECT_EQ(health.at("remapped_rows_uncorrectable"), "1");
+    EXPECT_EQ(health.at("row_remap_failure"), "yes");
+    EXPECT_EQ(health.at("row_remap_pending"), "no");
+    EXPECT_EQ(health.at("other_gpu_processes"), "1 (pids 4242)");  // this process is not counted
+    EXPECT_EQ(health.at("mig_mode"), "not supported");
   }
   // Every init was shut down again (the library stays loaded while we ask).
   void* h = dlopen(GPUBENCH_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);

@@ -21,6 +21,7 @@
 #include "harness/runner.h"
 #include "tests/cuda/fake_backend.h"
 #include "tests/cuda/fake_cuda_runtime.h"
+#include "tests/google_benchmark_run.h"
 
 namespace gpubench {
 namespace {
@@ -81,22 +82,12 @@ BenchCase capacity_case(const std::string& variant) {
   return c;
 }
 
-class Collect final : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& reported) override {
-    for (const Run& r : reported)
-      if (r.run_type == Run::RT_Iteration) runs[r.run_name.function_name].push_back(r);
-  }
-  std::map<std::string, std::vector<Run>> runs;
-};
-
 // gpubench's run on a fake 2 GiB device, as run_app does it: the start reading (which the
 // context records), the rows under Google Benchmark, every workload released, the end reading
 // and the leak check.
 struct RunResult {
   std::map<std::string, std::string> context;
-  std::map<std::string, std::vector<benchmark::BenchmarkReporter::Run>> runs;
+  std::map<std::string, test_run::Runs> runs;  // by variant
   std::optional<MemoryReading> start, end;
   MemoryCheck check;
   RunOutcome outcome;
@@ -122,23 +113,12 @@ class CudaMemoryCheck : public testing::Test {
     RunResult r;
     r.start = backend.memory_reading();
     r.context = result_context(backend, true, r.start);
-    benchmark::ClearRegisteredBenchmarks();
-    static std::vector<BenchCase> cases;  // must outlive the run
-    cases.clear();
+    std::vector<BenchCase> cases;
     for (const auto& v : variants) cases.push_back(capacity_case(v));
-    register_cases(backend, cases, r.outcome);
-    std::string reps = "--benchmark_repetitions=2";
-    std::string min_time = "--benchmark_min_time=0.01";
-    std::vector<char*> argv = {const_cast<char*>("test"), reps.data(), min_time.data()};
-    int argc = static_cast<int>(argv.size());
-    benchmark::Initialize(&argc, argv.data());
-    Collect collect;
-    benchmark::RunSpecifiedBenchmarks(&collect);
-    release_cached_workload();
-    benchmark::ClearRegisteredBenchmarks();
+    test_run::Reported reported = test_run::run_rows(backend, cases, r.outcome, 2);
     r.end = backend.memory_reading();
     r.check = check_memory(r.start, r.end);
-    for (const auto& c : cases) r.runs[c.variant] = collect.runs[c.name()];
+    for (const auto& c : cases) r.runs[c.variant] = reported.by_name[c.name()];
     return r;
   }
 

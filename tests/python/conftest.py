@@ -1,5 +1,6 @@
-"""Shared fixtures of the Python tests: the scripts on sys.path, real host runs of gpubench,
-helpers to run the CLIs and to derive modified result files from real ones."""
+"""Shared fixtures of the Python tests: the scripts on sys.path, real host runs of gpubench (and
+of its planted-workload twins), helpers to run the CLIs and to derive modified result files from
+real ones."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "gpubench"))
+#: GPUBENCH_BIN is <build>/gpubench; the planted-workload test executables are in <build>/tests/e2e/.
+E2E_DIR = BIN.resolve().parent / "tests" / "e2e"
 #: What the shared real host run measures.
 HOST_FILTER = "^(bandwidth/(copy|write|strided|pcie_h2d)/|roofline/intensity(_fp32/|/fp32/))"
 #: Throughput counters scaled together when a test derives a slower/faster result.
@@ -26,6 +29,30 @@ def gpubench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """Runs the real gpubench binary."""
     assert BIN.exists(), f"gpubench binary not found at {BIN} (build first, or set GPUBENCH_BIN)"
     return subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def planted_run(binary: Path, out_dir: Path, flt: str,
+                missing: str = "") -> tuple[subprocess.CompletedProcess, dict]:
+    """A quick host run on `flt` of gpubench or of a planted-workload twin in E2E_DIR
+    (gpubench_faulty, gpubench_leaky: tests/e2e): the run and the result file it must have
+    written to out_dir/result.json, parsed (`missing`: what a missing file means)."""
+    # A build without the twin is a failure, never a skip: what it plants would go untested.
+    assert binary.exists(), (f"{binary} not found: build the gpubench, gpubench_faulty and gpubench_leaky "
+                             f"targets of the build that GPUBENCH_BIN ({BIN}) belongs to")
+    out = out_dir / "result.json"
+    r = subprocess.run([str(binary), "--device=host", "--quick", f"--filter={flt}", f"--out={out}"],
+                       capture_output=True, text=True, timeout=300)
+    assert out.exists(), f"{missing}\n{r.stderr}" if missing else r.stderr
+    return r, json.loads(out.read_text())  # valid JSON, after the end-of-run insertion too
+
+
+def iterations(doc: dict) -> dict[str, list[dict]]:
+    """The per-repetition entries of a result document, by benchmark name (without /manual_time)."""
+    rows: dict[str, list[dict]] = {}
+    for e in doc["benchmarks"]:
+        if e.get("run_type") == "iteration":
+            rows.setdefault(e["run_name"].removesuffix("/manual_time"), []).append(e)
+    return rows
 
 
 def run_script(name: str, *args: str, cwd: Path | None = None,

@@ -10,18 +10,14 @@ on the same filter exits 0 with every row verified.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "gpubench"))
-#: GPUBENCH_BIN is <build>/gpubench; the faulty executable is <build>/tests/e2e/.
-FAULTY = BIN.resolve().parent / "tests" / "e2e" / "gpubench_faulty"
+from conftest import BIN, E2E_DIR, iterations, planted_run
+
+FAULTY = E2E_DIR / "gpubench_faulty"
 #: Two faulty rows (write) and two correct ones (copy), small and quick.
 FILTER = "^bandwidth/(copy|write)/kernel/bytes:(4KiB|64KiB)$"
 FAULTY_ROWS = {"bandwidth/write/kernel/bytes:4KiB": 4096, "bandwidth/write/kernel/bytes:64KiB": 65536}
@@ -29,37 +25,15 @@ CORRECT_ROWS = {"bandwidth/copy/kernel/bytes:4KiB", "bandwidth/copy/kernel/bytes
 REPETITIONS = 3  # gpubench's default
 
 
-def run(binary: Path, out: Path) -> subprocess.CompletedProcess:
-    # A build without gpubench_faulty is a failure, never a skip: the exit status goes untested.
-    assert binary.exists(), (f"{binary} not found: build the gpubench and gpubench_faulty targets "
-                             f"of the build that GPUBENCH_BIN ({BIN}) belongs to")
-    return subprocess.run([str(binary), "--device=host", "--quick", f"--filter={FILTER}", f"--out={out}"],
-                          capture_output=True, text=True, timeout=300)
-
-
-def iterations(doc: dict) -> dict[str, list[dict]]:
-    """The per-repetition entries of a result document, by benchmark name (without /manual_time)."""
-    rows: dict[str, list[dict]] = {}
-    for e in doc["benchmarks"]:
-        if e.get("run_type") == "iteration":
-            rows.setdefault(e["run_name"].removesuffix("/manual_time"), []).append(e)
-    return rows
-
-
 @pytest.fixture(scope="module")
 def faulty(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
-    out = tmp_path_factory.mktemp("faulty") / "result.json"
-    r = run(FAULTY, out)
-    assert out.exists(), f"no result file after a failed verification\n{r.stderr}"
-    return r, json.loads(out.read_text())
+    return planted_run(FAULTY, tmp_path_factory.mktemp("faulty"), FILTER,
+                       "no result file after a failed verification")
 
 
 @pytest.fixture(scope="module")
 def real(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
-    out = tmp_path_factory.mktemp("real") / "result.json"
-    r = run(BIN, out)
-    assert out.exists(), r.stderr
-    return r, json.loads(out.read_text())
+    return planted_run(BIN, tmp_path_factory.mktemp("real"), FILTER)
 
 
 def test_a_failed_verification_exits_1(faulty):

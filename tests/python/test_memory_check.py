@@ -10,18 +10,14 @@ the host exits 0 with the same entries, saying "ok".
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("GPUBENCH_BIN", ROOT / "build" / "gpubench"))
-#: GPUBENCH_BIN is <build>/gpubench; the leaky executable is <build>/tests/e2e/.
-LEAKY = BIN.resolve().parent / "tests" / "e2e" / "gpubench_leaky"
+from conftest import BIN, E2E_DIR, iterations, planted_run
+
+LEAKY = E2E_DIR / "gpubench_leaky"
 MiB = 1 << 20
 LEAK_PER_BENCHMARK = 96 * MiB  # tests/e2e/gpubench_leaky.cpp
 HOST_TOLERANCE_MIB = 64.0  # harness/memory_check.h
@@ -31,37 +27,14 @@ LEAKY_ROWS = {"bandwidth/copy/kernel/bytes:4KiB", "bandwidth/copy/kernel/bytes:6
 MEMORY_KEYS = ("memory_total_bytes", "memory_free_start_bytes", "memory_free_end_bytes")
 
 
-def run(binary: Path, out: Path, flt: str) -> subprocess.CompletedProcess:
-    # A build without gpubench_leaky is a failure, never a skip: the leak check goes untested.
-    assert binary.exists(), (f"{binary} not found: build the gpubench and gpubench_leaky targets "
-                             f"of the build that GPUBENCH_BIN ({BIN}) belongs to")
-    return subprocess.run([str(binary), "--quick", f"--filter={flt}", "--device=host", f"--out={out}"],
-                          capture_output=True, text=True, timeout=300)
-
-
-def iterations(doc: dict) -> dict[str, list[dict]]:
-    """The per-repetition entries of a result document, by benchmark name (without /manual_time)."""
-    rows: dict[str, list[dict]] = {}
-    for e in doc["benchmarks"]:
-        if e.get("run_type") == "iteration":
-            rows.setdefault(e["run_name"].removesuffix("/manual_time"), []).append(e)
-    return rows
-
-
 @pytest.fixture(scope="module")
 def normal(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
-    out = tmp_path_factory.mktemp("normal") / "result.json"
-    r = run(BIN, out, "bandwidth/copy")
-    assert out.exists(), r.stderr
-    return r, json.loads(out.read_text())  # valid JSON after the end-of-run insertion
+    return planted_run(BIN, tmp_path_factory.mktemp("normal"), "bandwidth/copy")
 
 
 @pytest.fixture(scope="module")
 def leaky(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
-    out = tmp_path_factory.mktemp("leaky") / "result.json"
-    r = run(LEAKY, out, LEAKY_FILTER)
-    assert out.exists(), f"no result file after a leak\n{r.stderr}"
-    return r, json.loads(out.read_text())
+    return planted_run(LEAKY, tmp_path_factory.mktemp("leaky"), LEAKY_FILTER, "no result file after a leak")
 
 
 def test_a_normal_run_exits_0_with_the_memory_in_its_context(normal):

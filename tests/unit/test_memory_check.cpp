@@ -18,6 +18,7 @@
 #include "harness/host/host_info.h"
 #include "harness/memory_check.h"
 #include "harness/runner.h"
+#include "tests/google_benchmark_run.h"
 
 namespace gpubench {
 namespace {
@@ -333,35 +334,11 @@ BenchCase ledger_case(const std::string& variant, std::uint64_t prepare, std::ui
   return c;
 }
 
-class Collect final : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& reported) override {
-    for (const Run& r : reported)
-      if (r.run_type == Run::RT_Iteration) runs[r.run_name.function_name].push_back(r);
-  }
-  std::map<std::string, std::vector<Run>> runs;
-};
-
-std::map<std::string, std::vector<benchmark::BenchmarkReporter::Run>> run_ledger(LedgerBackend& backend,
-                                                                                 const std::vector<BenchCase>& rows) {
-  benchmark::ClearRegisteredBenchmarks();
-  static std::vector<BenchCase> cases;  // must outlive the run
-  cases = rows;
-  static RunOutcome outcome;
-  outcome = RunOutcome{};
-  register_cases(backend, cases, outcome);
-  std::string reps = "--benchmark_repetitions=3";
-  std::string min_time = "--benchmark_min_time=0.01";
-  std::vector<char*> argv = {const_cast<char*>("test"), reps.data(), min_time.data()};
-  int argc = static_cast<int>(argv.size());
-  benchmark::Initialize(&argc, argv.data());
-  Collect collect;
-  benchmark::RunSpecifiedBenchmarks(&collect);
-  release_cached_workload();
-  benchmark::ClearRegisteredBenchmarks();
+std::map<std::string, test_run::Runs> run_ledger(LedgerBackend& backend, const std::vector<BenchCase>& rows) {
+  RunOutcome outcome;
+  test_run::Reported reported = test_run::run_rows(backend, rows, outcome, 3);
   EXPECT_EQ(outcome.failed, 0);
-  return collect.runs;
+  return reported.by_name;
 }
 
 TEST(MemoryUsedCounter, ThePeakOverPrepareAndTheTimedRunsOfEachBenchmarkAlone) {

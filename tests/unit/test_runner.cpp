@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/runner.h"
+#include "tests/google_benchmark_run.h"
 
 namespace gpubench {
 namespace {
@@ -119,33 +120,10 @@ class ClockBackend final : public Backend {
   Peaks peaks_;
 };
 
-// Keeps the per-repetition runs Google Benchmark reports.
-class Collect final : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& reported) override {
-    for (const Run& r : reported)
-      if (r.run_type == Run::RT_Iteration) runs.push_back(r);
-  }
-  std::vector<Run> runs;
-};
-
-std::vector<benchmark::BenchmarkReporter::Run> run_through_google_benchmark(ClockBackend& backend, const BenchCase& c,
-                                                                            int repetitions, RunOutcome* outcome) {
-  benchmark::ClearRegisteredBenchmarks();
-  static std::vector<BenchCase> cases;  // must outlive the run
-  cases = {c};
-  register_cases(backend, cases, *outcome);
-  std::string reps = "--benchmark_repetitions=" + std::to_string(repetitions);
-  std::string min_time = "--benchmark_min_time=0.05";
-  std::vector<char*> argv = {const_cast<char*>("test"), reps.data(), min_time.data()};
-  int argc = static_cast<int>(argv.size());
-  benchmark::Initialize(&argc, argv.data());
-  Collect collect;
-  benchmark::RunSpecifiedBenchmarks(&collect);
-  release_cached_workload();
-  benchmark::ClearRegisteredBenchmarks();
-  return collect.runs;
+// The row's per-repetition runs, registered by register_cases and run by Google Benchmark.
+test_run::Runs run_through_google_benchmark(ClockBackend& backend, const BenchCase& c, int repetitions,
+                                            RunOutcome* outcome) {
+  return test_run::run_rows(backend, {c}, *outcome, repetitions, "0.05").by_name[c.name()];
 }
 
 BenchCase copy_case(double bytes) {

@@ -16,6 +16,7 @@
 
 #include "harness/runner.h"
 #include "harness/verify.h"
+#include "tests/google_benchmark_run.h"
 
 namespace gpubench {
 namespace {
@@ -114,40 +115,19 @@ BenchCase planted_case(const std::string& variant) {
   return c;
 }
 
-// Keeps every per-repetition run Google Benchmark reports, errors included, by registered name.
-class Collect final : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& reported) override {
-    for (const Run& r : reported)
-      if (r.run_type == Run::RT_Iteration) runs[r.run_name.function_name].push_back(r);
-  }
-  std::map<std::string, std::vector<Run>> runs;
-};
-
 struct Result {
-  std::map<std::string, std::vector<benchmark::BenchmarkReporter::Run>> runs;  // by variant
+  std::map<std::string, test_run::Runs> runs;  // by variant
   RunOutcome outcome;
 };
 
 // The rows of `variants`, registered by register_cases and run by Google Benchmark.
 Result run_rows(PlantedBackend& backend, const std::vector<std::string>& variants, int repetitions = 2) {
-  benchmark::ClearRegisteredBenchmarks();
-  static std::vector<BenchCase> cases;  // must outlive the run
-  cases.clear();
+  std::vector<BenchCase> cases;
   for (const auto& v : variants) cases.push_back(planted_case(v));
   Result result;
-  EXPECT_EQ(register_cases(backend, cases, result.outcome), static_cast<int>(variants.size()));
-  std::string reps = "--benchmark_repetitions=" + std::to_string(repetitions);
-  std::string min_time = "--benchmark_min_time=0.01";
-  std::vector<char*> argv = {const_cast<char*>("test"), reps.data(), min_time.data()};
-  int argc = static_cast<int>(argv.size());
-  benchmark::Initialize(&argc, argv.data());
-  Collect collect;
-  benchmark::RunSpecifiedBenchmarks(&collect);
-  release_cached_workload();
-  benchmark::ClearRegisteredBenchmarks();
-  for (const auto& c : cases) result.runs[c.variant] = collect.runs[c.name()];
+  test_run::Reported reported = test_run::run_rows(backend, cases, result.outcome, repetitions);
+  EXPECT_EQ(reported.registered, static_cast<int>(variants.size()));
+  for (const auto& c : cases) result.runs[c.variant] = reported.by_name[c.name()];
   return result;
 }
 

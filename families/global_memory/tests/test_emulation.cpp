@@ -57,17 +57,6 @@ struct alignas(16) Block16 {
 
 const std::size_t kCopySizes[] = {0, 1, 15, 16, 17, 31, 33, 255, 4095, 4096, 4097, 65549, (1u << 18) + 7};
 
-TEST(MemoryKernels, GridIsOnePassCappedAtOneWave) {
-  // 256 threads x 4 items per thread = 1024 items per block.
-  EXPECT_EQ(k::memory_grid_blocks(0, 4, 1056), 1);
-  EXPECT_EQ(k::memory_grid_blocks(1, 4, 1056), 1);
-  EXPECT_EQ(k::memory_grid_blocks(1024, 4, 1056), 1);
-  EXPECT_EQ(k::memory_grid_blocks(1025, 4, 1056), 2);
-  EXPECT_EQ(k::memory_grid_blocks(100 * 1024, 4, 1056), 100);
-  EXPECT_EQ(k::memory_grid_blocks(std::size_t{1} << 30, 4, 1056), 1056);  // 132 SMs x 8 blocks
-  EXPECT_EQ(k::memory_grid_blocks(std::size_t{1} << 30, 8, 0), 1);        // no occupancy: still runs
-}
-
 TEST(MemoryKernels, CopyCoAlignedAnySize) {
   for (std::size_t bytes : kCopySizes) {
     for (std::size_t offset : {0u, 1u, 7u, 15u}) {

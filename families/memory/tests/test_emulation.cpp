@@ -491,16 +491,4 @@ TEST(MemoryTransformEmulation, RoundsAreDistinct) {
   EXPECT_NE(k::transform_word(x, 7), k::transform_word(x, 8));
 }
 
-// ---- grid sizing ----
-
-TEST(MemoryGrid, OnePassCappedAtOneWaveAtLeastOne) {
-  // 256 threads x 2 vectors per thread = 512 vectors per block.
-  EXPECT_EQ(mk::grid_blocks(0, 2, 100), 1);
-  EXPECT_EQ(mk::grid_blocks(1, 2, 100), 1);
-  EXPECT_EQ(mk::grid_blocks(512, 2, 100), 1);
-  EXPECT_EQ(mk::grid_blocks(513, 2, 100), 2);
-  EXPECT_EQ(mk::grid_blocks(512 * 1000, 2, 264), 264);
-  EXPECT_EQ(mk::grid_blocks(512 * 1000, 2, 0), 1);
-}
-
 }  // namespace

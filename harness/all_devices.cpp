@@ -1,0 +1,152 @@
+#include "harness/all_devices.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+extern char** environ;
+
+namespace gpubench {
+
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+const char* scope_name(Options::RowScope s) {
+  switch (s) {
+    case Options::RowScope::local: return "local";
+    case Options::RowScope::links: return "links";
+    case Options::RowScope::all: break;
+  }
+  return "all";
+}
+
+std::vector<std::string> child_args(const std::vector<std::string>& args, const Options& o, int device,
+                                    Options::RowScope scope) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    if (starts_with(a, "--device=") || starts_with(a, "--row-scope=") || a == "--one-at-a-time") continue;
+    if (!o.out.empty() && (starts_with(a, "--out=") || starts_with(a, "--benchmark_out="))) {
+      const auto dot = o.out.rfind(".json");
+      const std::string stem = dot == std::string::npos ? o.out : o.out.substr(0, dot);
+      const std::string phase = scope == Options::RowScope::all ? "" : std::string(".") + scope_name(scope);
+      std::string file = "--out=" + stem;
+      file.append(".device").append(std::to_string(device)).append(phase).append(".json");
+      out.push_back(file);
+      continue;
+    }
+    out.push_back(a);
+  }
+  out.push_back("--device=" + std::to_string(device));
+  if (scope != Options::RowScope::all) out.push_back(std::string("--row-scope=") + scope_name(scope));
+  return out;
+}
+
+struct Child {
+  pid_t pid = 0;
+  std::string log;  // "" when printing straight through
+};
+
+Child start(const std::string& program, const DeviceRun& run, bool capture) {
+  Child child;
+  std::vector<std::string> argv_strings = {program};
+  argv_strings.insert(argv_strings.end(), run.args.begin(), run.args.end());
+  std::vector<char*> argv;
+  argv.reserve(argv_strings.size() + 1);
+  for (auto& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (capture) {
+    char path[] = "/tmp/gpubench-device-XXXXXX";
+    const int fd = ::mkstemp(path);
+    if (fd >= 0) {
+      child.log = path;
+      posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
+      posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
+      posix_spawn_file_actions_addclose(&actions, fd);
+    }
+    if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), environ) != 0) child.pid = 0;
+    if (fd >= 0) ::close(fd);
+  } else if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
+    child.pid = 0;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  return child;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+void print_log(const DeviceRun& run, const std::string& log) {
+  if (log.empty()) return;
+  std::cout << "== GPU " << run.device << " (" << scope_name(run.scope) << " rows) ==\n";
+  std::ifstream in(log);
+  std::cout << in.rdbuf();
+  std::cout.flush();
+  std::remove(log.c_str());
+}
+
+}  // namespace
+
+std::vector<std::vector<DeviceRun>> plan_all_devices(const std::vector<std::string>& args, const Options& o,
+                                                     int device_count) {
+  std::vector<std::vector<DeviceRun>> plan;
+  const auto run = [&](int device, Options::RowScope scope) {
+    return DeviceRun{device, scope, child_args(args, o, device, scope)};
+  };
+  if (o.one_at_a_time || device_count == 1) {
+    for (int d = 0; d < device_count; ++d) plan.push_back({run(d, Options::RowScope::all)});
+    return plan;
+  }
+  std::vector<DeviceRun> together;
+  together.reserve(static_cast<std::size_t>(device_count));
+  for (int d = 0; d < device_count; ++d) together.push_back(run(d, Options::RowScope::local));
+  plan.push_back(together);
+  for (int d = 0; d < device_count; ++d) plan.push_back({run(d, Options::RowScope::links)});
+  return plan;
+}
+
+int run_device_plan(const std::vector<std::vector<DeviceRun>>& plan, const std::string& program) {
+  int worst = 0;
+  int with_rows = 0;
+  for (const auto& phase : plan) {
+    const bool capture = phase.size() > 1;
+    std::vector<Child> children;
+    for (const DeviceRun& run : phase) {
+      if (!capture) std::cout << "== GPU " << run.device << " (" << scope_name(run.scope) << " rows) ==" << std::endl;
+      children.push_back(start(program, run, capture));
+    }
+    for (std::size_t i = 0; i < phase.size(); ++i) {
+      int code = 1;
+      if (children[i].pid != 0) {
+        code = wait_for(children[i].pid);
+      } else {
+        std::cerr << "gpubench: cannot start the run for GPU " << phase[i].device << "\n";
+      }
+      print_log(phase[i], children[i].log);
+      if (code == kNothingInScope) continue;
+      ++with_rows;
+      worst = std::max(worst, code);
+    }
+  }
+  if (with_rows == 0) {
+    std::cerr << "gpubench: --device=all: the filter selects no benchmark any GPU runs (see --list)\n";
+    return 2;
+  }
+  return worst;
+}
+
+}  // namespace gpubench

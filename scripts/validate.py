@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The acceptance run: is this node normal?
+
+Runs `gpubench --validate` (the compact row set: DRAM copy, L2 plateau, pinned PCIe both ways,
+SGEMM and FP16 GEMM with cuBLAS, peak FMA; under two minutes on an H100) on the chosen GPUs, or
+reads result files already written, and judges every number against the card's expected bands
+(harness/model/bands.csv, each band with its source): PASS, WARN or FAIL per band, per GPU and
+for the node, each verdict that is not a PASS with its likely cause (PCIe link below its maximum
+or narrowed upstream, clocks throttled, the wrong NUMA node, ECC errors or remapped rows, other
+processes on the GPU, MIG on). A card without bands gets its numbers and no verdict, said plainly.
+
+  python scripts/validate.py [--device=auto|N|all] [--results-dir results]
+                             [--junit FILE.xml] [--markdown FILE.md] [--json FILE.json]
+  python scripts/validate.py --result FILE.json [--result ...]      (judge files already written)
+
+Exit status: 0 the node passed (or warned, or has no bands), 1 a band failed or gpubench
+failed, 2 bad input. Output files are never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gpubench_tools.acceptance import FAIL, evaluate, load_bands, node_verdict  # noqa: E402
+from gpubench_tools.acceptance_output import as_json, console_lines, junit, markdown  # noqa: E402
+from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.results import load_result  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def default_gpubench() -> Path:
+    """GPUBENCH_BIN, else gpubench beside this script (installed), else the build tree's."""
+    if os.environ.get("GPUBENCH_BIN"):
+        return Path(os.environ["GPUBENCH_BIN"])
+    beside = Path(__file__).resolve().parent / "gpubench"
+    return beside if beside.is_file() else ROOT / "build" / "gpubench"
+
+
+def check_outputs(paths: list[Path | None]) -> None:
+    """Refuses, before anything runs, an output that exists or whose folder does not."""
+    for p in paths:
+        if p is None:
+            continue
+        if p.exists():
+            raise UsageError(f"{p} exists; acceptance reports are not overwritten")
+        if not p.parent.is_dir():
+            raise UsageError(f"{p}: folder {p.parent} does not exist")
+
+
+def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool) -> tuple[int, list[Path]]:
+    """Runs the acceptance rows; returns gpubench's exit status and the result files it wrote
+    (the "result: PATH" lines; with --device=all one or two per GPU)."""
+    if not binary.is_file():
+        raise UsageError(f"gpubench not found at {binary}: build it (scripts/run.sh builds) or set GPUBENCH_BIN")
+    results_dir.mkdir(parents=True, exist_ok=True)
+    cmd = [str(binary), "--validate", f"--device={device}", f"--results-dir={results_dir}", "--progress=off"]
+    if quick:
+        cmd.append("--quick")
+    print("running: " + " ".join(cmd), file=sys.stderr)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    sys.stdout.write(proc.stdout)
+    sys.stderr.write(proc.stderr)
+    files = [Path(m) for m in re.findall(r"^result: (.+)$", proc.stdout + "\n" + proc.stderr, re.M)]
+    return proc.returncode, list(dict.fromkeys(files))
+
+
+def write_new(path: Path | None, text: str) -> None:
+    if path is None:
+        return
+    with open(path, "x", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def main(argv=None) -> int:
+    p = make_parser("validate.py", __doc__)
+    p.add_argument("--result", action="append", type=Path, metavar="FILE.json",
+                   help="judge this result file (repeatable) instead of running gpubench")
+    p.add_argument("--device", default="auto", help="auto, host, N or all (default auto)")
+    p.add_argument("--results-dir", type=Path, default=ROOT / "results",
+                   help="where gpubench writes its results (default results/)")
+    p.add_argument("--quick", action="store_true", help="small sizes (smoke test of the run itself)")
+    p.add_argument("--gpubench", type=Path, default=None, help="the gpubench binary (default: GPUBENCH_BIN, "
+                   "then beside this script, then build/gpubench)")
+    p.add_argument("--junit", type=Path, help="write JUnit XML here")
+    p.add_argument("--markdown", type=Path, help="write a markdown report here")
+    p.add_argument("--json", type=Path, help="write the verdicts as JSON here")
+    a = p.parse_args(argv)
+    if not re.fullmatch(r"auto|host|all|\d{1,4}", a.device):
+        raise UsageError(f"--device: {a.device!r} is not auto, host, all or a device number")
+    check_outputs([a.junit, a.markdown, a.json])
+    bands = load_bands()
+
+    status = 0
+    if a.result:
+        files = a.result
+    else:
+        status, files = run_gpubench(a.gpubench or default_gpubench(), a.device, a.results_dir, a.quick)
+        if status == 2 or not files:
+            print("validate.py: gpubench wrote no result; no verdict", file=sys.stderr)
+            return 1 if status in (0, 1) else status
+    gpus = evaluate([load_result(f) for f in files], bands)
+
+    print("\n".join(console_lines(gpus)))
+    write_new(a.junit, junit(gpus))
+    write_new(a.markdown, markdown(gpus))
+    write_new(a.json, as_json(gpus))
+    if status == 1:
+        print("validate.py: gpubench reported a failure (a wrong result or a lost device): the node fails",
+              file=sys.stderr)
+        return 1
+    return 1 if node_verdict(gpus) == FAIL else 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli("validate.py", main))

@@ -1,0 +1,277 @@
+"""The acceptance run (scripts/validate.py, gpubench_tools/acceptance.py): verdicts against the
+expected bands of harness/model/bands.csv, the likely causes of what is not a pass, the outputs
+(console, markdown, JUnit, JSON), exit statuses, and the whole run on the host backend."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+from conftest import BIN
+from fixtures import entries, label, write_json, _reps, H100_CONTEXT  # noqa: E402
+from gpubench_tools.acceptance import (BANDS_CSV, FAIL, PASS, WARN, bands_for, evaluate,  # noqa: E402
+                                       judge, load_bands, node_verdict)
+from gpubench_tools.errors import UsageError  # noqa: E402
+from gpubench_tools.results import load_result, parse_result  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+VALIDATE = ROOT / "scripts" / "validate.py"
+
+MEM = {"verified": 1, "throttled": 0, "sm_clock_MHz": 1980, "sm_clock_min_MHz": 1980, "mem_clock_MHz": 2619}
+
+
+def healthy_h100(gpu: str = "0") -> dict:
+    """An H100 SXM acceptance result that sits inside every band (figures of the order gpubench
+    measured on one; synthetic)."""
+    ctx = {**copy.deepcopy(H100_CONTEXT), "card_key": "h100_sxm", "device_ordinal": gpu,
+           "pcie_link": "Gen5 x16", "pcie_link_max": "Gen5 x16", "pcie_link_warning": "none",
+           "gpu_numa_node": "0", "bench_cpu_numa_node": "0", "nvml_max_clocks_MHz": "sm 1980, mem 2619",
+           "ecc_mode": "on", "ecc_errors_uncorrected_volatile": "0", "remapped_rows_uncorrectable": "0",
+           "row_remap_failure": "no", "row_remap_pending": "no", "other_gpu_processes": "0", "mig_mode": "off"}
+    b = []
+    for tok, ws, gbps, level in (("4MiB", 8 << 20, 7000.0, "l2"), ("1GiB", 2 << 30, 2850.0, "dram")):
+        pct = {} if level == "l2" else {"pct_of_peak": 100 * gbps / 3350}
+        b += entries(f"bandwidth/copy/kernel/bytes:{tok}", _reps({**MEM, "GB/s": gbps, **pct, "working_set_bytes": ws}),
+                     label=label(level, "GBps", level, "bytes"))
+    for kernel, gbps in (("pcie_h2d", 55.1), ("pcie_d2h", 54.2)):
+        b += entries(f"bandwidth/{kernel}/pinned_ce/bytes:256MiB",
+                     _reps({**MEM, "GB/s": gbps, "pct_of_peak": 100 * gbps / 63, "working_set_bytes": 256 << 20}),
+                     label=label(kernel, "GBps", "pcie", "bytes"))
+    shape = "m:4096,n:4096,k:4096"
+    for kernel, peak, kernel_tf, cublas_tf, kind in (("sgemm", 66.9, 41.7, 52.0, "fp32"),
+                                                      ("hgemm", 989, 343.0, 726.0, "fp16_tensor")):
+        b += entries(f"compute/{kernel}/kernel/{shape}",
+                     _reps({**MEM, "TFLOPS": kernel_tf, "pct_of_peak": 100 * kernel_tf / peak,
+                            "pct_of_cublas": 100 * kernel_tf / cublas_tf}), label=label(kind, "TFLOPS", "none", "m"))
+        b += entries(f"compute/{kernel}/cublas/{shape}",
+                     _reps({**MEM, "TFLOPS": cublas_tf, "pct_of_peak": 100 * cublas_tf / peak}),
+                     label=label(kind, "TFLOPS", "none", "m"))
+    b += entries("compute/peak_fp32_fma/kernel/fma:4096,bytes:256MiB",
+                 _reps({**MEM, "TFLOPS": 66.2, "pct_of_peak": 98.9}), label=label("fp32", "TFLOPS", "none", "fma"))
+    return {"context": ctx, "benchmarks": b}
+
+
+def set_counter(doc: dict, name: str, **values) -> dict:
+    """Sets counters on every entry of one benchmark."""
+    hits = [e for e in doc["benchmarks"] if e["name"].split("/manual_time")[0] == name]
+    assert hits, name
+    for e in hits:
+        e.update(values)
+    return doc
+
+
+def verdicts(doc: dict) -> dict:
+    gpu = evaluate([parse_result(doc)], load_bands())[0]
+    return {v.check: v for v in gpu.verdicts}
+
+
+def run(*args, cwd=None):
+    p = subprocess.run([sys.executable, str(VALIDATE), *map(str, args)], capture_output=True, text=True,
+                       cwd=cwd, check=False, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+# ------------------------------------------------------------------------------------- bands
+
+def test_the_table_has_a_band_for_every_check_of_an_h100_and_the_link_rows():
+    bands = load_bands()
+    checks = {b.check for b in bands_for("h100_sxm", "gen5x16", bands)}
+    assert checks == {"dram_copy_pct_of_peak", "l2_plateau_GBps", "pcie_h2d_GBps", "pcie_d2h_GBps",
+                      "cublas_sgemm_pct_of_peak", "cublas_hgemm_pct_of_peak", "sgemm_pct_of_cublas",
+                      "hgemm_pct_of_cublas", "fp32_fma_pct_of_peak"}
+    assert all(b.source for b in bands)
+    assert {b.card for b in bands_for("", "gen4x16", bands)} == {"*"}
+    assert bands_for("", "", bands) == []
+
+
+@pytest.mark.parametrize("row, says", [
+    ("h100_sxm,dram_copy,,87,78,70,100,%,x", "unknown check"),
+    ("h100_sxm,dram_copy_pct_of_peak,,87,70,78,100,%,x", "warn_min is above pass_min"),
+    ("h100_sxm,pcie_h2d_GBps,,55,49,44,,GB/s,x", "link"),
+    ("h100_sxm,dram_copy_pct_of_peak,,eighty,78,70,100,%,x", "not a number"),
+    ("h100_sxm,dram_copy_pct_of_peak,,87,78,70,100,%,", "no source"),
+])
+def test_a_broken_table_is_refused_naming_its_line(tmp_path, row, says):
+    f = tmp_path / "bands.csv"
+    f.write_text(BANDS_CSV.read_text().splitlines()[0] + "\n" + row + "\n")
+    with pytest.raises(UsageError, match=f"line 2: .*{says}"):
+        load_bands(f)
+
+
+def test_judge_at_the_edges_of_a_band():
+    band = next(b for b in load_bands() if b.card == "h100_sxm" and b.check == "dram_copy_pct_of_peak")
+    assert judge(band.pass_min, band)[0] == PASS
+    assert judge(band.pass_min - 0.01, band)[0] == WARN
+    assert judge(band.warn_min, band)[0] == WARN
+    assert judge(band.warn_min - 0.01, band)[0] == FAIL
+    verdict, why = judge(130.0, band)  # above the peak: not "very good" but implausible
+    assert verdict == WARN and "above what this card can do" in why
+
+
+# ---------------------------------------------------------------------------------- verdicts
+
+def test_a_healthy_h100_passes_every_band():
+    got = verdicts(healthy_h100())
+    assert len(got) == 9
+    assert {v.verdict for v in got.values()} == {PASS}, {k: v.why for k, v in got.items()}
+    assert got["dram_copy_pct_of_peak"].row == "bandwidth/copy/kernel/bytes:1GiB"
+    assert got["l2_plateau_GBps"].row == "bandwidth/copy/kernel/bytes:4MiB"
+
+
+def test_a_link_trained_below_its_maximum_fails_pcie_and_says_why():
+    doc = healthy_h100()
+    doc["context"]["pcie_link"] = "Gen4 x16"
+    for kernel in ("pcie_h2d", "pcie_d2h"):
+        set_counter(doc, f"bandwidth/{kernel}/pinned_ce/bytes:256MiB", **{"GB/s": 26.0})
+    got = verdicts(doc)
+    assert got["pcie_h2d_GBps"].verdict == FAIL
+    assert any("trained at Gen4 x16, below its maximum Gen5 x16" in c for c in got["pcie_h2d_GBps"].causes)
+    assert got["dram_copy_pct_of_peak"].verdict == PASS  # the link says nothing about the rest
+
+
+def test_wrong_numa_node_is_named_for_a_slow_transfer():
+    doc = healthy_h100()
+    doc["context"]["bench_cpu_numa_node"] = "1"
+    set_counter(doc, "bandwidth/pcie_h2d/pinned_ce/bytes:256MiB", **{"GB/s": 46.0})
+    v = verdicts(doc)["pcie_h2d_GBps"]
+    assert v.verdict == WARN
+    assert any("NUMA node 1, the GPU sits on node 0" in c for c in v.causes)
+
+
+def test_throttled_clocks_ecc_errors_other_processes_and_mig_are_named():
+    doc = healthy_h100()
+    doc["context"].update({"ecc_errors_uncorrected_volatile": "2", "row_remap_pending": "yes",
+                           "other_gpu_processes": "1 (pids 4242)", "mig_mode": "on"})
+    set_counter(doc, "bandwidth/copy/kernel/bytes:1GiB", pct_of_peak=60.0, **{"GB/s": 2010.0})
+    set_counter(doc, "compute/peak_fp32_fma/kernel/fma:4096,bytes:256MiB", pct_of_peak=70.0, throttled=1,
+                sm_clock_min_MHz=1400)
+    got = verdicts(doc)
+    dram, fma = got["dram_copy_pct_of_peak"], got["fp32_fma_pct_of_peak"]
+    assert dram.verdict == FAIL and fma.verdict == FAIL
+    text = " | ".join(dram.causes)
+    for want in ("uncorrectable ECC errors since the driver loaded: 2", "row remapping is pending",
+                 "other processes were using the GPU: 1 (pids 4242)", "MIG is on"):
+        assert want in text
+    assert any("clocks were throttled during compute/peak_fp32_fma" in c for c in fma.causes)
+    assert any("fell to 1400 MHz during the row (maximum 1980 MHz)" in c for c in fma.causes)
+    assert not any("ECC" in c for c in fma.causes)  # memory causes stay with memory checks
+
+
+def test_a_row_that_failed_verification_fails_its_band():
+    doc = healthy_h100()
+    doc["benchmarks"] = [e for e in doc["benchmarks"] if "sgemm/kernel" not in e["name"]]
+    doc["benchmarks"].append({"name": "compute/sgemm/kernel/m:4096,n:4096,k:4096/manual_time", "run_type": "iteration",
+                              "error_occurred": True, "error_message": "verification failed: C[7] = 1 expected 2",
+                              "label": label("fp32", "TFLOPS", "none", "m")})
+    v = verdicts(doc)["sgemm_pct_of_cublas"]
+    assert v.verdict == FAIL and "failed verification" in v.why
+
+
+def test_a_card_without_bands_gets_no_verdict_said_plainly():
+    doc = healthy_h100()
+    doc["context"].update({"device_name": "Tesla T4", "card_key": "none", "pcie_link": "unknown",
+                           "pcie_link_max": "unknown"})
+    gpu = evaluate([parse_result(doc)], load_bands())[0]
+    assert gpu.verdicts == [] and gpu.verdict == "NO BANDS"
+    assert "no expected bands for Tesla T4" in gpu.note
+
+
+def test_a_gpus_two_files_are_judged_together_and_the_node_is_its_worst_gpu():
+    good = healthy_h100("0")
+    links = {"context": good["context"], "benchmarks": [e for e in good["benchmarks"] if "pcie" in e["name"]]}
+    local = {"context": good["context"], "benchmarks": [e for e in good["benchmarks"] if "pcie" not in e["name"]]}
+    bad = set_counter(healthy_h100("1"), "bandwidth/copy/kernel/bytes:1GiB", pct_of_peak=50.0)
+    gpus = evaluate([parse_result(local), parse_result(links), parse_result(bad)], load_bands())
+    assert [(g.gpu, g.verdict) for g in gpus] == [("0", PASS), ("1", FAIL)]
+    assert node_verdict(gpus) == FAIL
+
+
+# --------------------------------------------------------------------------------------- CLI
+
+def test_validate_writes_markdown_junit_and_json_and_exits_1_on_a_fail(tmp_path):
+    good = write_json(healthy_h100("0"), tmp_path / "gpu0.json")
+    bad = write_json(set_counter(healthy_h100("1"), "bandwidth/copy/kernel/bytes:1GiB", pct_of_peak=50.0),
+                     tmp_path / "gpu1.json")
+    md, xml, js = tmp_path / "a.md", tmp_path / "a.xml", tmp_path / "a.json"
+    code, out, err = run("--result", good, "--result", bad, "--markdown", md, "--junit", xml, "--json", js)
+    assert code == 1, err
+    assert "fixture GPU 1 (NVIDIA H100 80GB HBM3): FAIL" in out and out.rstrip().endswith("node: FAIL")
+    assert "FAIL  DRAM copy, % of peak" in out
+    suites = ET.parse(xml).getroot()
+    assert [s.get("failures") for s in suites] == ["0", "1"]
+    assert suites[1].find("testcase/failure").get("message").startswith("50 % is below 69.6 %")
+    doc = json.loads(js.read_text())
+    assert doc["node_verdict"] == FAIL and doc["gpus"][0]["verdict"] == PASS
+    assert all(c["band"]["source"] for g in doc["gpus"] for c in g["checks"])
+    text = md.read_text()
+    assert text.startswith("# gpubench acceptance: FAIL") and "| DRAM copy, % of peak | **FAIL** |" in text
+    assert "Where the bands come from" in text and "BabelStream" in text
+    # Nothing is overwritten: the same outputs again are refused before anything is judged.
+    code, out, err = run("--result", good, "--markdown", md)
+    assert code == 2 and "exists" in err and len(err.strip().splitlines()) == 1
+
+
+def test_validate_passes_a_healthy_node(tmp_path):
+    code, out, err = run("--result", write_json(healthy_h100(), tmp_path / "r.json"))
+    assert code == 0, err
+    assert out.rstrip().endswith("node: PASS")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--result", "/nonexistent.json"], "nonexistent"),
+    (["--device", "gpu0"], "--device"),
+    (["--junit", "/nonexistent-dir/a.xml"], "does not exist"),
+])
+def test_validate_bad_input_is_one_line_and_exit_2(args, says):
+    code, out, err = run(*args)
+    assert code == 2 and says in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_validate_refuses_a_truncated_result(tmp_path):
+    f = tmp_path / "cut.json"
+    f.write_text(json.dumps(healthy_h100())[:500])
+    code, out, err = run("--result", f)
+    assert code == 2 and "cut.json" in err and "Traceback" not in err
+
+
+def test_validate_runs_gpubench_validate_on_the_host(tmp_path):
+    """The whole run for real: gpubench --validate on the host backend into a results store,
+    then the verdict, which on the host is "no bands" (exit 0)."""
+    store = tmp_path / "store"
+    assert BIN.exists(), f"gpubench not found at {BIN}"
+    env_bin = ["--gpubench", BIN]
+    code, out, err = run(*env_bin, "--device", "host", "--quick", "--results-dir", store)
+    assert code == 0, err
+    files = list(store.glob("*/*.json"))
+    assert len(files) == 1
+    r = load_result(files[0])
+    kernels = {(b.kernel, b.variant) for b in r.benchmarks.values()}
+    assert ("copy", "kernel") in kernels and ("peak_fp32_fma", "kernel") in kernels
+    assert not any(k.startswith("strided") or k.startswith("chase") for k, _ in kernels)  # the compact set
+    assert "no expected bands on the host backend" in out and "node: NO BANDS" in out
+    assert r.ctx("expected_bands") == "none (host backend)"
+    assert r.ctx("device_ordinal") == "host" and r.ctx("host_name")
+
+
+def test_gpubench_lists_the_acceptance_rows_of_a_gpu_without_one():
+    """`--list --validate --device=0` on a machine without a GPU: the compact CUDA row set."""
+    assert BIN.exists(), f"gpubench not found at {BIN}"
+    p = subprocess.run([str(BIN), "--list", "--validate", "--device=0"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    names = p.stdout.split()
+    assert "bandwidth/pcie_h2d/pinned_ce/bytes:256MiB" in names
+    assert "compute/hgemm/cublas/m:4096,n:4096,k:4096" in names
+    allowed = ("bandwidth/copy/kernel/", "bandwidth/pcie_h2d/pinned_ce/", "bandwidth/pcie_d2h/pinned_ce/",
+               "compute/sgemm/kernel/m:4096,", "compute/sgemm/cublas/m:4096,", "compute/hgemm/kernel/m:4096,",
+               "compute/hgemm/cublas/m:4096,", "compute/peak_fp32_fma/")
+    assert all(n.startswith(allowed) for n in names), [n for n in names if not n.startswith(allowed)]
+    assert len(names) < 40

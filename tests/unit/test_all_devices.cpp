@@ -1,0 +1,132 @@
+// --device=all: the plan of child runs (each GPU's own rows on all GPUs at once, then the rows
+// on shared links one GPU at a time; --one-at-a-time runs each GPU whole), and the runner of the
+// plan against a stand-in program that records when each run starts and ends.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "harness/all_devices.h"
+
+namespace gpubench {
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& a : v) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+TEST(AllDevices, OwnRowsTogetherThenLinkRowsOneGpuAtATime) {
+  const std::vector<std::string> args = {"--device=all", "--filter=bandwidth", "--results-dir=/tmp"};
+  Options o;
+  o.device.kind = DeviceChoice::Kind::all;
+  o.results_dir = "/tmp";
+  const auto plan = plan_all_devices(args, o, 3);
+  ASSERT_EQ(plan.size(), 4u);
+  ASSERT_EQ(plan[0].size(), 3u);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(joined(plan[0][d].args),
+              "--filter=bandwidth --results-dir=/tmp --device=" + std::to_string(d) + " --row-scope=local");
+    ASSERT_EQ(plan[1 + d].size(), 1u);
+    EXPECT_EQ(joined(plan[1 + d][0].args),
+              "--filter=bandwidth --results-dir=/tmp --device=" + std::to_string(d) + " --row-scope=links");
+  }
+}
+
+TEST(AllDevices, OneAtATimeAndOutFilesPerGpuAndPhase) {
+  const std::vector<std::string> args = {"--device=all", "--one-at-a-time", "--out=/tmp/r.json"};
+  Options o;
+  o.device.kind = DeviceChoice::Kind::all;
+  o.one_at_a_time = true;
+  o.out = "/tmp/r.json";
+  const auto serial = plan_all_devices(args, o, 2);
+  ASSERT_EQ(serial.size(), 2u);
+  EXPECT_EQ(joined(serial[1][0].args), "--out=/tmp/r.device1.json --device=1");
+  o.one_at_a_time = false;
+  const auto phased = plan_all_devices({"--device=all", "--out=/tmp/r.json"}, o, 2);
+  EXPECT_EQ(joined(phased[0][1].args), "--out=/tmp/r.device1.local.json --device=1 --row-scope=local");
+  EXPECT_EQ(joined(phased[2][0].args), "--out=/tmp/r.device1.links.json --device=1 --row-scope=links");
+  // One GPU: nothing to share, one run of everything.
+  const auto single = plan_all_devices({"--device=all"}, o, 1);
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_EQ(joined(single[0][0].args), "--device=0");
+}
+
+// A stand-in for gpubench: appends "start <args> <ns>" and "end <args> <ns>" to a log, sleeping
+// in between; exits with the status named by the --device's line in the environment.
+std::string write_stand_in(const std::string& dir) {
+  const std::string path = dir + "/stand_in.sh";
+  std::ofstream(path) << "#!/bin/sh\n"
+                         "echo \"start $* $(date +%s%N)\" >> "
+                      << dir
+                      << "/log\n"
+                         "echo \"output of $*\"\n"
+                         "sleep 0.3\n"
+                         "echo \"end $* $(date +%s%N)\" >> "
+                      << dir
+                      << "/log\n"
+                         "case \"$*\" in *--row-scope=links*--device=1*|*--device=1*--row-scope=links*) exit 4;; "
+                         "*--device=1*--row-scope=local*) exit 1;; esac\n"
+                         "exit 0\n";
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+TEST(AllDevices, APhaseRunsAtOnceAndTheWorstStatusWins) {
+  char dir_template[] = "/tmp/gpubench-all-XXXXXX";
+  const std::string dir = ::mkdtemp(dir_template);
+  const std::string program = write_stand_in(dir);
+  Options o;
+  o.device.kind = DeviceChoice::Kind::all;
+  const auto plan = plan_all_devices({"--device=all"}, o, 2);
+  testing::internal::CaptureStdout();
+  const auto t0 = std::chrono::steady_clock::now();
+  const int status = run_device_plan(plan, program);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(status, 1);  // GPU 1's own rows failed; its "nothing in scope" is not an error
+  // Two runs at once, then two one after another: about 3 x 0.3 s, not 4 x 0.3 s.
+  EXPECT_LT(seconds, 1.15) << out;
+  EXPECT_GE(seconds, 0.85) << out;
+  // Each captured run printed under a line naming its GPU, in GPU order.
+  const auto gpu0 = out.find("== GPU 0 (local rows) ==\noutput of --device=0 --row-scope=local");
+  const auto gpu1 = out.find("== GPU 1 (local rows) ==\noutput of --device=1 --row-scope=local");
+  EXPECT_NE(gpu0, std::string::npos) << out;
+  EXPECT_NE(gpu1, std::string::npos) << out;
+  EXPECT_LT(gpu0, gpu1);
+  std::ifstream log(dir + "/log");
+  std::stringstream all;
+  all << log.rdbuf();
+  EXPECT_EQ(all.str().find("end"), all.str().find("end --device=")) << all.str();
+  // The two local runs both started before either ended.
+  const std::string text = all.str();
+  EXPECT_LT(text.find("start --device=1 --row-scope=local"), text.find("end --device=0 --row-scope=local")) << text;
+  std::remove((dir + "/log").c_str());
+  std::remove(program.c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST(AllDevices, NoRunWithRowsIsAnError) {
+  char dir_template[] = "/tmp/gpubench-all-XXXXXX";
+  const std::string dir = ::mkdtemp(dir_template);
+  const std::string program = dir + "/nothing.sh";
+  std::ofstream(program) << "#!/bin/sh\nexit 4\n";
+  ::chmod(program.c_str(), 0755);
+  Options o;
+  o.device.kind = DeviceChoice::Kind::all;
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_device_plan(plan_all_devices({"--device=all"}, o, 2), program), 2);
+  (void)testing::internal::GetCapturedStdout();
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("selects no benchmark any GPU runs"), std::string::npos);
+  std::remove(program.c_str());
+  ::rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace gpubench
