@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +72,8 @@ L2_PLATEAU_MIN_FRACTION = 1.0 / 64.0
 #: PNG size in pixels = FIGSIZE x DPI.
 FIGSIZE = (12.0, 7.5)
 DPI = 100
+#: Characters of a legend line at most (at fontsize 7 the right margin holds about 70).
+LEGEND_WRAP = 62
 
 #: Memory levels (diagonals), highest bandwidth first, and their names.
 LEVELS = {"smem": "shared memory", "l2": "L2", "dram": "DRAM", "pcie": "PCIe"}
@@ -690,8 +693,10 @@ def roofline_figure(data: RooflineData):
             CEILING_COLORS.get(c.kind, colors[si % len(colors)])
         ax.text(x_hi / 1.05, y, text, ha="right", va="bottom", fontsize=7, color=color, zorder=7,
                 bbox=dict(facecolor="white", alpha=0.75, edgecolor="none", pad=0.6))
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
-              borderaxespad=0.0)
+    # Long entries wrapped, so that the legend stays inside the figure's right margin.
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles, [textwrap.fill(t, LEGEND_WRAP, subsequent_indent="  ") for t in labels],
+              loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False, borderaxespad=0.0)
     fig.text(0.67, 0.03, "solid: theoretical (cards.csv or the result's context); dashed:\n"
              "measured (the plateaus of the working-set sweeps, the best\n"
              "TFLOP/s per precision). Rows without FLOP set ceilings; circles:\n"

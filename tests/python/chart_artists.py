@@ -17,6 +17,7 @@ import matplotlib.colors as mcolors
 import matplotlib.dates as mdates
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
 from matplotlib.image import imread
 from matplotlib.text import Annotation
@@ -47,10 +48,15 @@ def assert_png(path, size, figure=None):
 
 
 def legend_labels(ax) -> list[str]:
-    """The legend's entries, in order."""
+    """The legend's entries, in order (long ones are wrapped on the chart: unwrapped here), and
+    the legend inside the figure."""
     legend = ax.get_legend()
     assert legend is not None, "the chart has no legend"
-    return [t.get_text() for t in legend.get_texts()]
+    fig = ax.figure
+    box = legend.get_window_extent(fig.canvas.get_renderer() if hasattr(fig.canvas, "get_renderer")
+                                   else FigureCanvasAgg(fig).get_renderer())
+    assert box.x1 <= fig.bbox.x1 + 0.5, f"the legend runs {box.x1 - fig.bbox.x1:.0f} px past the figure's right edge"
+    return [t.get_text().replace("\n  ", " ") for t in legend.get_texts()]
 
 
 def labelled_lines(ax) -> dict:

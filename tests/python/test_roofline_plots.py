@@ -8,6 +8,7 @@ ridges labelled; rows without FLOP set ceilings and are never points (no memory 
 
 import json
 import statistics
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -722,3 +723,15 @@ def test_sweep_figures_of_a_real_host_run(host_result, host_doc):
     x, y = xy(useful)
     assert list(x) == sorted(strided)
     assert list(y) == pytest.approx([raw_median(host_doc, strided[k], "GB/s") for k in sorted(strided)])
+
+
+def test_a_long_legend_entry_stays_inside_the_figure():
+    """The committed host run's cache line has the longest legend entry drawn so far ("measured
+    last-level cache ... (copy kernel, median of 4MiB-64MiB)"): wrapped, not cut at the edge."""
+    from chart_artists import legend_labels
+    from gpubench_tools.roofline import roofline_figure
+    root = Path(__file__).resolve().parents[2]
+    path = next((root / "results" / "host_intel-r-xeon-r-processor_2cpu_24GiB").glob("*.json"))
+    fig = roofline_figure(roofline_data([load_result(path)], [], CARDS))
+    labels = legend_labels(fig.axes[0])  # asserts the legend is inside the figure
+    assert any("median of 4MiB-64MiB" in t for t in labels), labels
