@@ -28,6 +28,7 @@
 #include "families/intensity/verify.h"
 #include "families/memory/memory.h"
 #include "families/memory/reference.h"
+#include "families/p2p/p2p.h"
 #include "families/pcie/pcie.h"
 #include "families/smem/reference.h"
 #include "families/smem/smem.h"
@@ -317,6 +318,19 @@ Verification peak_check(int sms, bool fp32) {
   return check_intensity_f16x2(in.data(), out.data(), n, steps, ha, hb, kIntensityF16Ulps);
 }
 
+/// The peer-to-peer SM copy at an odd size between two buffers of this device: the kernel's
+/// indexing is the same whichever GPU owns them, so one GPU is enough to check it.
+Verification p2p_copy_check(int sms) {
+  std::vector<unsigned char> in(kOddBytes), out(kOddBytes);
+  fill_random_u32(in.data(), kOddBytes, 25);
+  Dev a(kOddBytes), b(kOddBytes);
+  a.upload(in.data());
+  b.poison();
+  finish(kernels::launch_p2p_copy(a.as<void>(), b.as<void>(), kOddBytes, sms, nullptr));
+  b.download(out.data());
+  return check_copy(in.data(), out.data(), kOddBytes);
+}
+
 /// The PCIe SM-copy kernel reading mapped pinned host memory into device memory.
 Verification pcie_sm_copy_check(int sms) {
   void* host = nullptr;
@@ -602,6 +616,7 @@ std::vector<Check> all_checks(int sms) {
       {"peak_fp32", [=] { return peak_check(sms, true); }},
       {"peak_fp16x2", [=] { return peak_check(sms, false); }},
       {"pcie_sm_copy", [=] { return pcie_sm_copy_check(sms); }},
+      {"p2p_copy", [=] { return p2p_copy_check(sms); }},
   };
 #ifndef GPUBENCH_KERNEL_CHECK_EMULATED
   // Only on a GPU: Thrust (a library, not a launcher of ours) and the spin kernel (it reads the

@@ -23,7 +23,7 @@ def installed(tmp_path_factory):
 
 def test_gpubench_the_tools_and_the_card_table_are_side_by_side(installed):
     for name in ("gpubench", "plot.py", "roofline.py", "compare.py", "nightly.py", "report.py", "run_cost.py",
-                 "validate.py", "fleet.py", "slurm/gpubench_fleet.sbatch", "cards.csv", "bands.csv",
+                 "validate.py", "fleet.py", "p2p_matrix.py", "slurm/gpubench_fleet.sbatch", "cards.csv", "bands.csv",
                  "gpubench_tools/results.py", "gpubench_tools/acceptance.py"):
         assert (installed / name).is_file(), name
     version = subprocess.run([str(installed / "gpubench"), "--version"], capture_output=True, text=True, timeout=60)
