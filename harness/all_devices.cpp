@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 
 extern char** environ;
 
@@ -19,7 +20,9 @@ namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-const char* scope_name(Options::RowScope s) {
+}  // namespace
+
+const char* row_scope_name(Options::RowScope s) {
   switch (s) {
     case Options::RowScope::local: return "local";
     case Options::RowScope::links: return "links";
@@ -28,15 +31,20 @@ const char* scope_name(Options::RowScope s) {
   return "all";
 }
 
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 std::vector<std::string> child_args(const std::vector<std::string>& args, const Options& o, int device,
                                     Options::RowScope scope) {
   std::vector<std::string> out;
   for (const std::string& a : args) {
     if (starts_with(a, "--device=") || starts_with(a, "--row-scope=") || a == "--one-at-a-time") continue;
     if (!o.out.empty() && (starts_with(a, "--out=") || starts_with(a, "--benchmark_out="))) {
-      const auto dot = o.out.rfind(".json");
-      const std::string stem = dot == std::string::npos ? o.out : o.out.substr(0, dot);
-      const std::string phase = scope == Options::RowScope::all ? "" : std::string(".") + scope_name(scope);
+      const std::string stem = ends_with(o.out, ".json") ? o.out.substr(0, o.out.size() - 5) : o.out;
+      const std::string phase = scope == Options::RowScope::all ? "" : std::string(".") + row_scope_name(scope);
       std::string file = "--out=" + stem;
       file.append(".device").append(std::to_string(device)).append(phase).append(".json");
       out.push_back(file);
@@ -45,7 +53,7 @@ std::vector<std::string> child_args(const std::vector<std::string>& args, const 
     out.push_back(a);
   }
   out.push_back("--device=" + std::to_string(device));
-  if (scope != Options::RowScope::all) out.push_back(std::string("--row-scope=") + scope_name(scope));
+  if (scope != Options::RowScope::all) out.push_back(std::string("--row-scope=") + row_scope_name(scope));
   return out;
 }
 
@@ -54,8 +62,19 @@ struct Child {
   std::string log;  // "" when printing straight through
 };
 
+// This process's environment and the marker that makes a run a GPU of --device=all.
+std::vector<char*> child_environment() {
+  static std::string marker = std::string(kDeviceAllChild) + "=1";
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  env.push_back(marker.data());
+  env.push_back(nullptr);
+  return env;
+}
+
 Child start(const std::string& program, const DeviceRun& run, bool capture) {
   Child child;
+  std::vector<char*> env = child_environment();
   std::vector<std::string> argv_strings = {program};
   argv_strings.insert(argv_strings.end(), run.args.begin(), run.args.end());
   std::vector<char*> argv;
@@ -73,9 +92,9 @@ Child start(const std::string& program, const DeviceRun& run, bool capture) {
       posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
       posix_spawn_file_actions_addclose(&actions, fd);
     }
-    if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), environ) != 0) child.pid = 0;
+    if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), env.data()) != 0) child.pid = 0;
     if (fd >= 0) ::close(fd);
-  } else if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
+  } else if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), env.data()) != 0) {
     child.pid = 0;
   }
   posix_spawn_file_actions_destroy(&actions);
@@ -90,13 +109,19 @@ int wait_for(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+// A captured run's output under a line naming its GPU; nothing for a run that printed nothing
+// (its row scope was empty). Read whole: streaming an empty buffer into std::cout would set its
+// failbit and silence everything printed after it.
 void print_log(const DeviceRun& run, const std::string& log) {
   if (log.empty()) return;
-  std::cout << "== GPU " << run.device << " (" << scope_name(run.scope) << " rows) ==\n";
-  std::ifstream in(log);
-  std::cout << in.rdbuf();
-  std::cout.flush();
+  std::string text;
+  {
+    std::ifstream in(log);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
   std::remove(log.c_str());
+  if (text.empty()) return;
+  std::cout << "== GPU " << run.device << " (" << row_scope_name(run.scope) << " rows) ==\n" << text << std::flush;
 }
 
 }  // namespace
@@ -108,14 +133,17 @@ std::vector<std::vector<DeviceRun>> plan_all_devices(const std::vector<std::stri
     return DeviceRun{device, scope, child_args(args, o, device, scope)};
   };
   if (o.one_at_a_time || device_count == 1) {
-    for (int d = 0; d < device_count; ++d) plan.push_back({run(d, Options::RowScope::all)});
+    for (int d = 0; d < device_count; ++d) plan.push_back({run(d, o.row_scope)});
     return plan;
   }
-  std::vector<DeviceRun> together;
-  together.reserve(static_cast<std::size_t>(device_count));
-  for (int d = 0; d < device_count; ++d) together.push_back(run(d, Options::RowScope::local));
-  plan.push_back(together);
-  for (int d = 0; d < device_count; ++d) plan.push_back({run(d, Options::RowScope::links)});
+  if (o.row_scope != Options::RowScope::links) {
+    std::vector<DeviceRun> together;
+    together.reserve(static_cast<std::size_t>(device_count));
+    for (int d = 0; d < device_count; ++d) together.push_back(run(d, Options::RowScope::local));
+    plan.push_back(together);
+  }
+  if (o.row_scope != Options::RowScope::local)
+    for (int d = 0; d < device_count; ++d) plan.push_back({run(d, Options::RowScope::links)});
   return plan;
 }
 
@@ -126,7 +154,8 @@ int run_device_plan(const std::vector<std::vector<DeviceRun>>& plan, const std::
     const bool capture = phase.size() > 1;
     std::vector<Child> children;
     for (const DeviceRun& run : phase) {
-      if (!capture) std::cout << "== GPU " << run.device << " (" << scope_name(run.scope) << " rows) ==" << std::endl;
+      if (!capture)
+        std::cout << "== GPU " << run.device << " (" << row_scope_name(run.scope) << " rows) ==" << std::endl;
       children.push_back(start(program, run, capture));
     }
     for (std::size_t i = 0; i < phase.size(); ++i) {

@@ -21,13 +21,20 @@ struct DeviceRun {
 
 /// The runs of --device=all on a node of `device_count` GPUs, as phases: the runs of a phase
 /// run at the same time, the phases one after another. `args` is gpubench's command line
-/// (without the program) and `o` its parse. --out=F becomes F's stem + ".deviceN[.local|.links].json".
+/// (without the program) and `o` its parse; a --row-scope given with it keeps only that phase.
+/// --out=F becomes F's stem + ".deviceN[.local|.links].json".
 std::vector<std::vector<DeviceRun>> plan_all_devices(const std::vector<std::string>& args, const Options& o,
                                                      int device_count);
 
 /// What a child run returns when its row scope holds none of the selected rows: not an error
 /// for one GPU, but the parent says so when no run had anything to do.
 constexpr int kNothingInScope = 4;
+/// The environment variable run_device_plan() sets for its runs: only such a run answers an empty
+/// scope with kNothingInScope (anyone else gets one line and exit status 2).
+constexpr const char* kDeviceAllChild = "GPUBENCH_DEVICE_ALL_CHILD";
+
+/// "all", "local" or "links".
+const char* row_scope_name(Options::RowScope s);
 
 /// Runs the plan with `program` (gpubench itself: /proc/self/exe). A phase's runs write their
 /// output into temporary files, printed run by run when the phase ends, each under a line naming

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -67,7 +68,10 @@ int list_cuda_rows_without_device(const Options& o, const std::string& reason) {
     std::cout << c.name() << "\n";
     ++listed;
   }
-  if (listed == 0) return usage_error("--filter=" + o.filter + " matches no benchmark of the cuda backend");
+  if (listed == 0)
+    return usage_error(
+        "--filter=" + o.filter + " matches no benchmark of the cuda backend" +
+        (o.row_scope == Options::RowScope::all ? "" : std::string(" in --row-scope=") + row_scope_name(o.row_scope)));
   std::cerr << "gpubench: --device=" << o.device.index << ": " << reason
             << "; these are the CUDA rows (sizes for an unknown L2 and memory), they cannot run here\n";
   return 0;
@@ -92,7 +96,9 @@ std::vector<BenchCase> select_rows(const Backend& backend, const Options& o, std
     if (why.empty() || !o.list) rows.push_back(std::move(c));
   }
   if (!any_runs) {
-    *error = "--filter=" + o.filter + " matches no benchmark the " + backend.kind() + " backend runs" +
+    const std::string scope =
+        o.row_scope == Options::RowScope::all ? "" : std::string(" in --row-scope=") + row_scope_name(o.row_scope);
+    *error = "--filter=" + o.filter + " matches no benchmark the " + backend.kind() + " backend runs" + scope +
              (first_unavailable.empty() ? std::string(" (see --list)") : " (" + first_unavailable + ")");
     rows.clear();
   }
@@ -277,7 +283,9 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
 
   std::string error;
   const std::vector<BenchCase> rows = select_rows(*backend, o, &error);
-  if (rows.empty() && o.row_scope != Options::RowScope::all) return kNothingInScope;  // for --device=all
+  // A GPU of --device=all whose scope holds none of the rows has nothing to do; anyone else is told.
+  if (rows.empty() && o.row_scope != Options::RowScope::all && std::getenv(kDeviceAllChild) != nullptr)
+    return kNothingInScope;
   if (rows.empty()) return usage_error(error);
   RunOutcome outcome;
   const int registered = register_cases(*backend, rows, outcome);
@@ -295,6 +303,9 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     memory_start = backend->memory_reading();
     publish_context(*backend, o.quick, memory_start);
     benchmark::AddCustomContext("numa_bind", numa_bind);
+    // Which rows this file holds: a --device=all GPU writes its own rows and its link rows apart.
+    benchmark::AddCustomContext("row_scope", row_scope_name(o.row_scope));
+    benchmark::AddCustomContext("validate", o.validate ? "true" : "false");
   }
 
   std::unique_ptr<ConsoleReporter> console;

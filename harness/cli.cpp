@@ -80,6 +80,18 @@ void check_filter_shape(const std::string& f) {
                      std::to_string(kMaxFilterNesting));
 }
 
+// gpubench's flags without a value, and those that take one (--name=value).
+bool is_switch(const std::string& name) {
+  for (const char* s : {"--list", "--quick", "--numa-bind", "--validate", "--one-at-a-time", "--version", "--help"})
+    if (name == s) return true;
+  return false;
+}
+bool takes_value(const std::string& arg) {
+  for (const char* s : {"--filter", "--device", "--out", "--results-dir", "--progress", "--row-scope"})
+    if (arg == s) return true;
+  return false;
+}
+
 bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
   for (const char* a : allowed)
     if (v == a) return true;
@@ -143,15 +155,26 @@ Options parse_cli(const std::vector<std::string>& args) {
     } else if (a == "--version") {
       o.version = true;
     } else if (a == "--list") {
+      once(a);
       o.list = true;
     } else if (a == "--quick") {
+      once(a);
       o.quick = true;
     } else if (a == "--numa-bind") {
+      once(a);
       o.numa_bind = true;
     } else if (a == "--validate") {
+      once(a);
       o.validate = true;
     } else if (a == "--one-at-a-time") {
+      once(a);
       o.one_at_a_time = true;
+    } else if (is_switch(a.substr(0, a.find('=')))) {
+      throw UsageError(a.substr(0, a.find('=')) + " takes no value");
+    } else if (takes_value(a)) {
+      std::string message = a;
+      message.append(" needs a value (").append(a).append("=VALUE)");
+      throw UsageError(message);
     } else if (starts_with(a, "--row-scope=")) {
       once("--row-scope");
       const std::string v = value_of(a, "--row-scope");

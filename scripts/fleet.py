@@ -62,7 +62,7 @@ def rules_from(a) -> Rules:
         raise UsageError(f"--expect {a.expect}: need at least 1 node")
     if a.gpus_per_node is not None and a.gpus_per_node < 1:
         raise UsageError(f"--gpus-per-node {a.gpus_per_node}: need at least 1")
-    nodes = node_list(a.nodes) if a.nodes is not None else ()
+    nodes = node_list(" ".join(a.nodes)) if a.nodes is not None else ()
     return Rules(z_cutoff=a.z, min_spread=a.min_spread, expected_nodes=nodes,
                  expect_count=a.expect, gpus_per_node=a.gpus_per_node)
 
@@ -91,8 +91,8 @@ def write_output(path: str, data: bytes) -> None:
 def main(argv=None) -> int:
     p = make_parser("fleet.py", __doc__)
     p.add_argument("store", metavar="STORE", help="the results store of the fleet (a folder)")
-    p.add_argument("--nodes", metavar="LIST",
-                   help="nodes that must be in the store, comma or space separated")
+    p.add_argument("--nodes", metavar="LIST", action="append",
+                   help="nodes that must be in the store, comma or space separated (repeatable)")
     p.add_argument("--expect", type=int, metavar="N", help="or: how many nodes must be there")
     p.add_argument("--gpus-per-node", type=int, metavar="N",
                    help="a node with results for fewer GPUs failed")
@@ -105,6 +105,11 @@ def main(argv=None) -> int:
     p.add_argument("--markdown", metavar="FILE", help="write the markdown report here too")
     p.add_argument("--quiet", action="store_true", help="do not print the report")
     a = p.parse_args(argv)
+    if not a.store.strip():
+        raise UsageError("STORE is empty: give the results store's folder")
+    for flag, value in (("--json", a.json), ("--png", a.png), ("--markdown", a.markdown)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{flag} has an empty value")
     rules = rules_from(a)
     check_outputs(a.json, a.png, a.markdown)
     rep = analyse(a.store, rules)

@@ -29,8 +29,16 @@ def main(argv=None) -> int:
     p.add_argument("--out", metavar="PNG", help="also draw the matrices as a heatmap PNG")
     p.add_argument("--force", action="store_true", help="overwrite the PNG if it exists")
     a = p.parse_args(argv)
-    if a.out and Path(a.out).exists() and not a.force:
-        raise UsageError(f"{a.out} exists; plots are not overwritten without --force")
+    if a.out is not None:
+        out = Path(a.out)
+        if out.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise UsageError(f"--out {a.out!r}: give a .png, .svg or .pdf file")
+        if out.is_dir():
+            raise UsageError(f"--out {a.out}: is a folder")
+        if out.exists() and not a.force:
+            raise UsageError(f"{a.out} exists; plots are not overwritten without --force")
+        if not out.parent.is_dir():
+            raise UsageError(f"--out {a.out}: folder {out.parent} does not exist")
     d = matrix_data([load_result(r) for r in a.results])
     sys.stdout.write(to_text(d))
     if a.out:

@@ -13,8 +13,9 @@ processes on the GPU, MIG on). A card without bands gets its numbers and no verd
                              [--junit FILE.xml] [--markdown FILE.md] [--json FILE.json]
   python scripts/validate.py --result FILE.json [--result ...]      (judge files already written)
 
-Exit status: 0 the node passed (or warned, or has no bands), 1 a band failed or gpubench
-failed, 2 bad input. Output files are never overwritten.
+Exit status: 0 the node passed (or warned, or has no bands: said plainly); 1 a band failed, a
+band was not measured (INCOMPLETE), gpubench failed or wrote nothing, or --device=auto found no
+usable GPU and ran on the host; 2 bad input. Output files are never overwritten.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpubench_tools.acceptance import FAIL, evaluate, load_bands, node_verdict  # noqa: E402
+from gpubench_tools.acceptance import FAIL, INCOMPLETE, evaluate, load_bands, node_verdict  # noqa: E402
 from gpubench_tools.acceptance_output import as_json, console_lines, junit, markdown  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
@@ -44,17 +45,21 @@ def default_gpubench() -> Path:
 
 
 def check_outputs(paths: list[Path | None]) -> None:
-    """Refuses, before anything runs, an output that exists or whose folder does not."""
-    for p in paths:
-        if p is None:
-            continue
+    """Refuses, before anything runs, an output that is empty, given twice, exists, or whose
+    folder does not."""
+    given = [p for p in paths if p is not None]
+    if len({p.resolve() for p in given}) != len(given):
+        raise UsageError("the same file is given for two outputs")
+    for p in given:
+        if str(p) in ("", "."):
+            raise UsageError("an output option has an empty value")
         if p.exists():
             raise UsageError(f"{p} exists; acceptance reports are not overwritten")
         if not p.parent.is_dir():
             raise UsageError(f"{p}: folder {p.parent} does not exist")
 
 
-def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool) -> tuple[int, list[Path]]:
+def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool, timeout: float) -> tuple[int, list[Path]]:
     """Runs the acceptance rows; returns gpubench's exit status and the result files it wrote
     (the "result: PATH" lines; with --device=all one or two per GPU)."""
     if not binary.is_file():
@@ -64,7 +69,12 @@ def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool) -> t
     if quick:
         cmd.append("--quick")
     print("running: " + " ".join(cmd), file=sys.stderr)
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print(f"validate.py: gpubench did not finish within {timeout:g} s (a hung GPU?): the node fails",
+              file=sys.stderr)
+        return 1, []
     sys.stdout.write(proc.stdout)
     sys.stderr.write(proc.stderr)
     files = [Path(m) for m in re.findall(r"^result: (.+)$", proc.stdout + "\n" + proc.stderr, re.M)]
@@ -92,31 +102,44 @@ def main(argv=None) -> int:
     p.add_argument("--junit", type=Path, help="write JUnit XML here")
     p.add_argument("--markdown", type=Path, help="write a markdown report here")
     p.add_argument("--json", type=Path, help="write the verdicts as JSON here")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds gpubench may run (default 3600)")
     a = p.parse_args(argv)
     if not re.fullmatch(r"auto|host|all|\d{1,4}", a.device):
         raise UsageError(f"--device: {a.device!r} is not auto, host, all or a device number")
+    if not str(a.results_dir) or str(a.results_dir) == ".":
+        raise UsageError("--results-dir has an empty value")
+    if a.results_dir.exists() and not a.results_dir.is_dir():
+        raise UsageError(f"--results-dir {a.results_dir}: not a folder")
+    if not a.timeout > 0:
+        raise UsageError("--timeout must be a number of seconds above 0")
     check_outputs([a.junit, a.markdown, a.json])
     bands = load_bands()
 
     status = 0
     if a.result:
-        files = a.result
+        files = list(dict.fromkeys(f.resolve() for f in a.result))  # a file given twice is read once
     else:
-        status, files = run_gpubench(a.gpubench or default_gpubench(), a.device, a.results_dir, a.quick)
-        if status == 2 or not files:
-            print("validate.py: gpubench wrote no result; no verdict", file=sys.stderr)
-            return 1 if status in (0, 1) else status
-    gpus = evaluate([load_result(f) for f in files], bands)
+        status, files = run_gpubench(a.gpubench or default_gpubench(), a.device, a.results_dir, a.quick, a.timeout)
+        if not files:
+            print(f"validate.py: gpubench wrote no result (exit status {status}); no verdict: the node fails",
+                  file=sys.stderr)
+            return 1
+    results = [load_result(f) for f in files]
+    gpus = evaluate(results, bands)
 
     print("\n".join(console_lines(gpus)))
     write_new(a.junit, junit(gpus))
     write_new(a.markdown, markdown(gpus))
     write_new(a.json, as_json(gpus))
-    if status == 1:
-        print("validate.py: gpubench reported a failure (a wrong result or a lost device): the node fails",
-              file=sys.stderr)
+    if status != 0:
+        print(f"validate.py: gpubench exited with status {status} (a wrong result, a lost device or a stopped "
+              "run): the node fails", file=sys.stderr)
         return 1
-    return 1 if node_verdict(gpus) == FAIL else 0
+    if not a.result and a.device == "auto" and all(r.backend == "host" for r in results):
+        print("validate.py: no usable GPU: the acceptance ran on the host backend, which has no bands; the node "
+              "fails (give --device=host to judge the host on purpose)", file=sys.stderr)
+        return 1
+    return 1 if node_verdict(gpus) in (FAIL, INCOMPLETE) else 0
 
 
 if __name__ == "__main__":

@@ -39,6 +39,8 @@ CHECKS = {
 }
 
 PASS, WARN, FAIL, NOT_MEASURED = "PASS", "WARN", "FAIL", "NOT MEASURED"
+#: A GPU (or node) with a band no row measured: the acceptance run is incomplete, not passed.
+INCOMPLETE = "INCOMPLETE"
 
 
 @dataclass(frozen=True)
@@ -306,17 +308,20 @@ class GpuVerdict:
     files: list[str]
     verdicts: list[Verdict]
     note: str = ""  #: why there is no verdict, when there is none
+    #: the checks no band covers for this GPU, each with the reason ("no band for H100 PCIe")
+    unjudged: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
-        """FAIL if a band failed, WARN if one warned or was not measured, PASS if all passed,
-        NO BANDS without a band."""
+        """FAIL if a band failed, INCOMPLETE if one was not measured, WARN if one warned, PASS
+        if all passed, NO BANDS without a band."""
         if not self.verdicts:
             return "NO BANDS"
         seen = {v.verdict for v in self.verdicts}
-        if FAIL in seen:
-            return FAIL
-        return WARN if seen - {PASS} else PASS
+        for v in (FAIL, NOT_MEASURED, WARN):
+            if v in seen:
+                return INCOMPLETE if v == NOT_MEASURED else v
+        return PASS
 
 
 def merge_gpu_results(results: list[Result]) -> Result:
@@ -327,6 +332,23 @@ def merge_gpu_results(results: list[Result]) -> Result:
     for r in results:
         benchmarks.update(r.benchmarks)
     return Result(first.path, dict(first.context), benchmarks)
+
+
+def _unjudged(applicable: list[Band], card_key: str, result: Result, link: str) -> list[str]:
+    """The checks without a band for this GPU, each with why: said plainly, never dropped."""
+    have = {b.check for b in applicable}
+    out = []
+    for check, what in CHECKS.items():
+        if check in have:
+            continue
+        if check.startswith("pcie_"):
+            why = f"no band for a {link} link" if link else "the PCIe link is unknown"
+        elif card_key == "none":
+            why = f"{result.device_name} is not in the card table"
+        else:
+            why = f"no sourced figure for {card_key} (harness/model/bands.csv)"
+        out.append(f"{what}: {why}")
+    return out
 
 
 def _card_by_name(device_name: str) -> str:
@@ -348,6 +370,7 @@ def evaluate_gpu(result: Result, bands: list[Band], files: list[str] | None = No
     if not applicable:
         gpu.note = f"no expected bands for {result.device_name}: numbers without a verdict"
         return gpu
+    gpu.unjudged = _unjudged(applicable, card_key, result, link)
     for band in applicable:
         found, looked_at = measure(band.check, result)
         v = Verdict(band.check, CHECKS[band.check], band, NOT_MEASURED)
@@ -357,7 +380,7 @@ def evaluate_gpu(result: Result, bands: list[Band], files: list[str] | None = No
                 v.verdict, v.why = FAIL, f"{failed[0]} failed verification"
                 v.causes = ["a wrong result: see error_message in the result file"]
             else:
-                v.verdict, v.why = WARN, "no row of the result measures it (run gpubench --validate)"
+                v.why = "no row of the result measures it (run gpubench --validate)"
             gpu.verdicts.append(v)
             continue
         v.value, v.row = found.value, found.row.name
@@ -385,7 +408,7 @@ def evaluate(results: list[Result], bands: list[Band]) -> list[GpuVerdict]:
 def node_verdict(gpus: list[GpuVerdict]) -> str:
     """The node's verdict: the worst GPU's (NO BANDS when no GPU had a band)."""
     seen = {g.verdict for g in gpus}
-    for v in (FAIL, WARN, PASS):
+    for v in (FAIL, INCOMPLETE, WARN, PASS):
         if v in seen:
             return v
     return "NO BANDS"

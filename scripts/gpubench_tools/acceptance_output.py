@@ -30,6 +30,7 @@ def console_lines(gpus: list[GpuVerdict]) -> list[str]:
         out.append(f"{_gpu_title(g)}: {g.verdict}")
         if g.note:
             out.append(f"  {g.note}")
+        out.extend(f"  not judged: {u}" for u in g.unjudged)
         for v in g.verdicts:
             out.append(f"  {v.verdict:<5} {v.what:<36} {_value(v):>14}   ({_band(v)})")
             if v.verdict != PASS:
@@ -53,6 +54,7 @@ def markdown(gpus: list[GpuVerdict]) -> str:
                 lines.append(f"| {v.what} | **{v.verdict}** | {_value(v)} | {_band(v)} | `{v.row or '-'}` |")
                 sources[v.what + (f" ({v.band.link})" if v.band.link else "")] = v.band.source
             lines.append("")
+            lines += [f"- not judged: {u}" for u in g.unjudged]
             for v in g.verdicts:
                 if v.verdict != PASS:
                     lines.append(f"- **{v.what}**: {v.why}")
@@ -67,29 +69,35 @@ def markdown(gpus: list[GpuVerdict]) -> str:
     return "\n".join(lines)
 
 
+def _xml_text(text: str) -> str:
+    """XML 1.0 allows no control characters but tab, newline and carriage return: a host name
+    or message carrying one would make the file unreadable, so they become '?'."""
+    return "".join(c if c >= " " or c in "\t\n\r" else "?" for c in text)
+
+
 def junit(gpus: list[GpuVerdict]) -> str:
-    """JUnit XML: a test suite per GPU, a test case per band; FAIL is a failure, WARN and NOT
-    MEASURED pass with their reason in system-out (CI shows them without failing the job, as the
-    exit status does), a GPU without bands is one skipped case."""
+    """JUnit XML: a test suite per GPU, a test case per band; FAIL and NOT MEASURED are
+    failures, WARN passes with its reason in system-out (CI shows it without failing the job, as
+    the exit status does), a GPU without bands is one skipped case."""
     suites = ET.Element("testsuites", name="gpubench acceptance")
     for g in gpus:
-        suite = ET.SubElement(suites, "testsuite", name=_gpu_title(g))
+        suite = ET.SubElement(suites, "testsuite", name=_xml_text(_gpu_title(g)))
         cases = g.verdicts or [None]
         failures = skipped = 0
         for v in cases:
             if v is None:
-                case = ET.SubElement(suite, "testcase", classname=_gpu_title(g), name="expected bands")
-                ET.SubElement(case, "skipped", message=g.note)
+                case = ET.SubElement(suite, "testcase", classname=_xml_text(_gpu_title(g)), name="expected bands")
+                ET.SubElement(case, "skipped", message=_xml_text(g.note))
                 skipped += 1
                 continue
-            case = ET.SubElement(suite, "testcase", classname=_gpu_title(g), name=v.what)
+            case = ET.SubElement(suite, "testcase", classname=_xml_text(_gpu_title(g)), name=v.what)
             text = "\n".join([f"{v.verdict}: {v.why}", *[f"likely cause: {c}" for c in v.causes]])
-            if v.verdict == FAIL:
-                failure = ET.SubElement(case, "failure", message=v.why)
-                failure.text = text
+            if v.verdict in (FAIL, NOT_MEASURED):
+                failure = ET.SubElement(case, "failure", message=_xml_text(v.why))
+                failure.text = _xml_text(text)
                 failures += 1
-            elif v.verdict in (WARN, NOT_MEASURED):
-                ET.SubElement(case, "system-out").text = text
+            elif v.verdict == WARN:
+                ET.SubElement(case, "system-out").text = _xml_text(text)
         suite.set("tests", str(len(cases)))
         suite.set("failures", str(failures))
         suite.set("skipped", str(skipped))
@@ -103,7 +111,7 @@ def as_json(gpus: list[GpuVerdict]) -> str:
         "node_verdict": node_verdict(gpus),
         "gpus": [{
             "host": g.host, "gpu": g.gpu, "device_name": g.device_name, "card_key": g.card_key,
-            "verdict": g.verdict, "note": g.note, "files": g.files,
+            "verdict": g.verdict, "note": g.note, "not_judged": g.unjudged, "files": g.files,
             "checks": [{
                 "check": v.check, "what": v.what, "verdict": v.verdict, "value": v.value, "unit": v.band.unit,
                 "row": v.row, "why": v.why, "likely_causes": v.causes,

@@ -127,6 +127,10 @@ def matrix_data(results: list[Result]) -> P2pMatrix:
     if len(hosts) > 1:
         raise UsageError(f"the results come from several hosts ({', '.join(sorted(hosts))}): a "
                          f"matrix is one node's")
+    # --device=all writes a GPU's own rows and its link rows apart: only the files with
+    # peer-to-peer rows count, so that a whole store's files of one run can be given.
+    with_rows = [r for r in results if p2p_rows(r)]
+    results = with_rows or results
     by_device: dict[int, Result] = {}
     for r in results:
         i = _ordinal(r)

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from conftest import BIN
 from fixtures import entries, label, write_json, _reps, H100_CONTEXT  # noqa: E402
-from gpubench_tools.acceptance import (BANDS_CSV, FAIL, PASS, WARN, bands_for, evaluate,  # noqa: E402
-                                       judge, load_bands, node_verdict)
+from gpubench_tools.acceptance import (BANDS_CSV, FAIL, INCOMPLETE, PASS, WARN, bands_for,  # noqa: E402
+                                       evaluate, judge, load_bands, node_verdict)
 from gpubench_tools.errors import UsageError  # noqa: E402
 from gpubench_tools.results import load_result, parse_result  # noqa: E402
 
@@ -175,6 +175,29 @@ def test_a_row_that_failed_verification_fails_its_band():
     assert v.verdict == FAIL and "failed verification" in v.why
 
 
+def test_a_band_no_row_measured_leaves_the_acceptance_incomplete(tmp_path):
+    doc = healthy_h100()
+    doc["benchmarks"] = [e for e in doc["benchmarks"] if "pcie" not in e["name"]]
+    gpu = evaluate([parse_result(doc)], load_bands())[0]
+    assert gpu.verdict == INCOMPLETE
+    code, out, err = run("--result", write_json(doc, tmp_path / "r.json"))
+    assert code == 1, err
+    assert "GPU 0 (NVIDIA H100 80GB HBM3): INCOMPLETE" in out and "NOT MEASURED PCIe host to device" in out
+    assert out.rstrip().endswith("node: INCOMPLETE")
+
+
+def test_checks_without_a_band_are_named_not_dropped():
+    doc = healthy_h100()
+    doc["context"].update({"pcie_link": "unknown", "pcie_link_max": "unknown"})
+    gpu = evaluate([parse_result(doc)], load_bands())[0]
+    assert any(u.startswith("PCIe host to device, pinned: the PCIe link is unknown") for u in gpu.unjudged)
+    doc["context"].update({"device_name": "Tesla V100-SXM2-16GB", "card_key": "none",
+                           "pcie_link": "Gen3 x16", "pcie_link_max": "Gen3 x16"})
+    gpu = evaluate([parse_result(doc)], load_bands())[0]
+    assert {v.check for v in gpu.verdicts} == {"pcie_h2d_GBps", "pcie_d2h_GBps"}
+    assert "DRAM copy, % of peak: Tesla V100-SXM2-16GB is not in the card table" in gpu.unjudged
+
+
 def test_a_card_without_bands_gets_no_verdict_said_plainly():
     doc = healthy_h100()
     doc["context"].update({"device_name": "Tesla T4", "card_key": "none", "pcie_link": "unknown",
@@ -217,6 +240,44 @@ def test_validate_writes_markdown_junit_and_json_and_exits_1_on_a_fail(tmp_path)
     # Nothing is overwritten: the same outputs again are refused before anything is judged.
     code, out, err = run("--result", good, "--markdown", md)
     assert code == 2 and "exists" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run("--result", good, "--junit", tmp_path / "same", "--json", tmp_path / "same")
+    assert code == 2 and "same file is given for two outputs" in err and not (tmp_path / "same").exists()
+
+
+def test_junit_stays_valid_xml_with_control_characters(tmp_path):
+    doc = set_counter(healthy_h100(), "bandwidth/copy/kernel/bytes:1GiB", pct_of_peak=50.0)
+    doc["context"]["host_name"] = "n<&\"]]>\x01\nx"
+    xml = tmp_path / "j.xml"
+    code, out, err = run("--result", write_json(doc, tmp_path / "r.json"), "--junit", xml)
+    assert code == 1, err
+    assert ET.parse(xml).getroot()[0].get("failures") == "1"
+
+
+def write_fake_gpubench(tmp_path: Path, result: Path, status: int) -> Path:
+    """A stand-in gpubench that says it wrote `result` and exits with `status`."""
+    fake = tmp_path / "fake_gpubench"
+    fake.write_text(f"#!/bin/sh\necho 'result: {result}' >&2\nexit {status}\n")
+    fake.chmod(0o755)
+    return fake
+
+
+@pytest.mark.parametrize("status", [1, 130, 143])
+def test_a_gpubench_that_failed_fails_the_node_however_good_its_numbers(tmp_path, status):
+    good = write_json(healthy_h100(), tmp_path / "r.json")
+    code, out, err = run("--gpubench", write_fake_gpubench(tmp_path, good, status), "--device", "0",
+                         "--results-dir", tmp_path / "store")
+    assert code == 1 and f"gpubench exited with status {status}" in err
+    assert "node: PASS" in out  # the numbers are still shown
+
+
+def test_an_acceptance_that_fell_back_to_the_host_fails(tmp_path):
+    host = healthy_h100()
+    host["context"].update({"backend": "host", "device_name": "Some CPU", "card_key": "none"})
+    fake = write_fake_gpubench(tmp_path, write_json(host, tmp_path / "h.json"), 0)
+    code, out, err = run("--gpubench", fake, "--results-dir", tmp_path / "store")  # --device=auto
+    assert code == 1 and "no usable GPU" in err
+    code, out, err = run("--gpubench", fake, "--device", "host", "--results-dir", tmp_path / "store")
+    assert code == 0 and "NO BANDS" in out
 
 
 def test_validate_passes_a_healthy_node(tmp_path):
@@ -229,6 +290,9 @@ def test_validate_passes_a_healthy_node(tmp_path):
     (["--result", "/nonexistent.json"], "nonexistent"),
     (["--device", "gpu0"], "--device"),
     (["--junit", "/nonexistent-dir/a.xml"], "does not exist"),
+    (["--junit", ""], "empty value"),
+    (["--results-dir", ""], "empty value"),
+    (["--results-dir", "/etc/hostname"], "not a folder"),
 ])
 def test_validate_bad_input_is_one_line_and_exit_2(args, says):
     code, out, err = run(*args)

@@ -362,6 +362,13 @@ def test_a_missing_expected_node_is_bad_input(fleet_store):
                      "expected nodes without results or a failure record: n09, n10")
     expect_bad_input([fleet_store, "--expect", "9"], "expected 9 nodes, the store has 8")
     expect_bad_input([fleet_store, "--nodes", "n[01-09]"], "scontrol show hostnames")
+    # --nodes given twice: both lists count (the last one alone would drop n09 silently).
+    expect_bad_input([fleet_store, "--nodes", "n09", "--nodes", NODES[0]], "n09")
+
+
+def test_empty_values_are_bad_input(fleet_store):
+    expect_bad_input([""], "STORE is empty")
+    expect_bad_input([fleet_store, "--json", ""], "--json has an empty value")
 
 
 @pytest.mark.parametrize("flag", ["--json", "--png", "--markdown"])

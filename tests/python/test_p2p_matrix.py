@@ -122,6 +122,23 @@ def test_heatmap_png_and_cli(tmp_path):
     assert "p2p_sm/bidir" in stdout and png.exists()
     code, _, stderr = cli("p2p_matrix.py", *map(str, paths), "--out", str(png))
     assert code == 2 and "not overwritten without --force" in stderr
+    # An output matplotlib would name otherwise (no or another suffix) is refused, nothing lost.
+    keep = tmp_path / "keep.png"
+    keep.write_text("precious")
+    for out in (tmp_path / "keep", tmp_path / "m.txt", tmp_path / "missing" / "m.png"):
+        code, _, stderr = cli("p2p_matrix.py", *map(str, paths), "--out", str(out))
+        assert code == 2 and len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr, stderr
+    assert keep.read_text() == "precious"
+
+
+def test_a_gpus_own_rows_file_beside_its_link_rows_file_is_left_aside(tmp_path):
+    """--device=all writes a GPU's own rows and its link rows apart: given both (a whole run's
+    files from the store), the matrix reads the files with peer-to-peer rows."""
+    paths = write_node(tmp_path, devices=2)
+    local = h100_result(labelled=True)
+    local["context"].update(device_ordinal="0", host_name="node07")
+    d = matrix_data([load_result(p) for p in paths] + [load_result(write_json(local, tmp_path / "local0.json"))])
+    assert d.matrices and len(d.matrices[0].devices) == 2
 
 
 @pytest.mark.parametrize("case", ["two_runs_of_one_gpu", "two_hosts", "no_p2p_rows", "no_ordinal"])

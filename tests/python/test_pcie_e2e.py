@@ -55,5 +55,5 @@ def test_numa_bind_without_a_gpu_is_one_line_and_recorded(pcie_run):
 def test_numa_bind_with_a_value_is_a_usage_error():
     proc = gpubench("--device=host", "--numa-bind=1", "--list")
     assert proc.returncode == 2
-    assert proc.stderr.splitlines()[0] == "gpubench: unknown flag '--numa-bind'"
+    assert proc.stderr.splitlines()[0] == "gpubench: --numa-bind takes no value"
     assert "--numa-bind" in gpubench("--help").stdout

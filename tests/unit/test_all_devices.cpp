@@ -51,28 +51,41 @@ TEST(AllDevices, OneAtATimeAndOutFilesPerGpuAndPhase) {
   const auto phased = plan_all_devices({"--device=all", "--out=/tmp/r.json"}, o, 2);
   EXPECT_EQ(joined(phased[0][1].args), "--out=/tmp/r.device1.local.json --device=1 --row-scope=local");
   EXPECT_EQ(joined(phased[2][0].args), "--out=/tmp/r.device1.links.json --device=1 --row-scope=links");
+  // A --row-scope given with --device=all keeps only that phase.
+  o.row_scope = Options::RowScope::links;
+  const auto links = plan_all_devices({"--device=all", "--row-scope=links"}, o, 3);
+  ASSERT_EQ(links.size(), 3u);
+  EXPECT_EQ(joined(links[2][0].args), "--device=2 --row-scope=links");
+  o.row_scope = Options::RowScope::local;
+  const auto local = plan_all_devices({"--device=all", "--row-scope=local"}, o, 3);
+  ASSERT_EQ(local.size(), 1u);
+  EXPECT_EQ(local[0].size(), 3u);
+  o.row_scope = Options::RowScope::all;
+  // A folder whose name holds ".json" is not cut at it.
+  o.out = "/tmp/r.json.d/out";
+  EXPECT_EQ(joined(plan_all_devices({"--device=all", "--out=/tmp/r.json.d/out"}, o, 2)[1][0].args),
+            "--out=/tmp/r.json.d/out.device0.links.json --device=0 --row-scope=links");
+  o.out = "/tmp/r.json";
   // One GPU: nothing to share, one run of everything.
   const auto single = plan_all_devices({"--device=all"}, o, 1);
   ASSERT_EQ(single.size(), 1u);
   EXPECT_EQ(joined(single[0][0].args), "--device=0");
 }
 
-// A stand-in for gpubench: appends "start <args> <ns>" and "end <args> <ns>" to a log, sleeping
-// in between; exits with the status named by the --device's line in the environment.
+// A stand-in for gpubench: appends "start <args>" and "end <args>" to a log, 0.3 s apart, and
+// prints "output of <args>" - except GPU 0's own rows, which print nothing and exit 4 (nothing in
+// that scope, as gpubench does); GPU 1's own rows exit 1.
 std::string write_stand_in(const std::string& dir) {
   const std::string path = dir + "/stand_in.sh";
+  const std::string log = dir + "/log";
   std::ofstream(path) << "#!/bin/sh\n"
-                         "echo \"start $* $(date +%s%N)\" >> "
-                      << dir
-                      << "/log\n"
-                         "echo \"output of $*\"\n"
-                         "sleep 0.3\n"
-                         "echo \"end $* $(date +%s%N)\" >> "
-                      << dir
-                      << "/log\n"
-                         "case \"$*\" in *--row-scope=links*--device=1*|*--device=1*--row-scope=links*) exit 4;; "
-                         "*--device=1*--row-scope=local*) exit 1;; esac\n"
-                         "exit 0\n";
+                      << "echo \"start $*\" >> " << log << "\n"
+                      << "sleep 0.3\n"
+                      << "echo \"end $*\" >> " << log << "\n"
+                      << "case \"$*\" in *--device=0*--row-scope=local*) exit 4;; esac\n"
+                      << "echo \"output of $*\"\n"
+                      << "case \"$*\" in *--device=1*--row-scope=local*) exit 1;; esac\n"
+                      << "exit 0\n";
   ::chmod(path.c_str(), 0755);
   return path;
 }
@@ -88,24 +101,31 @@ TEST(AllDevices, APhaseRunsAtOnceAndTheWorstStatusWins) {
   const auto t0 = std::chrono::steady_clock::now();
   const int status = run_device_plan(plan, program);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << "after the plan\n";  // still printed: a silent run must not silence std::cout
   const std::string out = testing::internal::GetCapturedStdout();
-  EXPECT_EQ(status, 1);  // GPU 1's own rows failed; its "nothing in scope" is not an error
+  EXPECT_EQ(status, 1);  // GPU 1's own rows failed; GPU 0's "nothing in scope" is not an error
   // Two runs at once, then two one after another: about 3 x 0.3 s, not 4 x 0.3 s.
   EXPECT_LT(seconds, 1.15) << out;
   EXPECT_GE(seconds, 0.85) << out;
-  // Each captured run printed under a line naming its GPU, in GPU order.
-  const auto gpu0 = out.find("== GPU 0 (local rows) ==\noutput of --device=0 --row-scope=local");
+  // A captured run printed under a line naming its GPU; a run that printed nothing, not at all;
+  // the one-run phases straight through, in GPU order.
+  EXPECT_EQ(out.find("== GPU 0 (local rows) =="), std::string::npos) << out;
   const auto gpu1 = out.find("== GPU 1 (local rows) ==\noutput of --device=1 --row-scope=local");
-  EXPECT_NE(gpu0, std::string::npos) << out;
+  const auto links0 = out.find("== GPU 0 (links rows) ==\noutput of --device=0 --row-scope=links");
+  const auto links1 = out.find("== GPU 1 (links rows) ==\noutput of --device=1 --row-scope=links");
   EXPECT_NE(gpu1, std::string::npos) << out;
-  EXPECT_LT(gpu0, gpu1);
+  EXPECT_NE(links0, std::string::npos) << out;
+  EXPECT_NE(links1, std::string::npos) << out;
+  EXPECT_LT(gpu1, links0);
+  EXPECT_LT(links0, links1);
+  EXPECT_NE(out.find("after the plan"), std::string::npos) << out;
   std::ifstream log(dir + "/log");
   std::stringstream all;
   all << log.rdbuf();
-  EXPECT_EQ(all.str().find("end"), all.str().find("end --device=")) << all.str();
-  // The two local runs both started before either ended.
+  // The two local runs both started before either ended; the link runs one after the other.
   const std::string text = all.str();
   EXPECT_LT(text.find("start --device=1 --row-scope=local"), text.find("end --device=0 --row-scope=local")) << text;
+  EXPECT_LT(text.find("end --device=0 --row-scope=links"), text.find("start --device=1 --row-scope=links")) << text;
   std::remove((dir + "/log").c_str());
   std::remove(program.c_str());
   ::rmdir(dir.c_str());

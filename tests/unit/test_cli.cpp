@@ -52,6 +52,27 @@ TEST(Cli, BadInputIsAUsageError) {
   EXPECT_THROW(parse({"--benchmark_out_format=csv"}), UsageError);
   EXPECT_THROW(parse({"--results-dir=/no/such/dir"}), UsageError);
   EXPECT_THROW(parse({"--out=a.json", "--results-dir=."}), UsageError);
+  EXPECT_THROW(parse({"--one-at-a-time"}), UsageError);  // applies to --device=all only
+  EXPECT_THROW(parse({"--row-scope=both"}), UsageError);
+}
+
+// A switch given twice or with a value, a valued flag without one: each named in one line.
+TEST(Cli, SwitchesAndValuedFlagsSayWhatIsWrong) {
+  const auto message = [](std::vector<std::string> args) {
+    try {
+      parse(args);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message({"--validate", "--validate"}), "--validate given twice");
+  EXPECT_EQ(message({"--quick", "--quick"}), "--quick given twice");
+  EXPECT_EQ(message({"--validate=1"}), "--validate takes no value");
+  EXPECT_EQ(message({"--device=all", "--one-at-a-time=yes"}), "--one-at-a-time takes no value");
+  EXPECT_EQ(message({"--row-scope"}), "--row-scope needs a value (--row-scope=VALUE)");
+  EXPECT_EQ(message({"--device"}), "--device needs a value (--device=VALUE)");
+  EXPECT_EQ(message({"--device=all", "--one-at-a-time", "--row-scope=links", "--validate"}), "accepted");
 }
 
 // Google Benchmark flags it would abort on, accept silently or answer with its usage and exit 0;

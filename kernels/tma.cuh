@@ -1,0 +1,322 @@
+// Hopper (sm_90) tensor-memory-accelerator loads and the mbarriers they complete on:
+//   TmaMap                  the tensor map: CUtensorMap under nvcc, TensorMap2d (a host model of
+//                           a 2-D tiled CUtensorMap) under the emulation
+//   tma_load_2d             cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+//   mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait_parity, fence_proxy_async_shared
+// Under nvcc each wrapper is inline PTX, compiled for sm_90 and newer (other device targets
+// trap). Under the host SIMT shim they are emulated from the PTX ISA ("Data Movement: cp.async.bulk.tensor",
+// "Parallel Synchronization: mbarrier") and cuda.h's cuTensorMapEncodeTiled requirements:
+//  - a load poisons its shared-memory box (0xFF bytes) when issued and lands, swizzled, with
+//    elements outside the tensor zero-filled, when a thread next polls the mbarrier it completes
+//    on; then it completes box bytes of transaction on that mbarrier. A kernel that reads a stage
+//    before waiting on its barrier reads poison here.
+//  - the mbarrier is the 8-byte shared-memory object of the PTX ISA; the emulation packs its
+//    state into it: expected arrivals (bits 0-15), pending arrivals (16-31), transaction count
+//    (signed, 32-52) and the current phase's parity (bit 63). A phase completes when its pending
+//    arrivals and its transaction count both reach zero; then the parity flips and the arrival
+//    count is re-armed.
+// The emulation has no preemption (simt.h): a thread spinning on try_wait for a load another
+// thread has not issued yet hangs; issue before waiting (ordered by __syncthreads).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/wgmma.cuh"  // Swizzle, swizzle_address, shared_address
+
+#if defined(__CUDACC__)
+#include <cuda.h>  // CUtensorMap
+#else
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#endif
+
+namespace gpubench::kernels::hopper {
+
+#if defined(__CUDACC__)
+
+/// The tensor map the copies read (passed to the kernel as a __grid_constant__ parameter).
+using TmaMap = CUtensorMap;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define GPUBENCH_TMA_UNAVAILABLE 1
+#endif
+
+/// mbarrier.init: arms the barrier for `arrivals` arrivals per phase, phase parity 0.
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned arrivals) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(arrivals) : "memory");
+#endif
+}
+
+/// mbarrier.arrive.expect_tx: raises the current phase's transaction count by `bytes`, then arrives.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+#endif
+}
+
+/// mbarrier.try_wait.parity: true once the phase with parity `parity` has completed.
+__device__ __forceinline__ bool mbarrier_try_wait_parity(std::uint64_t* bar, unsigned parity) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+  return false;
+#else
+  unsigned done = 0;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done)
+               : "r"(shared_address(bar)), "r"(parity)
+               : "memory");
+  return done != 0;
+#endif
+}
+
+/// fence.proxy.async.shared::cta: makes this thread's generic-proxy shared-memory writes visible
+/// to the async proxy (TMA, wgmma) before it reads them.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+/// Loads the box at element coordinates (x = inner, y = outer) of `map` into shared memory at
+/// `smem_dst` (128-byte aligned; aligned to the swizzle atom when swizzled), completing its bytes
+/// on `bar`. One thread issues it.
+__device__ __forceinline__ void tma_load_2d(void* smem_dst, const TmaMap* map, int x, int y, std::uint64_t* bar) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          shared_address(smem_dst)),
+      "l"(map), "r"(x), "r"(y), "r"(shared_address(bar))
+      : "memory");
+#endif
+}
+
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+#undef GPUBENCH_TMA_UNAVAILABLE
+#endif
+
+#else  // host SIMT emulation
+
+/// Host model of a 2-D tiled CUtensorMap (interleave none, element strides 1, out-of-bounds
+/// elements filled with zero). Build it with make_tensor_map_2d.
+struct TensorMap2d {
+  const void* global_address = nullptr;  ///< element (0, 0)
+  std::uint64_t dims[2] = {0, 0};        ///< extents in elements: dims[0] inner (contiguous), dims[1] outer
+  std::uint64_t row_stride_bytes = 0;    ///< bytes between consecutive outer indices (globalStrides[0])
+  std::uint32_t box[2] = {0, 0};         ///< box extents in elements, inner first
+  std::uint32_t element_bytes = 0;       ///< 1, 2, 4 or 8
+  Swizzle swizzle = Swizzle::kNone;      ///< shared-memory swizzle of the box
+
+  /// Bytes one load moves into shared memory (the whole box, zero-filled parts included).
+  std::uint32_t box_bytes() const { return box[0] * box[1] * element_bytes; }
+};
+
+/// The tensor map as the kernel sees it.
+using TmaMap = TensorMap2d;
+
+namespace detail {
+[[noreturn]] inline void tma_abort(const char* what) {
+  std::fprintf(stderr, "tma emulation: %s\n", what);
+  std::abort();
+}
+}  // namespace detail
+
+/// A 2-D tensor map, checked against cuTensorMapEncodeTiled's requirements (cuda.h): global
+/// address 16-byte aligned; stride a multiple of 16 below 2^40; box extents 1..256; inner box
+/// bytes a multiple of 16 and, when swizzled, at most the swizzle span. The emulation further
+/// requires a swizzled box's inner bytes to equal the span (rows one span apart in shared memory).
+inline TensorMap2d make_tensor_map_2d(const void* global_address, std::uint64_t inner_dim, std::uint64_t outer_dim,
+                                      std::uint64_t row_stride_bytes, std::uint32_t box_inner, std::uint32_t box_outer,
+                                      std::uint32_t element_bytes, Swizzle swizzle) {
+  if ((reinterpret_cast<std::uintptr_t>(global_address) & 15u) != 0) detail::tma_abort("global address not 16-aligned");
+  if (row_stride_bytes % 16 != 0 || row_stride_bytes >= (std::uint64_t{1} << 40)) {
+    detail::tma_abort("global stride not a multiple of 16 below 2^40");
+  }
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8) {
+    detail::tma_abort("element size not 1, 2, 4 or 8 bytes");
+  }
+  if (box_inner < 1 || box_inner > 256 || box_outer < 1 || box_outer > 256) detail::tma_abort("box extent not 1..256");
+  if ((box_inner * element_bytes) % 16 != 0) detail::tma_abort("inner box bytes not a multiple of 16");
+  if (swizzle != Swizzle::kNone && box_inner * element_bytes != swizzle_span_bytes(swizzle)) {
+    detail::tma_abort("swizzled box whose inner bytes differ from the swizzle span (not emulated)");
+  }
+  if (row_stride_bytes < inner_dim * element_bytes) detail::tma_abort("global stride below a row's bytes");
+  TensorMap2d m;
+  m.global_address = global_address;
+  m.dims[0] = inner_dim;
+  m.dims[1] = outer_dim;
+  m.row_stride_bytes = row_stride_bytes;
+  m.box[0] = box_inner;
+  m.box[1] = box_outer;
+  m.element_bytes = element_bytes;
+  m.swizzle = swizzle;
+  return m;
+}
+
+/// Emulated mbarrier state, packed into the barrier's 8 bytes (see the file comment).
+struct MbarrierState {
+  unsigned expected = 0;  ///< arrivals per phase
+  unsigned pending = 0;   ///< arrivals still missing in the current phase
+  int tx = 0;             ///< transaction bytes still missing in the current phase (may dip below 0)
+  unsigned parity = 0;    ///< parity of the current (incomplete) phase
+
+  static MbarrierState load(const std::uint64_t* bar) {
+    const std::uint64_t v = *bar;
+    MbarrierState s;
+    s.expected = static_cast<unsigned>(v & 0xFFFFu);
+    s.pending = static_cast<unsigned>((v >> 16) & 0xFFFFu);
+    const auto raw = static_cast<std::uint32_t>((v >> 32) & 0x1FFFFFu);
+    s.tx = (raw & 0x100000u) != 0 ? static_cast<int>(raw) - (1 << 21) : static_cast<int>(raw);
+    s.parity = static_cast<unsigned>(v >> 63);
+    return s;
+  }
+  void store(std::uint64_t* bar) const {
+    *bar = std::uint64_t{expected & 0xFFFFu} | (std::uint64_t{pending & 0xFFFFu} << 16) |
+           (std::uint64_t{static_cast<std::uint32_t>(tx) & 0x1FFFFFu} << 32) | (std::uint64_t{parity & 1u} << 63);
+  }
+  /// Completes the phase when nothing is missing any more.
+  void maybe_complete() {
+    if (pending == 0 && tx == 0) {
+      parity ^= 1u;
+      pending = expected;
+    }
+  }
+};
+
+/// Emulated mbarrier.init.
+inline void mbarrier_init(std::uint64_t* bar, unsigned arrivals) {
+  if (arrivals < 1 || arrivals > 0xFFFFu) detail::tma_abort("mbarrier arrival count out of the emulated range");
+  MbarrierState s;
+  s.expected = arrivals;
+  s.pending = arrivals;
+  s.store(bar);
+}
+
+/// Emulated mbarrier.expect_tx (the transaction half of arrive.expect_tx).
+inline void mbarrier_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  MbarrierState s = MbarrierState::load(bar);
+  s.tx += static_cast<int>(bytes);
+  if (s.tx >= (1 << 20)) detail::tma_abort("mbarrier transaction count above 2^20 - 1");
+  s.store(bar);
+}
+
+/// Emulated mbarrier.complete_tx: `bytes` of the current phase's transactions arrived.
+inline void mbarrier_complete_tx(std::uint64_t* bar, unsigned bytes) {
+  MbarrierState s = MbarrierState::load(bar);
+  s.tx -= static_cast<int>(bytes);
+  if (s.tx <= -(1 << 20)) detail::tma_abort("mbarrier transaction count below -(2^20 - 1)");
+  s.maybe_complete();
+  s.store(bar);
+}
+
+/// Emulated mbarrier.arrive.
+inline void mbarrier_arrive(std::uint64_t* bar) {
+  MbarrierState s = MbarrierState::load(bar);
+  if (s.pending == 0) detail::tma_abort("mbarrier arrival beyond the expected count");
+  --s.pending;
+  s.maybe_complete();
+  s.store(bar);
+}
+
+/// Emulated mbarrier.arrive.expect_tx: expect_tx then arrive, as one operation.
+inline void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  mbarrier_expect_tx(bar, bytes);
+  mbarrier_arrive(bar);
+}
+
+namespace detail {
+
+struct PendingTmaLoad {
+  unsigned char* dst;
+  const TensorMap2d* map;
+  int x, y;
+  std::uint64_t* bar;
+};
+
+inline std::vector<PendingTmaLoad>& tma_pending() {
+  static std::vector<PendingTmaLoad> pending;
+  return pending;
+}
+
+/// Writes the box at (x, y) to shared memory: box row r (outer), inner bytes b land at shared
+/// address swizzle(dst + r * row_bytes + b); elements outside the tensor (coordinates negative or
+/// past dims) are zero.
+inline void land(const PendingTmaLoad& l) {
+  const TensorMap2d& m = *l.map;
+  const std::uint32_t row_bytes = m.box[0] * m.element_bytes;
+  const std::uint32_t base = shared_address(l.dst);
+  const auto* g = static_cast<const unsigned char*>(m.global_address);
+  for (std::uint32_t r = 0; r < m.box[1]; ++r) {
+    const std::int64_t gy = static_cast<std::int64_t>(l.y) + r;
+    for (std::uint32_t e = 0; e < m.box[0]; ++e) {
+      const std::int64_t gx = static_cast<std::int64_t>(l.x) + e;
+      const bool inside = gx >= 0 && gy >= 0 && static_cast<std::uint64_t>(gx) < m.dims[0] &&
+                          static_cast<std::uint64_t>(gy) < m.dims[1];
+      unsigned char* to = shared_pointer(swizzle_address(base + r * row_bytes + e * m.element_bytes, m.swizzle));
+      if (inside) {
+        std::memcpy(
+            to,
+            g + static_cast<std::uint64_t>(gy) * m.row_stride_bytes + static_cast<std::uint64_t>(gx) * m.element_bytes,
+            m.element_bytes);
+      } else {
+        std::memset(to, 0, m.element_bytes);
+      }
+    }
+  }
+}
+
+/// Lands every pending load that completes on `bar`, in issue order.
+inline void land_loads_of(std::uint64_t* bar) {
+  auto& pending = tma_pending();
+  std::vector<PendingTmaLoad> rest;
+  std::vector<PendingTmaLoad> mine;
+  for (const auto& l : pending) (l.bar == bar ? mine : rest).push_back(l);
+  pending = std::move(rest);
+  for (const auto& l : mine) {
+    land(l);
+    mbarrier_complete_tx(l.bar, l.map->box_bytes());
+  }
+}
+
+}  // namespace detail
+
+/// Emulated cp.async.bulk.tensor.2d ... mbarrier::complete_tx::bytes: poisons the destination box
+/// now; the data lands (and its bytes complete on `bar`) when a thread next polls `bar`.
+inline void tma_load_2d(void* smem_dst, const TmaMap* map, int x, int y, std::uint64_t* bar) {
+  const std::uint32_t dst = shared_address(smem_dst);
+  const std::uint32_t align = map->swizzle == Swizzle::kNone ? 128u : swizzle_atom_bytes(map->swizzle);
+  if (dst % align != 0) detail::tma_abort("shared destination not aligned (128 bytes, or the swizzle atom)");
+  std::memset(smem_dst, 0xFF, map->box_bytes());
+  detail::tma_pending().push_back({static_cast<unsigned char*>(smem_dst), map, x, y, bar});
+}
+
+/// Emulated mbarrier.try_wait.parity: lands the loads pending on `bar`, then reports whether the
+/// phase with parity `parity` has completed (the current phase's parity differs from it).
+inline bool mbarrier_try_wait_parity(std::uint64_t* bar, unsigned parity) {
+  detail::land_loads_of(bar);
+  return MbarrierState::load(bar).parity != (parity & 1u);
+}
+
+/// Emulated fence.proxy.async.shared::cta (ordering only).
+inline void fence_proxy_async_shared() {}
+
+/// Emulation only: loads issued and not yet landed (tests assert 0 after a kernel).
+inline std::size_t tma_outstanding() { return detail::tma_pending().size(); }
+
+/// Emulation only: forgets every pending load.
+inline void tma_reset() { detail::tma_pending().clear(); }
+
+#endif
+
+}  // namespace gpubench::kernels::hopper
