@@ -106,10 +106,10 @@ TEST(WgmmaDescriptor, RoundTrip) {
   std::mt19937 gen(17);
   for (int trial = 0; trial < 10000; ++trial) {
     hopper::SmemDescriptor d;
-    d.start_address = (gen() & 0x3FFFu) << 4;
-    d.leading_byte_offset = (gen() & 0x3FFFu) << 4;
-    d.stride_byte_offset = (gen() & 0x3FFFu) << 4;
-    d.base_offset = gen() & 7u;
+    d.start_address = static_cast<std::uint32_t>(gen() & 0x3FFFu) << 4;
+    d.leading_byte_offset = static_cast<std::uint32_t>(gen() & 0x3FFFu) << 4;
+    d.stride_byte_offset = static_cast<std::uint32_t>(gen() & 0x3FFFu) << 4;
+    d.base_offset = static_cast<std::uint32_t>(gen() & 7u);
     d.swizzle = static_cast<Swizzle>(gen() & 3u);
     const std::uint64_t desc = hopper::encode_descriptor(d);
     EXPECT_EQ(desc & ((3ull << 14) | (3ull << 30) | (7ull << 46) | (0x3FFull << 52)), 0u) << "reserved bits set";
