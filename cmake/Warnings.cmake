@@ -15,3 +15,9 @@ if(GPUBENCH_SANITIZE)
     $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer>)
   target_link_options(gpubench_sanitize INTERFACE -fsanitize=address,undefined)
 endif()
+
+# Test executables at -O1: GoogleTest's expanded macros take twice as long to compile at -O2/-O3
+# (and longer still under the sanitizers), the test command's longest phase; what they test
+# (gpubench's libraries) keeps the build type's optimization.
+add_library(gpubench_test_flags INTERFACE)
+target_compile_options(gpubench_test_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
