@@ -228,7 +228,7 @@ template <int R>
 __device__ __forceinline__ void wgmma_trap(float (&)[R]) {
   __trap();
 }
-#define GPUBENCH_WGMMA_BODY(R, ...) wgmma_trap(d)
+#define GPUBENCH_WGMMA_BODY(R, ...) detail::wgmma_trap(d)
 #else
 #define GPUBENCH_WGMMA_BODY(R, ...) __VA_ARGS__
 #endif
@@ -300,45 +300,6 @@ __device__ __forceinline__ void wgmma_trap(float (&)[R]) {
       : "l"(desc_a), "l"(desc_b), "r"(scale_d)                                                                       \
       : "memory")
 
-/// wgmma.mma_async m64n64k16 .f32.f16.f16, A and B K-major in shared memory.
-__device__ __forceinline__ void wgmma_m64n64k16_f32_f16_ss(float (&d)[32], std::uint64_t desc_a, std::uint64_t desc_b,
-                                                           int scale_d) {
-  GPUBENCH_WGMMA_BODY(32, GPUBENCH_WGMMA_M64N64K16("f16"));
-}
-
-/// wgmma.mma_async m64n128k16 .f32.f16.f16, A and B K-major in shared memory.
-__device__ __forceinline__ void wgmma_m64n128k16_f32_f16_ss(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
-                                                            int scale_d) {
-  GPUBENCH_WGMMA_BODY(64, GPUBENCH_WGMMA_M64N128K16("f16"));
-}
-
-/// wgmma.mma_async m64n256k16 .f32.f16.f16, A and B K-major in shared memory.
-__device__ __forceinline__ void wgmma_m64n256k16_f32_f16_ss(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b,
-                                                            int scale_d) {
-  GPUBENCH_WGMMA_BODY(128, GPUBENCH_WGMMA_M64N256K16("f16"));
-}
-
-/// wgmma.mma_async m64n64k16 .f32.bf16.bf16, A and B K-major in shared memory.
-__device__ __forceinline__ void wgmma_m64n64k16_f32_bf16_ss(float (&d)[32], std::uint64_t desc_a, std::uint64_t desc_b,
-                                                            int scale_d) {
-  GPUBENCH_WGMMA_BODY(32, GPUBENCH_WGMMA_M64N64K16("bf16"));
-}
-
-/// wgmma.mma_async m64n128k16 .f32.bf16.bf16, A and B K-major in shared memory.
-__device__ __forceinline__ void wgmma_m64n128k16_f32_bf16_ss(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
-                                                             int scale_d) {
-  GPUBENCH_WGMMA_BODY(64, GPUBENCH_WGMMA_M64N128K16("bf16"));
-}
-
-/// wgmma.mma_async m64n256k16 .f32.bf16.bf16, A and B K-major in shared memory.
-__device__ __forceinline__ void wgmma_m64n256k16_f32_bf16_ss(float (&d)[128], std::uint64_t desc_a,
-                                                             std::uint64_t desc_b, int scale_d) {
-  GPUBENCH_WGMMA_BODY(128, GPUBENCH_WGMMA_M64N256K16("bf16"));
-}
-#undef GPUBENCH_WGMMA_BODY
-#undef GPUBENCH_WGMMA_M64N64K16
-#undef GPUBENCH_WGMMA_M64N128K16
-#undef GPUBENCH_WGMMA_M64N256K16
 }  // namespace detail
 
 /// D (64 x N, f32, fragments as in WgmmaLayout) = A (64 x 16) * B (16 x N) + (scale_d ? D : 0),
@@ -349,16 +310,21 @@ __device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t
                                                 int scale_d) {
   static_assert(N == 64 || N == 128 || N == 256, "wrapped shapes: N = 64, 128, 256");
   static_assert(std::is_same_v<T, F16> || std::is_same_v<T, BF16>, "T is F16 or BF16");
+  // The type goes into the instruction's text, so each shape and type is its own asm statement.
   if constexpr (std::is_same_v<T, F16>) {
-    if constexpr (N == 64) detail::wgmma_m64n64k16_f32_f16_ss(d, desc_a, desc_b, scale_d);
-    if constexpr (N == 128) detail::wgmma_m64n128k16_f32_f16_ss(d, desc_a, desc_b, scale_d);
-    if constexpr (N == 256) detail::wgmma_m64n256k16_f32_f16_ss(d, desc_a, desc_b, scale_d);
+    if constexpr (N == 64) GPUBENCH_WGMMA_BODY(32, GPUBENCH_WGMMA_M64N64K16("f16"));
+    if constexpr (N == 128) GPUBENCH_WGMMA_BODY(64, GPUBENCH_WGMMA_M64N128K16("f16"));
+    if constexpr (N == 256) GPUBENCH_WGMMA_BODY(128, GPUBENCH_WGMMA_M64N256K16("f16"));
   } else {
-    if constexpr (N == 64) detail::wgmma_m64n64k16_f32_bf16_ss(d, desc_a, desc_b, scale_d);
-    if constexpr (N == 128) detail::wgmma_m64n128k16_f32_bf16_ss(d, desc_a, desc_b, scale_d);
-    if constexpr (N == 256) detail::wgmma_m64n256k16_f32_bf16_ss(d, desc_a, desc_b, scale_d);
+    if constexpr (N == 64) GPUBENCH_WGMMA_BODY(32, GPUBENCH_WGMMA_M64N64K16("bf16"));
+    if constexpr (N == 128) GPUBENCH_WGMMA_BODY(64, GPUBENCH_WGMMA_M64N128K16("bf16"));
+    if constexpr (N == 256) GPUBENCH_WGMMA_BODY(128, GPUBENCH_WGMMA_M64N256K16("bf16"));
   }
 }
+#undef GPUBENCH_WGMMA_BODY
+#undef GPUBENCH_WGMMA_M64N64K16
+#undef GPUBENCH_WGMMA_M64N128K16
+#undef GPUBENCH_WGMMA_M64N256K16
 
 #if defined(GPUBENCH_WGMMA_UNAVAILABLE)
 #undef GPUBENCH_WGMMA_UNAVAILABLE
