@@ -3,7 +3,8 @@
 //
 // Why these numbers: the copy keeps kVectorsPerThread (4) 16-byte loads in flight per thread
 // before its stores: exactly 4 128-bit loads and 4 128-bit stores in the PTX, so a refactor that
-// serializes them (one load, one store) or splits a vector into narrower accesses fails here.
+// serializes them (one load, one store) or splits a vector into narrower accesses fails here. The
+// body is the PCIe SM copy's (kernels/link_copy.cuh), and so is the contract (pcie/contract.h).
 // Reading a peer's memory costs a round trip over NVLink or PCIe of a microsecond or more, so
 // the bytes in flight matter even more than for DRAM: at full occupancy (32 registers, 8 blocks
 // of 256 per SM) that is 128 KiB per SM. No local memory (a spilled vector would double the
@@ -11,26 +12,11 @@
 // 32 registers; ptxas for sm_100/sm_120 uses more, occupancy still >= 75 %).
 #pragma once
 
-#include "families/global_memory/contract.h"  // kPtxLoad128 and friends
-#include "kernels/contract.h"
+#include "families/pcie/contract.h"  // link_copy_contract
 
 namespace gpubench::kernels {
 
 /// Contracts of every kernel in p2p.cu.
-// clang-format off: one kernel per row, each line one group of properties
-inline const contract::FileContract kP2pContract = {
-    contract::kernel(R"(::p2p_copy_kernel\()")
-        .block(256)
-        .registers(32)
-        .static_smem(0)
-        .occupancy(1.0)
-        .ptx({kPtxLoad128, kPtxStore128})
-        .ptx_count(kPtxLoad128, 4)
-        .ptx_count(kPtxStore128, 4)
-        .sass({kSassLoad128, kSassStore128})
-        .on_arch(100, 40, 0.75)
-        .on_arch(120, 48, 0.75),
-};
-// clang-format on
+inline const contract::FileContract kP2pContract = {link_copy_contract(R"(::p2p_copy_kernel\()")};
 
 }  // namespace gpubench::kernels

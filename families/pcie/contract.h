@@ -16,21 +16,28 @@
 
 namespace gpubench::kernels {
 
+/// The contract of a kernel whose body is kernels/link_copy.cuh's (this family's SM copy, and
+/// families/p2p's): the same instructions and budget whatever memory is on the far side.
+// clang-format off: each line one group of properties
+inline contract::KernelContract link_copy_contract(const std::string& name_regex) {
+  return contract::kernel(name_regex)
+      .block(256)
+      .registers(32)
+      .static_smem(0)
+      .occupancy(1.0)
+      .ptx({kPtxLoad128, kPtxStore128})
+      .ptx_count(kPtxLoad128, 4)
+      .ptx_count(kPtxStore128, 4)
+      .sass({kSassLoad128, kSassStore128})
+      .on_arch(100, 40, 0.75)
+      .on_arch(120, 48, 0.75);
+}
+// clang-format on
+
 /// Contracts of every kernel in pcie.cu.
+inline const contract::FileContract kPcieContract = {link_copy_contract(R"(::pcie_sm_copy_kernel\()")};
+
 // clang-format off: one kernel per row, each line one group of properties
-inline const contract::FileContract kPcieContract = {
-    contract::kernel(R"(::pcie_sm_copy_kernel\()")
-        .block(256)
-        .registers(32)
-        .static_smem(0)
-        .occupancy(1.0)
-        .ptx({kPtxLoad128, kPtxStore128})
-        .ptx_count(kPtxLoad128, 4)
-        .ptx_count(kPtxStore128, 4)
-        .sass({kSassLoad128, kSassStore128})
-        .on_arch(100, 40, 0.75)
-        .on_arch(120, 48, 0.75),
-};
 
 /// Contract of pcie_spin.cu.
 inline const contract::FileContract kPcieSpinContract = {
