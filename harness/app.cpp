@@ -55,23 +55,30 @@ int run_all_devices(const std::vector<std::string>& args, const Options& o) {
   return run_device_plan(plan_all_devices(args, o, count), "/proc/self/exe");
 }
 
+// The rows of a backend kind that --validate, --row-scope and --filter leave.
+std::vector<BenchCase> chosen_rows(const SweepOptions& sweep, const std::string& kind, const Options& o) {
+  const NameFilter filter(o.filter);  // linear time, never Google Benchmark's backtracking std::regex
+  std::vector<BenchCase> table = all_cases(sweep);
+  if (o.validate) table = acceptance_rows(table, kind);
+  std::vector<BenchCase> rows;
+  for (auto& c : table)
+    if (filter.matches(c.name()) && in_row_scope(c, o.row_scope)) rows.push_back(std::move(c));
+  return rows;
+}
+
+// " in --row-scope=links" when a scope narrowed the rows, for the line saying none are left.
+std::string scope_note(const Options& o) {
+  return o.row_scope == Options::RowScope::all ? "" : std::string(" in --row-scope=") + row_scope_name(o.row_scope);
+}
+
 // --list --device=N where no GPU is usable: the CUDA rows (what would run on a GPU) on stdout,
 // sized for a device of unknown L2 and memory, and one line on stderr saying why they cannot run
 // here. Returns the exit status.
 int list_cuda_rows_without_device(const Options& o, const std::string& reason) {
-  const NameFilter filter(o.filter);
-  int listed = 0;
-  std::vector<BenchCase> table = all_cases(sweep_options(DeviceDescription{}, "cuda", o.quick));
-  if (o.validate) table = acceptance_rows(table, "cuda");
-  for (const BenchCase& c : table) {
-    if (!filter.matches(c.name()) || !in_row_scope(c, o.row_scope)) continue;
-    std::cout << c.name() << "\n";
-    ++listed;
-  }
-  if (listed == 0)
-    return usage_error(
-        "--filter=" + o.filter + " matches no benchmark of the cuda backend" +
-        (o.row_scope == Options::RowScope::all ? "" : std::string(" in --row-scope=") + row_scope_name(o.row_scope)));
+  const std::vector<BenchCase> rows = chosen_rows(sweep_options(DeviceDescription{}, "cuda", o.quick), "cuda", o);
+  for (const BenchCase& c : rows) std::cout << c.name() << "\n";
+  if (rows.empty())
+    return usage_error("--filter=" + o.filter + " matches no benchmark of the cuda backend" + scope_note(o));
   std::cerr << "gpubench: --device=" << o.device.index << ": " << reason
             << "; these are the CUDA rows (sizes for an unknown L2 and memory), they cannot run here\n";
   return 0;
@@ -81,24 +88,17 @@ int list_cuda_rows_without_device(const Options& o, const std::string& reason) {
 // when running, also those it declares unavailable, which land in the result as skips with
 // their reason. Empty (with *error set) when nothing would run.
 std::vector<BenchCase> select_rows(const Backend& backend, const Options& o, std::string* error) {
-  // Matched in linear time here, never by Google Benchmark's backtracking std::regex.
-  const NameFilter filter(o.filter);
   std::vector<BenchCase> rows;
   std::string first_unavailable;
   bool any_runs = false;
-  std::vector<BenchCase> table = all_cases(sweep_options(backend.device(), backend.kind(), o.quick));
-  if (o.validate) table = acceptance_rows(table, backend.kind());
-  for (auto& c : table) {
-    if (!filter.matches(c.name()) || !in_row_scope(c, o.row_scope)) continue;
+  for (auto& c : chosen_rows(sweep_options(backend.device(), backend.kind(), o.quick), backend.kind(), o)) {
     const std::string why = backend.unavailable_reason(c);
     if (why.empty()) any_runs = true;
     if (!why.empty() && first_unavailable.empty()) first_unavailable = c.name() + ": " + why;
     if (why.empty() || !o.list) rows.push_back(std::move(c));
   }
   if (!any_runs) {
-    const std::string scope =
-        o.row_scope == Options::RowScope::all ? "" : std::string(" in --row-scope=") + row_scope_name(o.row_scope);
-    *error = "--filter=" + o.filter + " matches no benchmark the " + backend.kind() + " backend runs" + scope +
+    *error = "--filter=" + o.filter + " matches no benchmark the " + backend.kind() + " backend runs" + scope_note(o) +
              (first_unavailable.empty() ? std::string(" (see --list)") : " (" + first_unavailable + ")");
     rows.clear();
   }
