@@ -83,20 +83,19 @@ Child start(const std::string& program, const DeviceRun& run, bool capture) {
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  int fd = -1;  // the run's output file when captured (printed straight through without one)
   if (capture) {
     char path[] = "/tmp/gpubench-device-XXXXXX";
-    const int fd = ::mkstemp(path);
+    fd = ::mkstemp(path);
     if (fd >= 0) {
       child.log = path;
       posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
       posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
       posix_spawn_file_actions_addclose(&actions, fd);
     }
-    if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), env.data()) != 0) child.pid = 0;
-    if (fd >= 0) ::close(fd);
-  } else if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), env.data()) != 0) {
-    child.pid = 0;
   }
+  if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), env.data()) != 0) child.pid = 0;
+  if (fd >= 0) ::close(fd);
   posix_spawn_file_actions_destroy(&actions);
   return child;
 }
