@@ -56,6 +56,15 @@ inline Error optin_smem_per_block(std::size_t* bytes) {
   if (e == cudaSuccess) *bytes = static_cast<std::size_t>(v);
   return e;
 }
+/// The current device's compute capability and SM count.
+inline Error device_shape(int* cc_major, int* cc_minor, int* sms) {
+  int device = 0;
+  Error e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(cc_major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(cc_minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+  return e;
+}
 /// Enqueues kernel<<<grid, block, smem, stream>>>(args...) and returns the launch's error.
 template <class... P, class... A>
 Error launch(void (*kernel)(P...), Grid grid, Grid block, std::size_t smem, Stream stream, A... args) {
@@ -87,6 +96,9 @@ Error allow_dynamic_smem(Kernel, std::size_t bytes) {
   return e != kSuccess ? e : (bytes <= limit ? kSuccess : kInvalidValue);
 }
 inline Error optin_smem_per_block(std::size_t* bytes) { return host::optin_smem_per_block(bytes); }
+inline Error device_shape(int* cc_major, int* cc_minor, int* sms) {
+  return host::device_shape(cc_major, cc_minor, sms);
+}
 template <class... P, class... A>
 Error launch(void (*kernel)(P...), Grid grid, Grid block, std::size_t smem, Stream stream, A... args) {
   return host::enqueue(stream, [=] {

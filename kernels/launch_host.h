@@ -18,6 +18,8 @@ int current_device(int* device);
 int blocks_per_sm(int* per_sm, int threads, std::size_t smem);
 /// cudaDevAttrMaxSharedMemoryPerBlockOptin.
 int optin_smem_per_block(std::size_t* bytes);
+/// cudaDevAttrComputeCapabilityMajor/Minor and cudaDevAttrMultiProcessorCount.
+int device_shape(int* cc_major, int* cc_minor, int* sms);
 /// Runs `work` (one launch, under the SIMT emulation) on `stream`, in stream order; returns the
 /// launch's error.
 int enqueue(CUstream_st* stream, std::function<void()> work);

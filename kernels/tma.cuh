@@ -2,7 +2,11 @@
 //   TmaMap                  the tensor map: CUtensorMap under nvcc, TensorMap2d (a host model of
 //                           a 2-D tiled CUtensorMap) under the emulation
 //   tma_load_2d             cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
-//   mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait_parity, fence_proxy_async_shared
+//   mbarrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_try_wait_parity,
+//   fence_proxy_async_shared, fence_mbarrier_init
+//   encode_tensor_map_2d    host side: a 2-D tiled tensor map of 16-bit elements (the driver's
+//                           cuTensorMapEncodeTiled under nvcc, found through the runtime, so
+//                           gpubench does not link libcuda; make_tensor_map_2d under the emulation)
 // Under nvcc each wrapper is inline PTX, compiled for sm_90 and newer (other device targets
 // trap). Under the host SIMT shim they are emulated from the PTX ISA ("Data Movement: cp.async.bulk.tensor",
 // "Parallel Synchronization: mbarrier") and cuda.h's cuTensorMapEncodeTiled requirements:
@@ -15,8 +19,10 @@
 //    (signed, 32-52) and the current phase's parity (bit 63). A phase completes when its pending
 //    arrivals and its transaction count both reach zero; then the parity flips and the arrival
 //    count is re-armed.
-// The emulation has no preemption (simt.h): a thread spinning on try_wait for a load another
-// thread has not issued yet hangs; issue before waiting (ordered by __syncthreads).
+// A failed try_wait gives the other threads of the block a turn (simt::spin_yield), so a
+// warp-specialised pipeline runs as on a GPU: consumers poll full barriers that the producer's
+// loads complete, the producer polls empty barriers that the consumers' arrivals complete. A wait
+// that nothing can ever complete is reported as a deadlock.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +31,7 @@
 
 #if defined(__CUDACC__)
 #include <cuda.h>  // CUtensorMap
+#include <cuda_runtime_api.h>
 #else
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +56,15 @@ __device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned arriv
   __trap();
 #else
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(arrivals) : "memory");
+#endif
+}
+
+/// mbarrier.arrive: one arrival on the current phase.
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
 #endif
 }
 
@@ -87,6 +103,16 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 #endif
 }
 
+/// fence.mbarrier_init: makes this thread's mbarrier.init visible to the async proxy (the TMA
+/// unit completing transactions on the barrier) before the barrier is used.
+__device__ __forceinline__ void fence_mbarrier_init() {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
 /// Loads the box at element coordinates (x = inner, y = outer) of `map` into shared memory at
 /// `smem_dst` (128-byte aligned; aligned to the swizzle atom when swizzled), completing its bytes
 /// on `bar`. One thread issues it.
@@ -105,6 +131,52 @@ __device__ __forceinline__ void tma_load_2d(void* smem_dst, const TmaMap* map, i
 #if defined(GPUBENCH_TMA_UNAVAILABLE)
 #undef GPUBENCH_TMA_UNAVAILABLE
 #endif
+
+#endif  // __CUDACC__
+
+/// Element types of encode_tensor_map_2d.
+enum class TmaElement { kF16, kBF16 };
+
+#if defined(__CUDACC__)
+
+/// Encodes `map`: a 2-D tensor of 16-bit `element`s at `global` (16-byte aligned), inner_dim
+/// elements contiguous, outer_dim rows row_stride_bytes apart (a multiple of 16), loaded in boxes
+/// of box_inner x box_outer elements with `swizzle`; elements outside the tensor read as zero.
+/// Returns 0, cudaErrorNotSupported when the driver has no cuTensorMapEncodeTiled, or
+/// cudaErrorInvalidValue when it rejects the map.
+inline int encode_tensor_map_2d(TmaMap* map, const void* global, std::uint64_t inner_dim, std::uint64_t outer_dim,
+                                std::uint64_t row_stride_bytes, std::uint32_t box_inner, std::uint32_t box_outer,
+                                TmaElement element, Swizzle swizzle) {
+  using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static Encode encode = nullptr;
+  if (encode == nullptr) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    // The entry point as introduced in CUDA 12.0 (the runtime resolves it in the installed driver).
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess || fn == nullptr) {
+      return cudaErrorNotSupported;
+    }
+    encode = reinterpret_cast<Encode>(fn);
+  }
+  const cuuint64_t dims[2] = {inner_dim, outer_dim};
+  const cuuint64_t strides[1] = {row_stride_bytes};
+  const cuuint32_t box[2] = {box_inner, box_outer};
+  const cuuint32_t element_strides[2] = {1, 1};
+  // CUtensorMapSwizzle numbers the modes NONE, 32B, 64B, 128B.
+  const CUtensorMapSwizzle sw = swizzle == Swizzle::k128B  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle == Swizzle::k64B ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle == Swizzle::k32B ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                           : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUresult r =
+      encode(map, element == TmaElement::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+             const_cast<void*>(global), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
 
 #else  // host SIMT emulation
 
@@ -209,6 +281,7 @@ inline void mbarrier_expect_tx(std::uint64_t* bar, unsigned bytes) {
   s.tx += static_cast<int>(bytes);
   if (s.tx >= (1 << 20)) detail::tma_abort("mbarrier transaction count above 2^20 - 1");
   s.store(bar);
+  gpubench::simt::note_progress();
 }
 
 /// Emulated mbarrier.complete_tx: `bytes` of the current phase's transactions arrived.
@@ -218,6 +291,7 @@ inline void mbarrier_complete_tx(std::uint64_t* bar, unsigned bytes) {
   if (s.tx <= -(1 << 20)) detail::tma_abort("mbarrier transaction count below -(2^20 - 1)");
   s.maybe_complete();
   s.store(bar);
+  gpubench::simt::note_progress();
 }
 
 /// Emulated mbarrier.arrive.
@@ -227,6 +301,7 @@ inline void mbarrier_arrive(std::uint64_t* bar) {
   --s.pending;
   s.maybe_complete();
   s.store(bar);
+  gpubench::simt::note_progress();
 }
 
 /// Emulated mbarrier.arrive.expect_tx: expect_tx then arrive, as one operation.
@@ -239,7 +314,7 @@ namespace detail {
 
 struct PendingTmaLoad {
   unsigned char* dst;
-  const TensorMap2d* map;
+  TensorMap2d map;  // a copy: the kernel's parameter lives on the issuing thread's stack
   int x, y;
   std::uint64_t* bar;
 };
@@ -253,7 +328,7 @@ inline std::vector<PendingTmaLoad>& tma_pending() {
 /// address swizzle(dst + r * row_bytes + b); elements outside the tensor (coordinates negative or
 /// past dims) are zero.
 inline void land(const PendingTmaLoad& l) {
-  const TensorMap2d& m = *l.map;
+  const TensorMap2d& m = l.map;
   const std::uint32_t row_bytes = m.box[0] * m.element_bytes;
   const std::uint32_t base = shared_address(l.dst);
   const auto* g = static_cast<const unsigned char*>(m.global_address);
@@ -285,7 +360,7 @@ inline void land_loads_of(std::uint64_t* bar) {
   pending = std::move(rest);
   for (const auto& l : mine) {
     land(l);
-    mbarrier_complete_tx(l.bar, l.map->box_bytes());
+    mbarrier_complete_tx(l.bar, l.map.box_bytes());
   }
 }
 
@@ -298,18 +373,37 @@ inline void tma_load_2d(void* smem_dst, const TmaMap* map, int x, int y, std::ui
   const std::uint32_t align = map->swizzle == Swizzle::kNone ? 128u : swizzle_atom_bytes(map->swizzle);
   if (dst % align != 0) detail::tma_abort("shared destination not aligned (128 bytes, or the swizzle atom)");
   std::memset(smem_dst, 0xFF, map->box_bytes());
-  detail::tma_pending().push_back({static_cast<unsigned char*>(smem_dst), map, x, y, bar});
+  detail::tma_pending().push_back({static_cast<unsigned char*>(smem_dst), *map, x, y, bar});
+  gpubench::simt::note_progress();
 }
 
 /// Emulated mbarrier.try_wait.parity: lands the loads pending on `bar`, then reports whether the
-/// phase with parity `parity` has completed (the current phase's parity differs from it).
+/// phase with parity `parity` has completed (the current phase's parity differs from it). A
+/// failed poll yields to the other threads of the block (simt::spin_yield).
 inline bool mbarrier_try_wait_parity(std::uint64_t* bar, unsigned parity) {
   detail::land_loads_of(bar);
-  return MbarrierState::load(bar).parity != (parity & 1u);
+  if (MbarrierState::load(bar).parity != (parity & 1u)) {
+    gpubench::simt::note_progress();  // the caller moves on
+    return true;
+  }
+  gpubench::simt::spin_yield();
+  return false;
 }
 
 /// Emulated fence.proxy.async.shared::cta (ordering only).
 inline void fence_proxy_async_shared() {}
+
+/// Emulated fence.mbarrier_init (ordering only).
+inline void fence_mbarrier_init() {}
+
+/// Emulation of encode_tensor_map_2d: the host model of the map (make_tensor_map_2d, which
+/// aborts on a map the driver would reject). Returns 0.
+inline int encode_tensor_map_2d(TmaMap* map, const void* global, std::uint64_t inner_dim, std::uint64_t outer_dim,
+                                std::uint64_t row_stride_bytes, std::uint32_t box_inner, std::uint32_t box_outer,
+                                TmaElement /*element: both are 2 bytes*/, Swizzle swizzle) {
+  *map = make_tensor_map_2d(global, inner_dim, outer_dim, row_stride_bytes, box_inner, box_outer, 2, swizzle);
+  return 0;
+}
 
 /// Emulation only: loads issued and not yet landed (tests assert 0 after a kernel).
 inline std::size_t tma_outstanding() { return detail::tma_pending().size(); }

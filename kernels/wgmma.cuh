@@ -4,9 +4,10 @@
 //   SmemDescriptor, encode/decode the 64-bit wgmma matrix descriptor
 //   make_smem_desc                builds a descriptor for a shared-memory tile (device and host)
 //   WgmmaLayout                   the f32 accumulator fragment layout of wgmma .m64nNk16
-//   wgmma_m64k16_ss<N, T>         wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}, A and B
-//                                 K-major in shared memory (imm-trans-a = imm-trans-b = 0)
+//   wgmma_m64k16_ss<N, T, MajorB> wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}, A K-major,
+//                                 B K-major or MN-major (imm-trans-b) in shared memory
 //   wgmma_fence, wgmma_commit_group, wgmma_wait_group<N>
+//   warpgroup_reg_alloc<R>, warpgroup_reg_dealloc<R>   setmaxnreg.{inc,dec}
 // Under nvcc each wrapper is inline PTX, compiled only for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL; any
 // other device target traps). Under the host SIMT shim (kernels/simt/simt.h) they are emulated
 // from the PTX ISA ("Asynchronous Warpgroup Level Matrix Multiply-Accumulate": "Matrix Fragments
@@ -124,6 +125,29 @@ __host__ __device__ constexpr std::uint32_t k_major_element_address(const SmemDe
   return swizzle_address(logical, d.swizzle);
 }
 
+/// Shared-memory byte address of element (mn, k) of an MN-major 16-bit operand (mn = n of B or
+/// m of A, k in 0..15) described by `d`: the canonical MN-major layouts (CUTLASS's make_gmma_desc
+/// draws them as ((T,W,m),(8,k)) : ((1,T,LBO),(W*T,SBO)) in elements, T = 8 per 16-byte chunk).
+/// With a swizzle, one span of MN elements is contiguous, the 8 K rows of a core group are one
+/// span apart, the next span of MN is LBO away and the next 8 K rows SBO away; without one, a
+/// 16-byte chunk of 8 MN elements is contiguous, its 8 K rows 16 bytes apart, the next 8 MN
+/// elements SBO away and the next 8 K rows LBO away (the two offsets swap roles).
+__host__ __device__ constexpr std::uint32_t mn_major_element_address(const SmemDescriptor& d, unsigned mn, unsigned k) {
+  if (d.swizzle == Swizzle::kNone) {
+    return d.start_address + (mn / 8u) * d.stride_byte_offset + (k / 8u) * d.leading_byte_offset + (k % 8u) * 16u +
+           (mn % 8u) * 2u;
+  }
+  const unsigned span = swizzle_span_bytes(d.swizzle);
+  const unsigned per_span = span / 2u;  // 16-bit elements per swizzle row
+  const std::uint32_t logical = d.start_address + (mn / per_span) * d.leading_byte_offset +
+                                (k / 8u) * d.stride_byte_offset + (k % 8u) * span + (mn % per_span) * 2u;
+  return swizzle_address(logical, d.swizzle);
+}
+
+/// Which dimension of an operand is contiguous in shared memory: K (the default, imm-trans = 0)
+/// or M/N (imm-trans = 1, "transposed"; f16 and bf16 only).
+enum class Major : int { kK = 0, kMN = 1 };
+
 /// The accumulator fragment layout of wgmma .m64nNk16 with f32 accumulators (PTX ISA figure
 /// "WGMMA .m64nNk16 register fragment layout for accumulator matrix D"): thread t of the
 /// warpgroup (warp w = t/32, lane l) holds N/2 floats; element i is at row 16w + l/4 + 8*((i/2)%2),
@@ -233,13 +257,13 @@ __device__ __forceinline__ void wgmma_trap(float (&)[R]) {
 #define GPUBENCH_WGMMA_BODY(R, ...) __VA_ARGS__
 #endif
 // The inline PTX of m64n64k16 with inputs of TYPE ("f16" or "bf16").
-#define GPUBENCH_WGMMA_M64N64K16(TYPE)                                                                              \
+#define GPUBENCH_WGMMA_M64N64K16(TYPE, TB)                                                                          \
   asm volatile(                                                                                                     \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                                  \
       "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE                                                   \
       " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, "                                                                  \
       "%10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "             \
-      "%29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"                                                               \
+      "%29, %30, %31}, %32, %33, p, 1, 1, 0, " TB ";\n}\n"                                                          \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
         "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),      \
         "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),     \
@@ -248,14 +272,14 @@ __device__ __forceinline__ void wgmma_trap(float (&)[R]) {
       : "memory")
 
 // The inline PTX of m64n128k16 with inputs of TYPE ("f16" or "bf16").
-#define GPUBENCH_WGMMA_M64N128K16(TYPE)                                                                             \
+#define GPUBENCH_WGMMA_M64N128K16(TYPE, TB)                                                                         \
   asm volatile(                                                                                                     \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                                  \
       "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE                                                  \
       " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, "                                                        \
       "%12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "        \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "        \
-      "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"                  \
+      "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, " TB ";\n}\n"             \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
         "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),      \
         "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),     \
@@ -268,7 +292,7 @@ __device__ __forceinline__ void wgmma_trap(float (&)[R]) {
       : "memory")
 
 // The inline PTX of m64n256k16 with inputs of TYPE ("f16" or "bf16").
-#define GPUBENCH_WGMMA_M64N256K16(TYPE)                                                                              \
+#define GPUBENCH_WGMMA_M64N256K16(TYPE, TB)                                                                          \
   asm volatile(                                                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                                  \
       "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE                                                   \
@@ -279,7 +303,7 @@ __device__ __forceinline__ void wgmma_trap(float (&)[R]) {
       "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "         \
       "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "         \
       "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, "       \
-      "%127}, %128, %129, p, 1, 1, 0, 0;\n}\n"                                                                       \
+      "%127}, %128, %129, p, 1, 1, 0, " TB ";\n}\n"                                                                  \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),  \
         "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),       \
         "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),      \
@@ -302,25 +326,51 @@ __device__ __forceinline__ void wgmma_trap(float (&)[R]) {
 
 }  // namespace detail
 
+// The shape, type and B's major mode go into the instruction's text: one asm statement each.
+#define GPUBENCH_WGMMA_SHAPES(TYPE, TB)                                                    \
+  do {                                                                                     \
+    if constexpr (N == 64) GPUBENCH_WGMMA_BODY(32, GPUBENCH_WGMMA_M64N64K16(TYPE, TB));    \
+    if constexpr (N == 128) GPUBENCH_WGMMA_BODY(64, GPUBENCH_WGMMA_M64N128K16(TYPE, TB));  \
+    if constexpr (N == 256) GPUBENCH_WGMMA_BODY(128, GPUBENCH_WGMMA_M64N256K16(TYPE, TB)); \
+  } while (0)
+
 /// D (64 x N, f32, fragments as in WgmmaLayout) = A (64 x 16) * B (16 x N) + (scale_d ? D : 0),
-/// A and B K-major in shared memory, described by `desc_a` and `desc_b`. All 128 threads of a
-/// warpgroup call it together; the result is valid after the wgmma_wait_group covering it.
-template <int N, class T>
+/// A K-major and B `MajorB` in shared memory, described by `desc_a` and `desc_b`. All 128 threads
+/// of a warpgroup call it together; the result is valid after the wgmma_wait_group covering it.
+template <int N, class T, Major MajorB = Major::kK>
 __device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                                 int scale_d) {
   static_assert(N == 64 || N == 128 || N == 256, "wrapped shapes: N = 64, 128, 256");
   static_assert(std::is_same_v<T, F16> || std::is_same_v<T, BF16>, "T is F16 or BF16");
-  // The type goes into the instruction's text, so each shape and type is its own asm statement.
-  if constexpr (std::is_same_v<T, F16>) {
-    if constexpr (N == 64) GPUBENCH_WGMMA_BODY(32, GPUBENCH_WGMMA_M64N64K16("f16"));
-    if constexpr (N == 128) GPUBENCH_WGMMA_BODY(64, GPUBENCH_WGMMA_M64N128K16("f16"));
-    if constexpr (N == 256) GPUBENCH_WGMMA_BODY(128, GPUBENCH_WGMMA_M64N256K16("f16"));
-  } else {
-    if constexpr (N == 64) GPUBENCH_WGMMA_BODY(32, GPUBENCH_WGMMA_M64N64K16("bf16"));
-    if constexpr (N == 128) GPUBENCH_WGMMA_BODY(64, GPUBENCH_WGMMA_M64N128K16("bf16"));
-    if constexpr (N == 256) GPUBENCH_WGMMA_BODY(128, GPUBENCH_WGMMA_M64N256K16("bf16"));
-  }
+  if constexpr (std::is_same_v<T, F16> && MajorB == Major::kK) GPUBENCH_WGMMA_SHAPES("f16", "0");
+  if constexpr (std::is_same_v<T, F16> && MajorB == Major::kMN) GPUBENCH_WGMMA_SHAPES("f16", "1");
+  if constexpr (std::is_same_v<T, BF16> && MajorB == Major::kK) GPUBENCH_WGMMA_SHAPES("bf16", "0");
+  if constexpr (std::is_same_v<T, BF16> && MajorB == Major::kMN) GPUBENCH_WGMMA_SHAPES("bf16", "1");
 }
+
+/// setmaxnreg.inc: raises the calling warpgroup's per-thread register limit to R. Every thread of
+/// the warpgroup executes it; it takes effect only in a kernel with a register cap at entry
+/// (__launch_bounds__(threads, 1)).
+template <int R>
+__device__ __forceinline__ void warpgroup_reg_alloc() {
+#if defined(GPUBENCH_WGMMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+#endif
+}
+
+/// setmaxnreg.dec: lowers the calling warpgroup's per-thread register limit to R, returning the
+/// rest to the SM's pool for the warpgroups that raise theirs.
+template <int R>
+__device__ __forceinline__ void warpgroup_reg_dealloc() {
+#if defined(GPUBENCH_WGMMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+#endif
+}
+#undef GPUBENCH_WGMMA_SHAPES
 #undef GPUBENCH_WGMMA_BODY
 #undef GPUBENCH_WGMMA_M64N64K16
 #undef GPUBENCH_WGMMA_M64N128K16
@@ -347,6 +397,7 @@ struct PendingWgmma {
   float* d;
   int n;
   bool bf16;
+  bool b_mn_major;
   std::uint64_t desc_a;
   std::uint64_t desc_b;
   int scale_d;
@@ -380,7 +431,9 @@ inline void perform(const PendingWgmma& op, unsigned warpgroup_thread) {
     double sum = op.scale_d != 0 ? static_cast<double>(op.d[i]) : 0.0;
     for (unsigned k = 0; k < 16; ++k) {
       const float av = operand_value(k_major_element_address(a, static_cast<unsigned>(row), k), op.bf16);
-      const float bv = operand_value(k_major_element_address(b, static_cast<unsigned>(col), k), op.bf16);
+      const std::uint32_t b_addr = op.b_mn_major ? mn_major_element_address(b, static_cast<unsigned>(col), k)
+                                                 : k_major_element_address(b, static_cast<unsigned>(col), k);
+      const float bv = operand_value(b_addr, op.bf16);
       sum += static_cast<double>(av) * bv;
     }
     op.d[i] = static_cast<float>(sum);
@@ -399,7 +452,7 @@ inline void wgmma_fence() {}
 
 /// Emulated wgmma.mma_async: checks that the lanes of the calling warp agree on the operands and
 /// that the warp belongs to a complete warpgroup, then records the operation for wgmma_wait_group.
-template <int N, class T>
+template <int N, class T, Major MajorB = Major::kK>
 inline void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, int scale_d) {
   static_assert(N == 64 || N == 128 || N == 256, "wrapped shapes: N = 64, 128, 256");
   static_assert(std::is_same_v<T, F16> || std::is_same_v<T, BF16>, "T is F16 or BF16");
@@ -418,7 +471,30 @@ inline void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64
   if ((t / 128u) * 128u + 128u > threads) detail::wgmma_abort("wgmma from a thread outside a complete warpgroup");
   detail::check_descriptor(desc_a, "descriptor of A has a non-zero base offset (not emulated)");
   detail::check_descriptor(desc_b, "descriptor of B has a non-zero base offset (not emulated)");
-  detail::wgmma_states()[t].open.push_back({d, N, std::is_same_v<T, BF16>, desc_a, desc_b, scale_d});
+  detail::wgmma_states()[t].open.push_back(
+      {d, N, std::is_same_v<T, BF16>, MajorB == Major::kMN, desc_a, desc_b, scale_d});
+}
+
+namespace detail {
+/// setmaxnreg is .sync.aligned: every lane of the warp executes it with the same count.
+inline void check_setmaxnreg(int r) {
+  if (r < 24 || r > 256 || r % 8 != 0) wgmma_abort("setmaxnreg count outside 24..256 or not a multiple of 8");
+  for (int o : gpubench::simt::warp_exchange(r)) {
+    if (o != r) wgmma_abort("lanes of a warp passed different setmaxnreg counts (or the warp is partial)");
+  }
+}
+}  // namespace detail
+
+/// Emulated setmaxnreg.inc (registers are not modelled: checks the count and that the warp agrees).
+template <int R>
+inline void warpgroup_reg_alloc() {
+  detail::check_setmaxnreg(R);
+}
+
+/// Emulated setmaxnreg.dec.
+template <int R>
+inline void warpgroup_reg_dealloc() {
+  detail::check_setmaxnreg(R);
 }
 
 /// Emulated wgmma.commit_group.

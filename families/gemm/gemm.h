@@ -64,6 +64,36 @@ int launch_hgemm_wmma(const std::uint16_t* a, const std::uint16_t* b, float* c, 
 /// and XOR-swizzled shared memory. Shapes: see hgemm_shape_error.
 int launch_hgemm(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Stream stream);
 
+/// Why the Hopper wgmma kernel cannot run this shape, or nullptr: any M; N and K multiples of 8,
+/// because the tensor memory accelerator needs every global row to be a multiple of 16 bytes;
+/// partial tiles in M, N and K are zero-filled by it.
+inline const char* hgemm_wgmma_shape_error(long long m, long long n, long long k) {
+  if (const char* e = sgemm_shape_error(m, n, k)) return e;
+  if (n % 8 != 0 || k % 8 != 0) return "N and K must be multiples of 8 (16-byte rows for the TMA)";
+  return nullptr;
+}
+
+/// Why a device of compute capability cc_major.cc_minor cannot run the wgmma kernel, or nullptr:
+/// it is built for sm_90a, whose wgmma and setmaxnreg run on compute capability 9.0 only.
+inline const char* hgemm_wgmma_device_error(int cc_major, int cc_minor) {
+  if (cc_major != 9 || cc_minor != 0) return "the wgmma kernel is built for sm_90a (compute capability 9.0 only)";
+  return nullptr;
+}
+
+/// Input type of the wgmma kernel: IEEE binary16 or bfloat16 bit patterns.
+enum class Half16 { fp16, bf16 };
+
+/// FP16- or BF16-in, FP32-accumulate GEMM for Hopper: wgmma.m64n256k16 from shared memory filled
+/// by the tensor memory accelerator, a producer warpgroup and two consumer warpgroups, persistent
+/// over 128 x 256 tiles (families/gemm/hgemm_sm90.cuh). Shapes: see hgemm_wgmma_shape_error;
+/// devices: hgemm_wgmma_device_error (anything else returns cudaErrorNoKernelImageForDevice).
+int launch_hgemm_wgmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Half16 type,
+                       Stream stream);
+
+/// Opts both instantiations of the wgmma kernel into their dynamic shared memory on the current
+/// device; launch_hgemm_wgmma does it on first use per device (call it before graph capture).
+int hgemm_wgmma_configure();
+
 /// Dynamic shared memory the mma.sync FP16 kernel needs per block, in bytes.
 std::size_t hgemm_smem_bytes();
 

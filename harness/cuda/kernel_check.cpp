@@ -12,6 +12,7 @@
 // every check there but Thrust and the spin kernel.
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -262,6 +263,45 @@ Verification gemm_check(int m, int n, int k, const std::function<int(const T*, c
   db.upload(b.data());
   dc.poison();
   finish(launch(da.as<T>(), db.as<T>(), dc.as<float>()));
+  dc.download(c.data());
+  const kernels::GemmMismatch r = kernels::check_gemm_full(a.data(), b.data(), c.data(), m, n, k);
+  return r.found ? Verification::fail(r.describe()) : Verification::pass();
+}
+
+// True when the current device can run the sm_90a kernels (compute capability 9.0).
+bool wgmma_device() {
+  int dev = 0, major = 0, minor = 0;
+  GPUBENCH_CUDA_CHECK(cudaGetDevice(&dev));
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return kernels::hgemm_wgmma_device_error(major, minor) == nullptr;
+}
+
+// The wgmma GEMM on inputs that are multiples of 1/64 in (-2, 2): exact in FP16 and in BF16, so
+// the FP16 reference checks the BF16 run of the same values too.
+Verification wgmma_check(int m, int n, int k, kernels::Half16 type) {
+  std::vector<std::uint16_t> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(k) * n);
+  std::vector<std::uint16_t> a_in(a.size()), b_in(b.size());
+  std::vector<float> c(static_cast<std::size_t>(m) * n);
+  std::vector<float> fa(a.size()), fb(b.size());
+  fill_random_float(fa.data(), fa.size(), 18, -2.0f, 2.0f);
+  fill_random_float(fb.data(), fb.size(), 19, -2.0f, 2.0f);
+  auto encode = [type](float x, std::uint16_t& f16, std::uint16_t& in) {
+    float q = std::round(x * 64.0f) / 64.0f;
+    if (q == 0.0f) q = 1.0f / 64.0f;
+    f16 = kernels::float_to_half_bits(q);
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &q, sizeof bits);
+    in = type == kernels::Half16::bf16 ? static_cast<std::uint16_t>(bits >> 16) : f16;  // exact: low half is 0
+  };
+  for (std::size_t i = 0; i < a.size(); ++i) encode(fa[i], a[i], a_in[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) encode(fb[i], b[i], b_in[i]);
+  Dev da(a.size() * 2), db(b.size() * 2), dc(c.size() * 4);
+  da.upload(a_in.data());
+  db.upload(b_in.data());
+  dc.poison();
+  finish(kernels::launch_hgemm_wgmma(da.as<std::uint16_t>(), db.as<std::uint16_t>(), dc.as<float>(), m, n, k, type,
+                                     nullptr));
   dc.download(c.data());
   const kernels::GemmMismatch r = kernels::check_gemm_full(a.data(), b.data(), c.data(), m, n, k);
   return r.found ? Verification::fail(r.describe()) : Verification::pass();
@@ -624,6 +664,19 @@ std::vector<Check> all_checks(int sms) {
   checks.push_back({"random_permutation", [] { return permutation_check(); }});
   checks.push_back({"pcie_spin", [] { return pcie_spin_check(); }});
 #endif
+  // The Hopper wgmma kernel, on compute capability 9.0 only (sm_90a): partial tiles in M, N and K,
+  // more tiles than a small GPU has SMs, FP16 and BF16 inputs (BF16 patterns of the same values
+  // when they are exact: the FP16 reference then checks both).
+  if (wgmma_device()) {
+    for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
+      const char* name =
+          type == kernels::Half16::fp16 ? "hgemm_wgmma fp16 300x520x136" : "hgemm_wgmma bf16 300x520x136";
+      checks.push_back({name, [=] {
+                          GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
+                          return wgmma_check(300, 520, 136, type);
+                        }});
+    }
+  }
   checks.push_back({"hgemm_wmma 128x256x96", [] {
                       return gemm_check<std::uint16_t>(
                           128, 256, 96, [](const std::uint16_t* a, const std::uint16_t* b, float* c) {

@@ -4,6 +4,8 @@
 // The scheduler resumes runnable fibers in thread order; a fiber runs until it waits at a
 // barrier or returns. The last thread to arrive at a barrier releases the others and carries
 // on, so a full pass in which no fiber was runnable while some have not returned is a deadlock.
+// A fiber that polls (spin_yield) stays runnable; a full pass in which every fiber that ran only
+// polled and nothing noted progress is a deadlock too (nothing can change any more).
 #include "kernels/simt/simt.h"
 
 #include <sys/mman.h>
@@ -117,6 +119,9 @@ struct Launch {
   std::vector<Warp> warps;
   unsigned current = 0;
   unsigned block_arrived = 0;
+  bool yielded = false;   // the fiber that just ran came back through spin_yield
+  bool progress = false;  // something changed during the current pass (note_progress, or a fiber
+                          // that did more than poll)
   ucontext_t scheduler{};
   std::exception_ptr error;
 
@@ -189,6 +194,13 @@ void block_until_released(Launch& l) {
   switch_to_scheduler(l, f, false);
 }
 
+[[noreturn]] void report_spin_deadlock(const Launch& l) {
+  unsigned spinning = 0;
+  for (const Fiber& f : l.fibers) spinning += f.state == State::kRunnable ? 1u : 0u;
+  fail("deadlock in block " + idx_str(l.block_idx) + ": " + std::to_string(spinning) +
+       " threads poll (an mbarrier wait) and nothing they wait for can change any more");
+}
+
 [[noreturn]] void report_deadlock(const Launch& l) {
   unsigned at_block = 0, done = 0;
   for (const Fiber& f : l.fibers) {
@@ -234,18 +246,22 @@ void run_block(Launch& l) {
 
   for (;;) {
     bool ran = false;
+    l.progress = false;
     for (unsigned t = 0; t < l.threads; ++t) {
       Fiber& f = l.fibers[t];
       if (f.state != State::kRunnable) continue;
       l.current = t;
+      l.yielded = false;
       switch_to_fiber(l, f);
       ran = true;
+      if (!l.yielded) l.progress = true;
       if (l.error) return;  // a kernel threw: abandon the launch, rethrown by run_launch
     }
     bool all_done = true;
     for (const Fiber& f : l.fibers) all_done = all_done && f.state == State::kDone;
     if (all_done) return;
     if (!ran) report_deadlock(l);
+    if (!l.progress) report_spin_deadlock(l);
   }
 }
 
@@ -356,6 +372,14 @@ void syncthreads() {
   l.fibers[l.current].state = detail::State::kAtBlockBarrier;
   detail::block_until_released(l);
 }
+
+void spin_yield() {
+  detail::Launch& l = detail::active();
+  l.yielded = true;
+  detail::switch_to_scheduler(l, l.fibers[l.current], false);
+}
+
+void note_progress() { detail::active().progress = true; }
 
 void syncwarp() { detail::warp_rendezvous("__syncwarp", nullptr, 0, nullptr); }
 

@@ -113,6 +113,11 @@ unsigned lane_id();
 unsigned warp_id();
 /// Block-wide barrier (__syncthreads).
 void syncthreads();
+/// A failed poll: the calling thread stays runnable and lets the other threads of its block run.
+void spin_yield();
+/// Called by an emulated synchronisation object whose state a thread just changed (an mbarrier
+/// arrival, a landed copy): a pass over the block that saw one is not a spinning deadlock.
+void note_progress();
 /// Warp-wide barrier (__syncwarp): every existing lane of the warp must call it.
 void syncwarp();
 
@@ -138,6 +143,7 @@ std::array<T, 32> warp_exchange(const T& mine) {
 #define __noinline__ __attribute__((noinline))
 #define __shared__ static
 #define __launch_bounds__(...)
+#define __grid_constant__
 #define GPUBENCH_UNROLL
 #define GPUBENCH_NO_UNROLL
 #define GPUBENCH_DYNAMIC_SHARED(type, name) \

@@ -94,21 +94,29 @@ std::vector<PtxEntry> parse_ptx_entries(const std::string& ptx) {
   static const std::regex entry_re(R"(\.entry\s+([A-Za-z0-9_$.]+)\s*\()");
   std::vector<PtxEntry> entries;
   PtxEntry* current = nullptr;
-  bool in_body = false;
+  // Brace lines: the body's, and those of inline asm scopes, which nvcc opens indented ("\t{")
+  // and closes in column 0.
+  int depth = 0;
+  auto brace = [](const std::string& line, char c) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    return first != std::string::npos && line[first] == c &&
+           line.find_first_not_of(" \t", first + 1) == std::string::npos;
+  };
   for (const std::string& line : split_lines(ptx)) {
     std::smatch m;
     if (std::regex_search(line, m, entry_re)) {
       entries.push_back(PtxEntry{m[1].str(), {}});
       current = &entries.back();
-      in_body = false;
+      depth = 0;
       continue;
     }
     if (current == nullptr) continue;
-    if (!in_body) {
-      if (line.rfind("{", 0) == 0) in_body = true;  // parameters end, body starts
+    if (depth == 0) {
+      if (brace(line, '{')) depth = 1;  // parameters end, body starts
       continue;
     }
-    if (line.rfind("}", 0) == 0) {  // the body's closing brace is the only one in column 0
+    if (brace(line, '{')) ++depth;
+    if (brace(line, '}') && --depth == 0) {  // the body's closing brace
       current = nullptr;
       continue;
     }

@@ -53,6 +53,20 @@ TEST(ContractCheck, PtxEntriesAndTheirBodies) {
   EXPECT_NE(e[1].lines[0].find("st.global.u32"), std::string::npos);
 }
 
+// Inline asm scopes bring their own brace lines (nvcc opens them indented and closes them in
+// column 0, as for the mbarrier wrappers): the body ends at its own closing brace.
+TEST(ContractCheck, PtxEntryBodiesSpanInlineAsmScopes) {
+  const std::string ptx =
+      ".visible .entry _Z1av()\n{\n\t// begin inline asm\n\t{\n.reg .pred p;\nsetp.ne.b32 p, %r1, 0;\n}\n"
+      "\t// end inline asm\n\twgmma.fence.sync.aligned;\n\tret;\n}\n"
+      ".visible .entry _Z1bv()\n{\n\tret;\n}\n";
+  const std::vector<PtxEntry> e = parse_ptx_entries(ptx);
+  ASSERT_EQ(e.size(), 2u);
+  ASSERT_EQ(e[0].lines.size(), 8u);
+  EXPECT_NE(e[0].lines[6].find("wgmma.fence"), std::string::npos);
+  EXPECT_EQ(e[1].lines.size(), 1u);
+}
+
 TEST(ContractCheck, SassFromCuobjdumpAndNvdisasm) {
   const std::string cuobjdump =
       "\tcode for sm_90\n\t\tFunction : _Z1av\n        /*0000*/  LDG.E.128 R4, desc[UR4][R2.64] ;\n"

@@ -5,7 +5,7 @@
 // stream and synchronize after each launch). Device memory is host memory; mapped pinned memory
 // has the same address on both sides (as with unified virtual addressing on a GPU).
 //
-// The device it pretends to be: 4 SMs, 2 resident blocks per SM whatever the kernel (so grids
+// The device it pretends to be: compute capability 9.0, 4 SMs, 2 resident blocks per SM whatever the kernel (so grids
 // are small and grid-stride loops wrap), 227 KiB of opt-in shared memory per block (an H100).
 #include <cuda_runtime_api.h>
 
@@ -48,6 +48,12 @@ int optin_smem_per_block(std::size_t* bytes) {
   return 0;
 }
 
+int device_shape(int* cc_major, int* cc_minor, int* sms) {
+  cudaDeviceGetAttribute(cc_major, cudaDevAttrComputeCapabilityMajor, 0);
+  cudaDeviceGetAttribute(cc_minor, cudaDevAttrComputeCapabilityMinor, 0);
+  return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, 0);
+}
+
 int enqueue(CUstream_st* /*stream*/, std::function<void()> work) {
   work();
   return 0;
@@ -66,9 +72,12 @@ cudaError_t cudaGetDevice(int* device) {
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int /*device*/) {
-  if (attr != cudaDevAttrMultiProcessorCount) return record(cudaErrorInvalidValue);
-  *value = kSmCount;
-  return cudaSuccess;
+  switch (attr) {
+    case cudaDevAttrMultiProcessorCount: *value = kSmCount; return cudaSuccess;
+    case cudaDevAttrComputeCapabilityMajor: *value = 9; return cudaSuccess;
+    case cudaDevAttrComputeCapabilityMinor: *value = 0; return cudaSuccess;
+    default: return record(cudaErrorInvalidValue);
+  }
 }
 cudaError_t cudaMalloc(void** p, size_t bytes) {
   *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);

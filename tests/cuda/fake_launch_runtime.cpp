@@ -26,6 +26,15 @@ int optin_smem_per_block(std::size_t* bytes) {
   return 0;
 }
 
+int device_shape(int* cc_major, int* cc_minor, int* sms) {
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(cc_major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(cc_minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+  return e;
+}
+
 int enqueue(CUstream_st* stream, std::function<void()> work) { return fake_cuda::as_kernel(stream, std::move(work)); }
 
 }  // namespace gpubench::kernels::rt::host

@@ -197,6 +197,44 @@ unsigned tile_sbo(Swizzle s, int tk) {
   return s == Swizzle::kNone ? 8 * 16 * static_cast<unsigned>(tk / 8) : 8 * span_of(s);
 }
 
+// MN-major operands (imm-trans = 1), as CUTLASS's make_gmma_desc draws the canonical layouts:
+// with a swizzle, one span of MN elements per row, rows = K, the 8-row K groups SBO apart and the
+// next span of MN LBO apart, chunks XOR-permuted by row; without one, 8 MN elements (16 bytes) per
+// core-matrix row, 8 K rows 16 bytes apart, the next 8 K rows LBO away, the next 8 MN elements SBO
+// away. Two spans of MN by 16 K here, every element at its own byte.
+TEST(WgmmaDescriptor, MnMajorAddressesFollowTheCanonicalLayouts) {
+  for (Swizzle s : kAllSwizzles) {
+    SCOPED_TRACE(static_cast<int>(s));
+    hopper::SmemDescriptor d;
+    d.swizzle = s;
+    const unsigned span = span_of(s), per_span = span / 2;
+    unsigned mn_extent = 0;
+    if (s == Swizzle::kNone) {
+      d.leading_byte_offset = 128;  // K groups
+      d.stride_byte_offset = 256;   // 8-element MN groups
+      mn_extent = 16;
+    } else {
+      d.leading_byte_offset = 16 * span;  // MN spans (after two 8-row K groups)
+      d.stride_byte_offset = 8 * span;    // 8-row K groups
+      mn_extent = 2 * per_span;
+    }
+    std::set<unsigned> seen;
+    for (unsigned mn = 0; mn < mn_extent; ++mn) {
+      for (unsigned k = 0; k < 16; ++k) {
+        unsigned expected = 0;
+        if (s == Swizzle::kNone) {
+          expected = (mn / 8) * 256 + (k / 8) * 128 + (k % 8) * 16 + (mn % 8) * 2;
+        } else {
+          const unsigned row = (mn / per_span) * 16 + k;  // rows of one span
+          expected = row * span + 16 * ref_swizzled_chunk(row % 8, (mn % per_span) / 8, s) + (mn % 8) * 2;
+        }
+        EXPECT_EQ(hopper::mn_major_element_address(d, mn, k), expected) << "mn " << mn << " k " << k;
+        EXPECT_TRUE(seen.insert(expected).second) << "two elements at byte " << expected;
+      }
+    }
+  }
+}
+
 void run_wgmma_case(const WgmmaCase& c, std::uint32_t seed) {
   const int m = 64 * c.warpgroups, n = c.n, k = tile_k(c.swizzle);
   std::mt19937 gen(seed);
@@ -545,3 +583,48 @@ TEST(TmaThenWgmma, SwizzledBoxesFeedTheMma) {
 }
 
 }  // namespace
+
+// A warp-specialised handoff as the GEMM does it: thread 32 waits on `full` (yielding while it
+// fails) for thread 0's arrival, then releases `empty`, which thread 0 waits on; both complete.
+// A wait that nothing can complete is reported as a deadlock instead of spinning forever.
+TEST(Mbarrier, PollingThreadsHandOffStagesBothWays) {
+  int handoffs = 0;
+  auto kernel = [&handoffs]() {
+    GPUBENCH_DYNAMIC_SHARED(unsigned char, smem);
+    auto* full = reinterpret_cast<std::uint64_t*>(smem);
+    std::uint64_t* empty = full + 1;
+    if (threadIdx.x == 0) {
+      hopper::mbarrier_init(full, 1);
+      hopper::mbarrier_init(empty, 1);
+    }
+    __syncthreads();
+    for (unsigned round = 0; round < 5; ++round) {
+      if (threadIdx.x == 0) {
+        while (!hopper::mbarrier_try_wait_parity(empty, (round & 1u) ^ 1u)) {
+        }
+        hopper::mbarrier_arrive(full);
+      } else if (threadIdx.x == 32) {
+        while (!hopper::mbarrier_try_wait_parity(full, round & 1u)) {
+        }
+        ++handoffs;
+        hopper::mbarrier_arrive(empty);
+      }
+    }
+  };
+  gpubench::simt::launch_with_smem(Dim3{1, 1, 1}, Dim3{64, 1, 1}, 64, kernel);
+  EXPECT_EQ(handoffs, 5);
+}
+
+TEST(MbarrierDeathTest, AWaitNothingCanCompleteIsADeadlock) {
+  auto kernel = []() {
+    GPUBENCH_DYNAMIC_SHARED(unsigned char, smem);
+    auto* bar = reinterpret_cast<std::uint64_t*>(smem);
+    if (threadIdx.x == 0) hopper::mbarrier_init(bar, 2);
+    __syncthreads();
+    if (threadIdx.x == 0) hopper::mbarrier_arrive(bar);  // one of the two arrivals never comes
+    while (!hopper::mbarrier_try_wait_parity(bar, 0)) {
+    }
+  };
+  EXPECT_DEATH(gpubench::simt::launch_with_smem(Dim3{1, 1, 1}, Dim3{64, 1, 1}, 64, kernel),
+               "deadlock in block \\(0,0,0\\): 64 threads poll");
+}

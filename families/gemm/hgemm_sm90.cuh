@@ -1,0 +1,228 @@
+// The Hopper-native FP16/BF16 GEMM kernel body (sm_90a): C = A * B with A (M x K) and B (K x N)
+// row-major 16-bit inputs, FP32 accumulation and FP32 row-major C, as every GEMM of this family
+// (families/gemm/gemm.h). Built by nvcc for sm_90a only (families/gemm/gemm_sm90.cu) and by g++
+// under the host SIMT emulation, where kernels/wgmma.cuh and kernels/tma.cuh emulate the
+// instructions, so the whole kernel runs on the CPU in tests.
+//
+// Why not mma.sync on Hopper: a 64x64 warp tile reads 4 KiB of shared memory through ldmatrix per
+// k16 step for 65 536 multiply-adds, so the tensor rate needs all of the SM's 128 B/clock of
+// shared memory before the copies into it; wgmma reads its operands from shared memory inside the
+// tensor core, and the tensor memory accelerator (TMA) fills it without the threads.
+//
+// Structure (the warp-specialised, persistent design of CUTLASS's sm90 kernels, written afresh):
+//  - Block tile 128 x 256, K step 64, kStages = 4 stages of 48 KiB in shared memory (192 KiB).
+//  - 3 warpgroups of 128 threads. Warpgroup 0 is the producer: it drops to 40 registers
+//    (setmaxnreg.dec) and one thread issues the TMA loads of each stage (A: one 64 x 128 box;
+//    B: four 64 x 64 boxes), completing on the stage's `full` mbarrier with its byte count.
+//    Warpgroups 1 and 2 are consumers: they raise their limit to 232 registers (setmaxnreg.inc),
+//    wait on `full`, and each computes 64 rows x 256 columns of the tile with
+//    wgmma.m64n256k16 (4 per stage, one commit group per stage, one group left in flight); once
+//    wgmma.wait_group 1 says the previous stage's MMAs are done, every consumer thread arrives on
+//    that stage's `empty` mbarrier, which the producer waits on before refilling it.
+//    Register budget: 128 x 40 + 256 x 232 = 64 512 of the SM's 65 536.
+//  - Shared-memory layouts (128-byte swizzle, as the TMA writes them): A is K-major, 128 rows of
+//    64 elements (one 128-byte swizzle span per row); a consumer's descriptor starts at its 64
+//    rows and steps 32 bytes per k16 inside the swizzled row. B is MN-major (B is K x N with N
+//    contiguous): four boxes of 64 rows (k) x 64 columns (n); wgmma reads it transposed
+//    (imm-trans-b = 1) with LBO = 8 KiB between the 64-column boxes and SBO = 1 KiB between
+//    groups of 8 k rows, stepping 16 rows (2 KiB) per k16.
+//  - Persistent: gridDim.x = min(SMs, tiles); block b takes tiles b, b + gridDim.x, ... in a
+//    grouped raster (kGroupM tile rows per group, so concurrent blocks share A and B panels in
+//    L2). The producer runs ahead into the next tile while the consumers store the current one.
+//  - Partial tiles: the TMA zero-fills elements outside the tensor (any M; N and K multiples of 8
+//    because each global row must be a multiple of 16 bytes); the epilogue stores only elements
+//    inside C, two adjacent floats per store.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/simt/simt.h"  // GPUBENCH_UNROLL and GPUBENCH_DYNAMIC_SHARED under nvcc
+#include "kernels/tma.cuh"
+#include "kernels/wgmma.cuh"
+
+namespace gpubench::kernels::hgemm_sm90 {
+
+namespace hopper = ::gpubench::kernels::hopper;
+
+constexpr int kBlockM = 128;            ///< rows of C per tile
+constexpr int kBlockN = 256;            ///< columns of C per tile
+constexpr int kBlockK = 64;             ///< K extent of one stage (one 128-byte swizzle span of 16-bit)
+constexpr int kStages = 4;              ///< shared-memory ring depth
+constexpr int kConsumers = 2;           ///< consumer warpgroups (64 rows each)
+constexpr int kWarpgroupThreads = 128;  ///< threads of one warpgroup
+constexpr int kThreads = kWarpgroupThreads * (1 + kConsumers);   ///< producer + consumers
+constexpr int kProducerRegisters = 40;                           ///< setmaxnreg.dec target of the producer
+constexpr int kConsumerRegisters = 232;                          ///< setmaxnreg.inc target of the consumers
+constexpr int kGroupM = 8;                                       ///< tile rows per rasterisation group
+constexpr int kMmaN = kBlockN;                                   ///< N of each wgmma (one m64n256k16 per k16)
+constexpr int kAccumulators = kMmaN / 2;                         ///< floats per consumer thread (64 x 256 / 128)
+constexpr int kBoxN = 64;                                        ///< B box width: one 128-byte swizzle span of n
+constexpr std::uint32_t kABytes = kBlockM * kBlockK * 2;         ///< 16 KiB
+constexpr std::uint32_t kBBoxBytes = kBlockK * kBoxN * 2;        ///< 8 KiB
+constexpr std::uint32_t kBBytes = kBlockK * kBlockN * 2;         ///< 32 KiB
+constexpr std::uint32_t kStageBytes = kABytes + kBBytes;         ///< 48 KiB: the transaction bytes of a stage
+constexpr std::uint32_t kSwizzleAtomBytes = 1024;                ///< 128B swizzle repeats every 8 rows
+constexpr std::uint32_t kConsumerABytes = kABytes / kConsumers;  ///< a consumer's 64 rows of A
+/// Dynamic shared memory: the stages, 2 x kStages mbarriers, and slack to align the stages to the
+/// swizzle atom (the base of dynamic shared memory is not guaranteed to be 1024-aligned).
+constexpr std::size_t kSmemBytes = kStages * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + kSwizzleAtomBytes;
+
+static_assert(kBlockM == 64 * kConsumers, "each consumer warpgroup owns 64 rows (wgmma m64)");
+static_assert(kBlockK * 2 == 128, "a stage's K extent is one 128-byte swizzle span");
+static_assert(kProducerRegisters * kWarpgroupThreads + kConsumerRegisters * kWarpgroupThreads * kConsumers <= 65536,
+              "register budget of the SM");
+static_assert(kStageBytes % kSwizzleAtomBytes == 0 && kConsumerABytes % kSwizzleAtomBytes == 0 &&
+                  kBBoxBytes % kSwizzleAtomBytes == 0 && kABytes % kSwizzleAtomBytes == 0,
+              "every TMA box and descriptor start stays on a swizzle atom");
+
+/// Tiles along M and N, and stages along K, of an M x N x K problem.
+__host__ __device__ constexpr int tiles_m(int m) { return (m + kBlockM - 1) / kBlockM; }
+__host__ __device__ constexpr int tiles_n(int n) { return (n + kBlockN - 1) / kBlockN; }
+__host__ __device__ constexpr int k_stages(int k) { return (k + kBlockK - 1) / kBlockK; }
+
+/// Tile (row, column) of linear tile index `tile` in the grouped raster: groups of kGroupM tile
+/// rows (fewer in the last group), column-major within a group.
+struct TileCoord {
+  int m;  ///< tile row
+  int n;  ///< tile column
+};
+__host__ __device__ constexpr TileCoord tile_coord(int tile, int tiles_along_m, int tiles_along_n) {
+  const int group_tiles = kGroupM * tiles_along_n;
+  const int first_m = (tile / group_tiles) * kGroupM;
+  const int rows = tiles_along_m - first_m < kGroupM ? tiles_along_m - first_m : kGroupM;
+  const int in_group = tile % group_tiles;
+  return TileCoord{first_m + in_group % rows, in_group / rows};
+}
+
+/// The kernel's tensor maps (host side): A as a K-inner tensor in 64 x 128 boxes, B as an N-inner
+/// tensor in 64 x 64 boxes, both with the 128-byte swizzle. Returns 0 or the encoder's error.
+inline int encode_operand_maps(hopper::TmaMap* map_a, hopper::TmaMap* map_b, const std::uint16_t* a,
+                               const std::uint16_t* b, int m, int n, int k, hopper::TmaElement element) {
+  const auto mu = static_cast<std::uint64_t>(m), nu = static_cast<std::uint64_t>(n), ku = static_cast<std::uint64_t>(k);
+  const int err =
+      hopper::encode_tensor_map_2d(map_a, a, ku, mu, ku * 2, kBlockK, kBlockM, element, hopper::Swizzle::k128B);
+  if (err != 0) return err;
+  return hopper::encode_tensor_map_2d(map_b, b, nu, ku, nu * 2, kBoxN, kBlockK, element, hopper::Swizzle::k128B);
+}
+
+/// The producer: one thread issues every stage's loads for the tiles of this block.
+__device__ __forceinline__ void produce(const hopper::TmaMap* map_a, const hopper::TmaMap* map_b, unsigned char* stages,
+                                        std::uint64_t* full, std::uint64_t* empty, int m, int n, int k) {
+  const int tm = tiles_m(m), tn = tiles_n(n), kt_count = k_stages(k);
+  int stage = 0;
+  unsigned phase = 0;
+  for (int tile = static_cast<int>(blockIdx.x); tile < tm * tn; tile += static_cast<int>(gridDim.x)) {
+    const TileCoord t = tile_coord(tile, tm, tn);
+    for (int kt = 0; kt < kt_count; ++kt) {
+      // Wait until the consumers have released this stage (the first pass finds it free: the
+      // phase before parity 0 counts as complete).
+      while (!hopper::mbarrier_try_wait_parity(&empty[stage], phase ^ 1u)) {
+      }
+      unsigned char* a = stages + stage * kStageBytes;
+      unsigned char* b = a + kABytes;
+      hopper::mbarrier_arrive_expect_tx(&full[stage], kStageBytes);
+      hopper::tma_load_2d(a, map_a, kt * kBlockK, t.m * kBlockM, &full[stage]);
+      GPUBENCH_UNROLL
+      for (int j = 0; j < kBlockN / kBoxN; ++j) {
+        hopper::tma_load_2d(b + j * kBBoxBytes, map_b, t.n * kBlockN + j * kBoxN, kt * kBlockK, &full[stage]);
+      }
+      if (++stage == kStages) {
+        stage = 0;
+        phase ^= 1u;
+      }
+    }
+  }
+}
+
+/// One consumer warpgroup's 64 x 256 slice of each tile: the MMAs, then the FP32 stores.
+template <class T>
+__device__ __forceinline__ void consume(const unsigned char* stages, std::uint64_t* full, std::uint64_t* empty,
+                                        float* c, int m, int n, int k, int consumer, int thread) {
+  const int tm = tiles_m(m), tn = tiles_n(n), kt_count = k_stages(k);
+  int stage = 0;
+  unsigned phase = 0;
+  for (int tile = static_cast<int>(blockIdx.x); tile < tm * tn; tile += static_cast<int>(gridDim.x)) {
+    const TileCoord t = tile_coord(tile, tm, tn);
+    float acc[kAccumulators];
+    int previous = 0;
+    for (int kt = 0; kt < kt_count; ++kt) {
+      while (!hopper::mbarrier_try_wait_parity(&full[stage], phase)) {
+      }
+      const unsigned char* a = stages + stage * kStageBytes + consumer * kConsumerABytes;
+      const unsigned char* b = stages + stage * kStageBytes + kABytes;
+      hopper::wgmma_fence();
+      GPUBENCH_UNROLL
+      for (int kk = 0; kk < kBlockK / 16; ++kk) {
+        // A: K-major rows of 128 bytes; a k16 step is 32 bytes along the (swizzled) row.
+        const std::uint64_t desc_a = hopper::make_smem_desc(a + 32 * kk, 16, 8 * 128, hopper::Swizzle::k128B);
+        // B: MN-major; a k16 step is 16 rows of 128 bytes.
+        const std::uint64_t desc_b =
+            hopper::make_smem_desc(b + kk * 16 * 128, kBBoxBytes, 8 * 128, hopper::Swizzle::k128B);
+        hopper::wgmma_m64k16_ss<kMmaN, T, hopper::Major::kMN>(acc, desc_a, desc_b, (kt > 0 || kk > 0) ? 1 : 0);
+      }
+      hopper::wgmma_commit_group();
+      // The previous stage's MMAs are complete once at most this stage's group is pending.
+      hopper::wgmma_wait_group<1>();
+      if (kt > 0) hopper::mbarrier_arrive(&empty[previous]);
+      previous = stage;
+      if (++stage == kStages) {
+        stage = 0;
+        phase ^= 1u;
+      }
+    }
+    hopper::wgmma_wait_group<0>();
+    hopper::mbarrier_arrive(&empty[previous]);
+
+    // Epilogue: accumulator pair (i, i + 1) holds two adjacent columns of one row.
+    const int row0 = t.m * kBlockM + consumer * 64;
+    const int col0 = t.n * kBlockN;
+    GPUBENCH_UNROLL
+    for (int i = 0; i < kAccumulators; i += 2) {
+      const int row = row0 + hopper::WgmmaLayout::d_row(thread, i);
+      const int col = col0 + hopper::WgmmaLayout::d_col(thread, i);
+      if (row < m && col < n) {  // n is even, so col + 1 < n too
+        *reinterpret_cast<float2*>(c + static_cast<std::size_t>(row) * static_cast<std::size_t>(n) + col) =
+            make_float2(acc[i], acc[i + 1]);
+      }
+    }
+  }
+}
+
+/// C = A * B (see the file comment). map_a: A as a K-inner tensor (box 64 x 128, 128B swizzle);
+/// map_b: B as an N-inner tensor (box 64 x 64, 128B swizzle). kThreads threads, kSmemBytes of
+/// dynamic shared memory, gridDim.x <= tiles.
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_wgmma_kernel(const __grid_constant__ hopper::TmaMap map_a, const __grid_constant__ hopper::TmaMap map_b,
+                       float* c, int m, int n, int k) {
+  GPUBENCH_DYNAMIC_SHARED(unsigned char, smem_raw);
+  // Align the stages to the swizzle atom: the TMA swizzles and wgmma unswizzles by address bits.
+  const std::uint32_t misalign = hopper::shared_address(smem_raw) % kSwizzleAtomBytes;
+  unsigned char* stages = smem_raw + (misalign == 0 ? 0 : kSwizzleAtomBytes - misalign);
+  auto* full = reinterpret_cast<std::uint64_t*>(stages + kStages * kStageBytes);
+  std::uint64_t* empty = full + kStages;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      hopper::mbarrier_init(&full[s], 1);                                // the producer's arrive.expect_tx
+      hopper::mbarrier_init(&empty[s], kConsumers * kWarpgroupThreads);  // every consumer thread
+    }
+    hopper::fence_mbarrier_init();  // visible to the TMA unit (async proxy) before any load
+  }
+  __syncthreads();
+
+  const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
+  // One branch per role: setmaxnreg applies only where each warpgroup's role is one side of a
+  // single if/else (ptxas warns C7508 otherwise).
+  if (warpgroup == 0) {
+    hopper::warpgroup_reg_dealloc<kProducerRegisters>();
+    if (threadIdx.x == 0) produce(&map_a, &map_b, stages, full, empty, m, n, k);
+  } else {
+    hopper::warpgroup_reg_alloc<kConsumerRegisters>();
+    consume<T>(stages, full, empty, c, m, n, k, warpgroup - 1,
+               static_cast<int>(threadIdx.x) - warpgroup * kWarpgroupThreads);
+  }
+}
+
+}  // namespace gpubench::kernels::hgemm_sm90

@@ -1,0 +1,157 @@
+// The Hopper wgmma GEMM (families/gemm/hgemm_sm90.cuh) run whole under the host SIMT emulation:
+// the producer warpgroup's TMA loads (landing swizzled, zero-filled outside the tensor, only when
+// a consumer polls the stage's barrier), the consumers' asynchronous wgmma from the K-major A and
+// MN-major B descriptors, the empty/full mbarrier ring across tiles, the persistent tile loop and
+// the predicated epilogue. Compared element by element with the double-precision reference
+// (families/gemm/reference.h) at one tile, a wrapping ring, odd shapes with partial tiles, more
+// tiles than blocks, and BF16 inputs. C starts poisoned (NaN) between guard elements.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "families/gemm/gemm.h"
+#include "families/gemm/hgemm_sm90.cuh"
+#include "families/gemm/reference.h"
+#include "kernels/simt/simt.h"
+
+namespace {
+
+namespace k = gpubench::kernels;
+namespace sm90 = gpubench::kernels::hgemm_sm90;
+namespace hopper = gpubench::kernels::hopper;
+using gpubench::simt::Dim3;
+
+constexpr int kGuard = 64;
+
+// Inputs that are exact in both FP16 and BF16 (multiples of 1/64 in (-2, 2), 8 significant bits
+// at most), so one FP16 reference checks the BF16 run of the same values.
+struct Inputs {
+  std::vector<std::uint16_t> f16, bf16;
+};
+
+std::uint16_t float_to_bf16_exact(float x) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  EXPECT_EQ(bits & 0xFFFFu, 0u) << x << " is not exact in bfloat16";
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+Inputs random_inputs(std::size_t n, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> dist(-127, 127);
+  Inputs in;
+  in.f16.resize(n);
+  in.bf16.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    int v = 0;
+    while (v == 0) v = dist(gen);
+    const float x = static_cast<float>(v) / 64.0f;
+    in.f16[i] = k::float_to_half_bits(x);
+    in.bf16[i] = float_to_bf16_exact(x);
+  }
+  return in;
+}
+
+// Runs the kernel as the launcher does (encode_operand_maps, kThreads, kSmemBytes) on `blocks`
+// persistent blocks; returns C with its guards.
+std::vector<float> run_wgmma(const Inputs& a, const Inputs& b, int m, int n, int kk, k::Half16 type, unsigned blocks) {
+  std::vector<float> storage(static_cast<std::size_t>(m) * n + 2 * kGuard, std::nanf(""));
+  float* c = storage.data() + kGuard;
+  const bool bf16 = type == k::Half16::bf16;
+  hopper::TmaMap map_a{};
+  hopper::TmaMap map_b{};
+  EXPECT_EQ(sm90::encode_operand_maps(&map_a, &map_b, bf16 ? a.bf16.data() : a.f16.data(),
+                                      bf16 ? b.bf16.data() : b.f16.data(), m, n, kk,
+                                      bf16 ? hopper::TmaElement::kBF16 : hopper::TmaElement::kF16),
+            0);
+  if (bf16) {
+    gpubench::simt::launch_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, sm90::kSmemBytes,
+                                     sm90::hgemm_wgmma_kernel<hopper::BF16>, map_a, map_b, c, m, n, kk);
+  } else {
+    gpubench::simt::launch_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, sm90::kSmemBytes,
+                                     sm90::hgemm_wgmma_kernel<hopper::F16>, map_a, map_b, c, m, n, kk);
+  }
+  EXPECT_EQ(hopper::wgmma_outstanding(), 0u) << "wgmma issued and never waited for";
+  EXPECT_EQ(hopper::tma_outstanding(), 0u) << "TMA loads issued and never consumed";
+  return storage;
+}
+
+void expect_wgmma_matches(int m, int n, int kk, unsigned blocks, k::Half16 type = k::Half16::fp16) {
+  SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << kk << " on " << blocks << " blocks"
+                                  << (type == k::Half16::bf16 ? " (bf16)" : " (fp16)"));
+  ASSERT_EQ(k::hgemm_wgmma_shape_error(m, n, kk), nullptr);
+  const Inputs a = random_inputs(static_cast<std::size_t>(m) * kk, 31);
+  const Inputs b = random_inputs(static_cast<std::size_t>(kk) * n, 37);
+  const std::vector<float> storage = run_wgmma(a, b, m, n, kk, type, blocks);
+  for (int i = 0; i < kGuard; ++i) {
+    ASSERT_TRUE(std::isnan(storage[i])) << "the kernel wrote before C";
+    ASSERT_TRUE(std::isnan(storage[kGuard + static_cast<std::size_t>(m) * n + i])) << "the kernel wrote after C";
+  }
+  const k::GemmMismatch bad = k::check_gemm_full(a.f16.data(), b.f16.data(), storage.data() + kGuard, m, n, kk);
+  EXPECT_FALSE(bad.found) << bad.describe();
+}
+
+TEST(HgemmWgmmaEmulation, OneTileOneStage) { expect_wgmma_matches(128, 256, 64, 1); }
+
+// 6 K stages through a ring of 4: the producer waits for released stages and both barrier
+// parities flip.
+TEST(HgemmWgmmaEmulation, PipelineWrapsTheStageRing) { expect_wgmma_matches(128, 256, 384, 1); }
+
+// Partial tiles in M, N and K (zero-filled by the TMA, masked in the epilogue), and a block that
+// takes a second tile (4 tiles on 3 blocks).
+TEST(HgemmWgmmaEmulation, OddShapesWithPartialTiles) { expect_wgmma_matches(200, 264, 72, 3); }
+
+// 9 tiles of 3 stages on 2 blocks: the ring's stage and parity carry over from tile to tile.
+TEST(HgemmWgmmaEmulation, PersistentBlocksCarryTheRingAcrossTiles) { expect_wgmma_matches(300, 520, 136, 2); }
+
+TEST(HgemmWgmmaEmulation, SmallerThanOneTileInEveryDimension) { expect_wgmma_matches(5, 24, 8, 1); }
+
+TEST(HgemmWgmmaEmulation, Bf16Inputs) { expect_wgmma_matches(200, 264, 72, 3, k::Half16::bf16); }
+
+// The same values decoded as BF16 by a kernel reading FP16 bit patterns (or the other way round)
+// would be garbage: the check above can fail. Here a wrong type is shown to fail it.
+TEST(HgemmWgmmaEmulation, TheReferenceRejectsInputsDecodedAsTheWrongType) {
+  const int m = 64, n = 256, kk = 64;
+  const Inputs a = random_inputs(static_cast<std::size_t>(m) * kk, 31);
+  const Inputs b = random_inputs(static_cast<std::size_t>(kk) * n, 37);
+  Inputs swapped_a{a.bf16, a.f16};  // FP16 kernel fed BF16 patterns
+  Inputs swapped_b{b.bf16, b.f16};
+  const std::vector<float> storage = run_wgmma(swapped_a, swapped_b, m, n, kk, k::Half16::fp16, 1);
+  EXPECT_TRUE(k::check_gemm_full(a.f16.data(), b.f16.data(), storage.data() + kGuard, m, n, kk).found);
+}
+
+TEST(HgemmWgmmaTiles, RasterVisitsEveryTileOnceInGroupsOfRows) {
+  for (const auto& [m, n] : std::vector<std::pair<int, int>>{{128, 256}, {1100, 600}, {2048, 4096}, {4096, 11008}}) {
+    const int tm = sm90::tiles_m(m), tn = sm90::tiles_n(n);
+    std::set<std::pair<int, int>> seen;
+    for (int t = 0; t < tm * tn; ++t) {
+      const sm90::TileCoord c = sm90::tile_coord(t, tm, tn);
+      ASSERT_GE(c.m, 0);
+      ASSERT_LT(c.m, tm);
+      ASSERT_GE(c.n, 0);
+      ASSERT_LT(c.n, tn);
+      // Consecutive tiles stay within one group of kGroupM tile rows.
+      EXPECT_EQ(c.m / sm90::kGroupM, t / (sm90::kGroupM * tn));
+      seen.insert({c.m, c.n});
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(tm * tn)) << m << "x" << n;
+  }
+}
+
+TEST(HgemmWgmmaShapes, RejectedShapesAndDevicesSayWhy) {
+  EXPECT_NE(k::hgemm_wgmma_shape_error(128, 100, 128), nullptr);  // N not a multiple of 8
+  EXPECT_NE(k::hgemm_wgmma_shape_error(128, 128, 36), nullptr);   // K not a multiple of 8
+  EXPECT_EQ(k::hgemm_wgmma_shape_error(127, 128, 128), nullptr);  // any M
+  EXPECT_EQ(k::hgemm_wgmma_device_error(9, 0), nullptr);
+  EXPECT_NE(k::hgemm_wgmma_device_error(8, 0), nullptr);
+  EXPECT_NE(k::hgemm_wgmma_device_error(10, 0), nullptr);  // sm_90a code does not run on Blackwell
+  EXPECT_NE(k::hgemm_wgmma_device_error(8, 9), nullptr);
+}
+
+}  // namespace
