@@ -6,7 +6,7 @@
 //   WgmmaLayout                   the f32 accumulator fragment layout of wgmma .m64nNk16
 //   wgmma_m64k16_ss<N, T, MajorB> wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}, A K-major,
 //                                 B K-major or MN-major (imm-trans-b) in shared memory
-//   wgmma_fence, wgmma_commit_group, wgmma_wait_group<N>
+//   wgmma_fence, wgmma_commit_group, wgmma_wait_group<N>, wgmma_fence_operands
 //   warpgroup_reg_alloc<R>, warpgroup_reg_dealloc<R>   setmaxnreg.{inc,dec}
 // Under nvcc each wrapper is inline PTX, compiled only for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL; any
 // other device target traps). Under the host SIMT shim (kernels/simt/simt.h) they are emulated
@@ -348,6 +348,16 @@ __device__ __forceinline__ void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t
   if constexpr (std::is_same_v<T, BF16> && MajorB == Major::kMN) GPUBENCH_WGMMA_SHAPES("bf16", "1");
 }
 
+/// Pins each accumulator register in place for the compiler (an empty asm that reads and writes
+/// it): reads of the accumulators cannot move above a wgmma_wait_group, nor writes below a
+/// wgmma issue, that this fence follows or precedes. The registers are asynchronous operands of
+/// wgmma that the wait's own asm statement does not name.
+template <int R>
+__device__ __forceinline__ void wgmma_fence_operands(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
 /// setmaxnreg.inc: raises the calling warpgroup's per-thread register limit to R. Every thread of
 /// the warpgroup executes it; it takes effect only in a kernel with a register cap at entry
 /// (__launch_bounds__(threads, 1)).
@@ -496,6 +506,10 @@ template <int R>
 inline void warpgroup_reg_dealloc() {
   detail::check_setmaxnreg(R);
 }
+
+/// Emulated operand fence (compiler ordering only).
+template <int R>
+inline void wgmma_fence_operands(float (&)[R]) {}
 
 /// Emulated wgmma.commit_group.
 inline void wgmma_commit_group() {

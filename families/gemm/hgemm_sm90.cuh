@@ -151,6 +151,7 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
       }
       const unsigned char* a = stages + stage * kStageBytes + consumer * kConsumerABytes;
       const unsigned char* b = stages + stage * kStageBytes + kABytes;
+      hopper::wgmma_fence_operands(acc);
       hopper::wgmma_fence();
       GPUBENCH_UNROLL
       for (int kk = 0; kk < kBlockK / 16; ++kk) {
@@ -164,6 +165,7 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
       hopper::wgmma_commit_group();
       // The previous stage's MMAs are complete once at most this stage's group is pending.
       hopper::wgmma_wait_group<1>();
+      hopper::wgmma_fence_operands(acc);
       if (kt > 0) hopper::mbarrier_arrive(&empty[previous]);
       previous = stage;
       if (++stage == kStages) {
@@ -172,6 +174,7 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
       }
     }
     hopper::wgmma_wait_group<0>();
+    hopper::wgmma_fence_operands(acc);
     hopper::mbarrier_arrive(&empty[previous]);
 
     // Epilogue: accumulator pair (i, i + 1) holds two adjacent columns of one row.
