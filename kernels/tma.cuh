@@ -150,18 +150,22 @@ inline int encode_tensor_map_2d(TmaMap* map, const void* global, std::uint64_t i
   using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  static Encode encode = nullptr;
-  if (encode == nullptr) {
+  // Looked up once per process (a function-local static: thread-safe initialisation).
+  static const Encode encode = []() -> Encode {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    // The entry point as introduced in CUDA 12.0 (the runtime resolves it in the installed driver).
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess || fn == nullptr) {
-      return cudaErrorNotSupported;
-    }
-    encode = reinterpret_cast<Encode>(fn);
-  }
+    // The entry point as introduced in CUDA 12.0 (the runtime resolves it in the installed
+    // driver); runtimes before 12.5 only have the unversioned lookup.
+#if CUDART_VERSION >= 12050
+    const cudaError_t e =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (e != cudaSuccess || found != cudaDriverEntryPointSuccess) return nullptr;
+    return reinterpret_cast<Encode>(fn);
+  }();
+  if (encode == nullptr) return cudaErrorNotSupported;
   const cuuint64_t dims[2] = {inner_dim, outer_dim};
   const cuuint64_t strides[1] = {row_stride_bytes};
   const cuuint32_t box[2] = {box_inner, box_outer};

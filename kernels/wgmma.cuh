@@ -154,9 +154,11 @@ enum class Major : int { kK = 0, kMN = 1 };
 /// column 8*(i/4) + 2*(l%4) + i%2. Within each 8-column slice this is mma.m16n8's C layout.
 struct WgmmaLayout {
   /// Row of accumulator element i of warpgroup thread t (0..127).
-  static constexpr int d_row(int t, int i) { return 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2); }
+  __host__ __device__ static constexpr int d_row(int t, int i) {
+    return 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2);
+  }
   /// Column of accumulator element i of warpgroup thread t.
-  static constexpr int d_col(int t, int i) { return 8 * (i / 4) + 2 * (t % 4) + i % 2; }
+  __host__ __device__ static constexpr int d_col(int t, int i) { return 8 * (i / 4) + 2 * (t % 4) + i % 2; }
 };
 
 /// Input element types of wgmma_m64k16_ss.

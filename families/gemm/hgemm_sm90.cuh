@@ -72,6 +72,12 @@ static_assert(kBlockM == 64 * kConsumers, "each consumer warpgroup owns 64 rows 
 static_assert(kBlockK * 2 == 128, "a stage's K extent is one 128-byte swizzle span");
 static_assert(kProducerRegisters * kWarpgroupThreads + kConsumerRegisters * kWarpgroupThreads * kConsumers <= 65536,
               "register budget of the SM");
+// setmaxnreg.inc waits until the SM's pool can grant the increase: the registers the block holds
+// at entry (ptxas caps them at 65536 / kThreads, rounded down to 8, under __launch_bounds__(kThreads,
+// 1)) must cover the producer's and the consumers' targets together, or the consumers never start.
+static_assert((65536 / kThreads) / 8 * 8 * kThreads >=
+                  kProducerRegisters * kWarpgroupThreads + kConsumerRegisters * kWarpgroupThreads * kConsumers,
+              "the entry register cap must cover the setmaxnreg targets");
 static_assert(kStageBytes % kSwizzleAtomBytes == 0 && kConsumerABytes % kSwizzleAtomBytes == 0 &&
                   kBBoxBytes % kSwizzleAtomBytes == 0 && kABytes % kSwizzleAtomBytes == 0,
               "every TMA box and descriptor start stays on a swizzle atom");
