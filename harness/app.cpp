@@ -44,17 +44,6 @@ int usage_error(const std::string& what) {
   return 2;
 }
 
-// --device=all: one child gpubench per usable GPU and phase (harness/all_devices.h).
-int run_all_devices(const std::vector<std::string>& args, const Options& o) {
-  std::string reason;
-  const int count = usable_cuda_devices(&reason);
-  if (count == 0) {
-    std::cerr << "gpubench: --device=all: " << reason << "\n";
-    return 2;
-  }
-  return run_device_plan(plan_all_devices(args, o, count), "/proc/self/exe");
-}
-
 // The rows of a backend kind that --validate, --row-scope and --filter leave.
 std::vector<BenchCase> chosen_rows(const SweepOptions& sweep, const std::string& kind, const Options& o) {
   const NameFilter filter(o.filter);  // linear time, never Google Benchmark's backtracking std::regex
@@ -74,14 +63,39 @@ std::string scope_note(const Options& o) {
 // --list --device=N where no GPU is usable: the CUDA rows (what would run on a GPU) on stdout,
 // sized for a device of unknown L2 and memory, and one line on stderr saying why they cannot run
 // here. Returns the exit status.
-int list_cuda_rows_without_device(const Options& o, const std::string& reason) {
+int list_cuda_rows_without_device(const Options& o, const std::string& device, const std::string& reason) {
   const std::vector<BenchCase> rows = chosen_rows(sweep_options(DeviceDescription{}, "cuda", o.quick), "cuda", o);
   for (const BenchCase& c : rows) std::cout << c.name() << "\n";
   if (rows.empty())
     return usage_error("--filter=" + o.filter + " matches no benchmark of the cuda backend" + scope_note(o));
-  std::cerr << "gpubench: --device=" << o.device.index << ": " << reason
+  std::cerr << "gpubench: --device=" << device << ": " << reason
             << "; these are the CUDA rows (sizes for an unknown L2 and memory), they cannot run here\n";
   return 0;
+}
+
+// --device=all: one child gpubench per usable GPU and phase (harness/all_devices.h). With
+// --list and no usable GPU, the CUDA rows, as --device=N --list gives them.
+int run_all_devices(const std::vector<std::string>& args, const Options& o) {
+  std::string reason;
+  const int count = usable_cuda_devices(&reason);
+  if (count == 0) {
+    if (o.list) return list_cuda_rows_without_device(o, "all", reason);
+    std::cerr << "gpubench: --device=all: " << reason << "\n";
+    return 2;
+  }
+  const auto plan = plan_all_devices(args, o, count);
+  // The files the runs will write must not exist yet (results are never overwritten).
+  for (const auto& phase : plan) {
+    for (const DeviceRun& run : phase) {
+      for (const std::string& a : run.args) {
+        if (a.rfind("--out=", 0) == 0 && ::access(a.c_str() + 6, F_OK) == 0) {
+          return usage_error("--out: '" + a.substr(6) + "' (GPU " + std::to_string(run.device) +
+                             "'s file) already exists (result files are never overwritten)");
+        }
+      }
+    }
+  }
+  return run_device_plan(plan, "/proc/self/exe");
 }
 
 // The rows the filter selects. When listing, only those the backend runs (--list's meaning);
@@ -258,7 +272,8 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   if (o.device.kind == DeviceChoice::Kind::all) return run_all_devices(args, o);
   if (o.list && o.device.kind == DeviceChoice::Kind::index) {
     std::string reason;
-    if (usable_cuda_devices(&reason) == 0) return list_cuda_rows_without_device(o, reason);
+    if (usable_cuda_devices(&reason) == 0)
+      return list_cuda_rows_without_device(o, std::to_string(o.device.index), reason);
   }
 
   std::unique_ptr<Backend> backend;

@@ -54,12 +54,14 @@ DeviceChoice parse_device(const std::string& v) {
   throw UsageError("--device: '" + v + "' is not auto, host, all or a device number");
 }
 
-void check_out_file(const std::string& path) {
+void check_out_file(const std::string& path, bool must_not_exist) {
   const auto slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   if (!is_directory(dir)) throw UsageError("--out: directory '" + dir + "' does not exist");
   if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--out: directory '" + dir + "' is not writable");
-  if (exists(path)) throw UsageError("--out: '" + path + "' already exists (result files are never overwritten)");
+  if (must_not_exist && exists(path)) {
+    throw UsageError("--out: '" + path + "' already exists (result files are never overwritten)");
+  }
 }
 
 // Bounds on a pattern's size, for one clear line rather than a compile error deep in RE2.
@@ -225,7 +227,9 @@ Options parse_cli(const std::vector<std::string>& args) {
     throw UsageError("--list writes no result: drop --out / --results-dir");
   if (o.one_at_a_time && o.device.kind != DeviceChoice::Kind::all)
     throw UsageError("--one-at-a-time applies to --device=all only");
-  if (!o.out.empty()) check_out_file(o.out);
+  // --device=all writes F's stem + ".deviceN....json", never F: those files are checked once the
+  // GPUs are known (harness/app.cpp).
+  if (!o.out.empty()) check_out_file(o.out, o.device.kind != DeviceChoice::Kind::all);
   if (!o.results_dir.empty() && !is_directory(o.results_dir))
     throw UsageError("--results-dir: '" + o.results_dir + "' is not a directory");
   if (!o.results_dir.empty() && ::access(o.results_dir.c_str(), W_OK) != 0)

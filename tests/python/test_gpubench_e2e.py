@@ -156,6 +156,31 @@ def test_device_index_without_gpu_names_the_cause_and_past_the_last_is_refused()
     assert seven.returncode == 2 and seven.stderr.strip()
 
 
+def test_device_all_lists_the_cuda_rows_even_without_a_gpu():
+    listed = gpubench("--device=all", "--list", "--filter=compute/hgemm")
+    assert listed.returncode == 0, listed.stderr
+    names = listed.stdout.split()
+    assert names and all(n.startswith("compute/hgemm/") for n in names)
+    assert names == gpubench("--device=0", "--list", "--filter=compute/hgemm").stdout.split()
+
+
+def test_device_all_checks_the_files_it_writes_not_the_out_stem(tmp_path):
+    # --device=all writes F's stem + ".deviceN.json", never F: an existing F is no reason to refuse.
+    stem = tmp_path / "run.json"
+    stem.write_text("{}")
+    proc = gpubench("--device=all", f"--out={stem}", "--filter=bandwidth/copy/kernel", "--quick")
+    assert "already exists" not in proc.stderr, proc.stderr
+    assert stem.read_text() == "{}"
+    if not has_cuda_device():
+        assert proc.returncode == 2 and "--device=all" in proc.stderr
+        return
+    # With a GPU, GPU 0's own file existing is refused before anything runs.
+    mine = tmp_path / "run.device0.json"
+    mine.write_text("{}")
+    again = gpubench("--device=all", f"--out={stem}", "--filter=bandwidth/copy/kernel", "--quick")
+    assert again.returncode == 2 and "run.device0.json" in again.stderr and "already exists" in again.stderr
+
+
 def test_auto_falls_back_to_host_with_one_line():
     proc = gpubench("--list", "--filter=bandwidth/copy/kernel")
     assert proc.returncode == 0
