@@ -45,6 +45,8 @@ const char* const kRequired[] = {"gpubench_version",
                                  "peak_dram_GBps",
                                  "peak_fp32_TFLOPS",
                                  "peak_fp16_tensor_TFLOPS",
+                                 "peak_bf16_tensor_TFLOPS",
+                                 "peak_fp8_tensor_TFLOPS",
                                  "peak_smem_GBps",
                                  "peak_pcie_h2d_GBps",
                                  "peak_pcie_d2h_GBps",
@@ -105,6 +107,8 @@ std::map<std::string, std::string> result_context(const Backend& backend, bool q
   c["peak_dram_GBps"] = number_or_unknown(p.dram_GBps);
   c["peak_fp32_TFLOPS"] = number_or_unknown(p.fp32_TFLOPS);
   c["peak_fp16_tensor_TFLOPS"] = number_or_unknown(p.fp16_tensor_TFLOPS);
+  c["peak_bf16_tensor_TFLOPS"] = number_or_unknown(p.bf16_tensor_TFLOPS);
+  c["peak_fp8_tensor_TFLOPS"] = number_or_unknown(p.fp8_tensor_TFLOPS);  // "unknown" also where no FP8 cores
   c["peak_smem_GBps"] = number_or_unknown(p.smem_GBps);
   c["peak_pcie_h2d_GBps"] = number_or_unknown(p.pcie_GBps);
   c["peak_pcie_d2h_GBps"] = number_or_unknown(p.pcie_GBps);

@@ -49,6 +49,14 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
       peak = peaks.fp16_tensor_TFLOPS;
       achieved = d.TFLOPS;
       break;
+    case PeakKind::bf16_tensor:
+      peak = peaks.bf16_tensor_TFLOPS;
+      achieved = d.TFLOPS;
+      break;
+    case PeakKind::fp8_tensor:  // 0 on cards without FP8 tensor cores: no percentage
+      peak = peaks.fp8_tensor_TFLOPS;
+      achieved = d.TFLOPS;
+      break;
     case PeakKind::none: break;
   }
   if (peak > 0) d.pct_of_peak = 100.0 * achieved / peak;

@@ -54,7 +54,9 @@ def main(argv=None) -> int:
             fp16x2 = f"{c.fp16x2_TFLOPS:.4g} TF" if c.fp16x2_TFLOPS else "unknown"
             print(f"{c.key:16} {c.display_name:18} DRAM {c.dram_GBps:g} GB/s, FP32 "
                   f"{c.fp32_TFLOPS:g} TF, FP16x2 {fp16x2}, FP16 tensor "
-                  f"{c.fp16_tensor_TFLOPS:g} TF, shared memory {c.smem_GBps / 1000:.3g} TB/s")
+                  f"{c.fp16_tensor_TFLOPS:g} TF, FP8 tensor "
+                  f"{f'{c.fp8_tensor_TFLOPS:g} TF' if c.fp8_tensor_TFLOPS else 'none'}, "
+                  f"shared memory {c.smem_GBps / 1000:.3g} TB/s")
         return 0
     if not a.results and not a.card:
         raise UsageError("nothing to draw: give result files and/or --card NAME")

@@ -1,7 +1,10 @@
-// The GEMM table: compute/sgemm/{kernel,naive,cublas} and compute/hgemm/{kernel,wmma,cublas}
-// over square sizes and shapes from real models, each row C = A * B (row-major, families/gemm/gemm.h)
-// with the 2MNK work model. cuBLAS rows sit beside the hand-written kernels at the same sizes;
-// the kernels' pct_of_cublas counter compares the two.
+// The GEMM table: compute/sgemm/{kernel,naive,cublas}, compute/hgemm/{kernel,wmma,cublas},
+// compute/bf16gemm/cublas and compute/fp8gemm/cublaslt over square sizes and shapes from real
+// models, each row C = A * B (row-major, families/gemm/gemm.h; FP32 C, FP32 accumulation) with the
+// 2MNK work model. cuBLAS rows sit beside the hand-written kernels at the same sizes; the
+// kernels' pct_of_cublas counter compares the two. The BF16 and FP8 library rows bound what the
+// tensor cores give at those input precisions (peaks bf16_tensor and fp8_tensor: dense,
+// FP32 accumulate; the FP8 peak is 0 - no percentage - on cards without FP8 tensor cores).
 //
 // Shapes: square 512 .. 8192; 1000^3 (not a tile multiple: the tiled SGEMM and the mma.sync
 // FP16 kernel predicate or zero-fill their partial tiles); LLaMA-7B MLP projections for 4096
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "families/gemm/gemm.h"
+#include "families/gemm/low_precision.h"
 #include "harness/family.h"
 
 GPUBENCH_FAMILY(gemm)
@@ -67,6 +71,10 @@ std::vector<BenchCase> families::gemm::cases(const SweepOptions& o) {
       cases.push_back(gemm_row("hgemm", "wmma", s, 2, PeakKind::fp16_tensor, 80));
     }
     cases.push_back(gemm_row("hgemm", "cublas", s, 2, PeakKind::fp16_tensor, 0));
+    // BF16 tensor cores arrived with sm_80; FP8 ones with sm_89 (Ada) and sm_90 (Hopper).
+    cases.push_back(gemm_row("bf16gemm", "cublas", s, 2, PeakKind::bf16_tensor, 80));
+    if (fp8_gemm_shape_error(s.m, s.n, s.k) == nullptr)
+      cases.push_back(gemm_row("fp8gemm", "cublaslt", s, 1, PeakKind::fp8_tensor, 89));
   }
   return cases;
 }

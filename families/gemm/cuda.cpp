@@ -1,15 +1,20 @@
-// The GEMM family on a CUDA device: compute/sgemm/{kernel,naive,cublas} and
-// compute/hgemm/{kernel,wmma,cublas} (rows from families/gemm/cases.cpp, kernels
-// from families/gemm/gemm.h). C = A * B, row-major, FP32 C; FP16 rows take binary16 A and B and
-// accumulate in FP32 (cuBLAS: cublasGemmEx with CUBLAS_COMPUTE_32F, so no TF32 shortcut for the
-// FP32 reference and the same FP32 accumulation as the kernels).
+// The GEMM family on a CUDA device: compute/sgemm/{kernel,naive,cublas},
+// compute/hgemm/{kernel,wmma,cublas}, compute/bf16gemm/cublas and compute/fp8gemm/cublaslt (rows
+// from families/gemm/cases.cpp, kernels from families/gemm/gemm.h). C = A * B, row-major, FP32 C;
+// FP16 rows take binary16 A and B and accumulate in FP32 (cuBLAS: cublasGemmEx with
+// CUBLAS_COMPUTE_32F, so no TF32 shortcut for the FP32 reference and the same FP32 accumulation as
+// the kernels). BF16: cublasGemmEx on CUDA_R_16BF inputs, CUBLAS_COMPUTE_32F. FP8: cuBLASLt
+// (cublasGemmEx has no FP8 path) on E4M3 inputs, FP32 compute, scale factors 1 and FP32 C; see
+// Fp8LtGemm for the layout cuBLASLt's FP8 kernels require.
 //
-// Inputs are seeded uniform [-1, 1) values (zeros replaced), C is poisoned before the timed runs
+// Inputs are seeded uniform [-1, 1) values (zeros replaced; BF16 rounded to nearest even, FP8
+// on the exact grid k/8 of families/gemm/low_precision.h), C is poisoned before the timed runs
 // and verified after them against the double-precision reference of families/gemm/reference.h:
 // every element at small sizes, at large ones the first/last two and 12 seeded rows and columns
 // in full, with a tolerance that scales with sqrt(K) and FP32 rounding. The hand-written
 // kernels also report pct_of_cublas: cuBLAS timed once per device, precision and shape (cached),
 // on the same inputs, as 100 x cuBLAS time / kernel time.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include "families/gemm/gemm.h"
+#include "families/gemm/low_precision.h"
 #include "families/gemm/reference.h"
 #include "harness/cuda/cuda_backend.h"
 #include "harness/cuda/cuda_check.h"
@@ -44,8 +50,31 @@ namespace gpubench {
 
 namespace {
 
-enum class Precision { fp32, fp16 };
-enum class GemmVariant { kernel, naive, wmma, cublas };
+/// Input precision of a GEMM row; FP32 accumulation and FP32 C throughout. Each precision's
+/// library reference (pct_of_cublas of a hand-written kernel of that precision) is cuBLAS's
+/// cublasGemmEx on the same inputs: FP32, FP16 or BF16 (a Hopper BF16 kernel is compared with
+/// cuBLAS BF16, not FP16); FP8 has only the cuBLASLt row itself.
+enum class Precision { fp32, fp16, bf16, fp8 };
+enum class GemmVariant { kernel, naive, wmma, cublas, cublaslt };
+
+/// The host type of an input element of each precision.
+template <Precision P>
+using InputOf =
+    std::conditional_t<P == Precision::fp32, float,
+                       std::conditional_t<P == Precision::fp16, std::uint16_t,
+                                          std::conditional_t<P == Precision::bf16, kernels::Bf16, kernels::E4m3>>>;
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::fp16: return "fp16";
+    case Precision::bf16: return "bf16";
+    case Precision::fp8: return "fp8";
+  }
+  return "?";
+}
+
+constexpr bool is_library(GemmVariant v) { return v == GemmVariant::cublas || v == GemmVariant::cublaslt; }
 
 // Full verification up to this many multiply-adds (512^3 = 2^27 runs in well under a second).
 constexpr double kFullCheckMacs = 268435456.0;  // 2^28
@@ -86,23 +115,27 @@ cublasHandle_t cublas_handle(int device) {
 }
 
 // Row-major C = A * B through column-major cuBLAS: C^T = B^T * A^T, i.e. the column-major
-// product of B (n x k, ld n) and A (k x m, ld k) into C (n x m, ld n), no transposes.
+// product of B (n x k, ld n) and A (k x m, ld k) into C (n x m, ld n), no transposes. FP32, FP16
+// or BF16 inputs (cublasGemmEx has no FP8 inputs: Fp8LtGemm).
 cublasStatus_t cublas_gemm(cublasHandle_t h, Precision p, const void* a, const void* b, float* c, int m, int n, int k,
                            CUstream_st* stream) {
+  if (p == Precision::fp8) return CUBLAS_STATUS_NOT_SUPPORTED;
   cublasStatus_t st = cublasSetStream(h, stream);
   if (st != CUBLAS_STATUS_SUCCESS) return st;
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  const cudaDataType_t in = p == Precision::fp32 ? CUDA_R_32F : CUDA_R_16F;
+  const cudaDataType_t in = p == Precision::fp32 ? CUDA_R_32F : p == Precision::fp16 ? CUDA_R_16F : CUDA_R_16BF;
   return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, in, n, a, in, k, &beta, c, CUDA_R_32F, n,
                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
-// cuBLAS seconds per GEMM for one device, precision and shape, measured once per process.
+// cuBLAS seconds per GEMM for one device, precision and shape, measured once per process:
+// cublasGemmEx on inputs of precision `p` (FP32, FP16 or BF16), so every hand-written kernel of a
+// precision - SIMT, mma.sync, WMMA, wgmma - is compared with the same cuBLAS figure.
 double cublas_reference_seconds(CudaDevice& dev, Precision p, int m, int n, int k, const void* a, const void* b) {
   static std::map<std::string, double> cache;
-  const std::string key = std::to_string(dev.index()) + (p == Precision::fp32 ? ":fp32:" : ":fp16:") +
-                          std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  const std::string key = std::to_string(dev.index()) + ":" + precision_name(p) + ":" + std::to_string(m) + "x" +
+                          std::to_string(n) + "x" + std::to_string(k);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   dev.activate();
@@ -131,9 +164,136 @@ double cublas_reference_seconds(CudaDevice& dev, Precision p, int m, int n, int 
   return cache[key];
 }
 
+std::string cublaslt_error(cublasStatus_t st, const char* what) {
+  return std::string("cuBLASLt ") + what + ": " + cublasLtGetStatusName(st) + " (" + cublasLtGetStatusString(st) + ")";
+}
+
+// A library status that means "this device or configuration cannot do it" rather than a failure.
+bool not_supported(cublasStatus_t st) { return st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_ARCH_MISMATCH; }
+
+/// A cuBLASLt handle and its workspace, one per device for the process (as cublas_handle).
+struct LtContext {
+  cublasLtHandle_t handle = nullptr;
+  void* workspace = nullptr;
+};
+
+LtContext cublaslt_context(int device) {
+  static std::mutex mu;
+  static std::map<int, LtContext> contexts;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = contexts.find(device);
+  if (it != contexts.end()) return it->second;
+  LtContext ctx;
+  const cublasStatus_t st = cublasLtCreate(&ctx.handle);
+  if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublaslt_error(st, "cublasLtCreate"));
+  // Allocated here, never during a matmul: cublasLtMatmul with a workspace it was given
+  // allocates nothing, so the timed calls can be captured into a graph.
+  GPUBENCH_CUDA_CHECK(cudaMalloc(&ctx.workspace, kCublasWorkspaceBytes));  // lives as long as the handle
+  contexts[device] = ctx;
+  return ctx;
+}
+
+// One FP8 GEMM as cuBLASLt runs it, planned once (descriptors, layouts and the heuristic's
+// algorithm) so that each timed call is one cublasLtMatmul that allocates nothing.
+//
+// Types, from the cuBLAS documentation of cublasLtMatmul (its table of supported FP8 type
+// combinations, CUDA 12 and 13): A and B CUDA_R_8F_E4M3, compute CUBLAS_COMPUTE_32F, scale type
+// CUDA_R_32F, and C and D CUDA_R_32F is one of the listed combinations (beside BF16, FP16 and FP8
+// outputs), so the row writes FP32 C like every other GEMM row and is verified the same way.
+// Layout: the same documentation requires, for FP8 on Ada (sm_89), Hopper (sm_90) and GeForce
+// Blackwell, that A be transposed and B not ("TN": both operands K-major), and 16-byte aligned
+// dimensions (fp8_gemm_shape_error). Row-major C = A * B is the column-major C^T (n x m) =
+// B^T * A^T; with cuBLASLt's A := B^T stored K-major - the row-major N x K transpose Bt of B,
+// built on the host - and cuBLASLt's B := A (row-major M x K is column-major K x M, already
+// K-major), that is D (n x m, ld n) = op(Bt) * A with op(Bt) = transpose of the column-major
+// K x N (ld K) Bt: TRANSA = T, TRANSB = N. Scale factors: A's and B's per-tensor scales point to
+// device floats of 1.0 (the production FP8 path, scales applied in the epilogue); D's scale only
+// applies to FP8 outputs and is not set. FAST_ACCUM stays 0: cuBLASLt promotes partial sums to
+// FP32 periodically, which the verification relies on at deep K (families/gemm/reference.h).
+class Fp8LtGemm {
+ public:
+  Fp8LtGemm() = default;
+  Fp8LtGemm(const Fp8LtGemm&) = delete;
+  Fp8LtGemm& operator=(const Fp8LtGemm&) = delete;
+  ~Fp8LtGemm() {
+    if (pref_) cublasLtMatmulPreferenceDestroy(pref_);
+    if (cd_) cublasLtMatrixLayoutDestroy(cd_);
+    if (b_) cublasLtMatrixLayoutDestroy(b_);
+    if (a_) cublasLtMatrixLayoutDestroy(a_);
+    if (desc_) cublasLtMatmulDescDestroy(desc_);
+  }
+
+  /// Plans C (m x n) = A (m x k) * B (k x n) on `device`, with A's and B's scale factors at
+  /// scales[0] and scales[1] (device memory). SkipCase when cuBLASLt has no FP8 kernel for it
+  /// here; std::runtime_error in cuBLASLt's words for any other failure.
+  void plan(int device, int m, int n, int k, const float* scales) {
+    ctx_ = cublaslt_context(device);
+    check(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    const std::int32_t transa = CUBLAS_OP_T;
+    const std::int32_t transb = CUBLAS_OP_N;
+    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa),
+          "cublasLtMatmulDescSetAttribute(TRANSA)");
+    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb),
+          "cublasLtMatmulDescSetAttribute(TRANSB)");
+    const float* a_scale = scales;
+    const float* b_scale = scales + 1;
+    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale),
+          "cublasLtMatmulDescSetAttribute(A_SCALE_POINTER)");
+    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale),
+          "cublasLtMatmulDescSetAttribute(B_SCALE_POINTER)");
+    const std::int8_t fast_accum = 0;
+    check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, sizeof fast_accum),
+          "cublasLtMatmulDescSetAttribute(FAST_ACCUM)");
+    // Column-major layouts (cuBLASLt's default order): Bt as K x N (ld K), A as K x M (ld K),
+    // C = D as N x M (ld N).
+    check(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, k, n, k), "cublasLtMatrixLayoutCreate(A)");
+    check(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, k, m, k), "cublasLtMatrixLayoutCreate(B)");
+    check(cublasLtMatrixLayoutCreate(&cd_, CUDA_R_32F, n, m, n), "cublasLtMatrixLayoutCreate(C)");
+    check(cublasLtMatmulPreferenceCreate(&pref_), "cublasLtMatmulPreferenceCreate");
+    const std::uint64_t max_workspace = kCublasWorkspaceBytes;
+    check(cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace,
+                                               sizeof max_workspace),
+          "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    const cublasStatus_t st =
+        cublasLtMatmulAlgoGetHeuristic(ctx_.handle, desc_, a_, b_, cd_, cd_, pref_, 1, &result, &found);
+    const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    if (not_supported(st) || (st == CUBLAS_STATUS_SUCCESS && (found == 0 || result.state != CUBLAS_STATUS_SUCCESS))) {
+      throw SkipCase("cuBLASLt has no FP8 E4M3 GEMM for " + shape + " on this device (" +
+                     cublaslt_error(st == CUBLAS_STATUS_SUCCESS && found > 0 ? result.state : st,
+                                    "cublasLtMatmulAlgoGetHeuristic") +
+                     (st == CUBLAS_STATUS_SUCCESS && found == 0 ? ", no algorithm returned" : "") + ")");
+    }
+    check(st, "cublasLtMatmulAlgoGetHeuristic");
+    algo_ = result.algo;
+  }
+
+  /// Enqueues C = A * B on `stream` (bt: B transposed, N x K row-major; a: M x K row-major).
+  cublasStatus_t enqueue(const void* bt, const void* a, float* c, CUstream_st* stream) const {
+    const float alpha = 1.0f;
+    const float beta = 0.0f;  // C is not read: it may hold the poison
+    return cublasLtMatmul(ctx_.handle, desc_, &alpha, bt, a_, a, b_, &beta, c, cd_, c, cd_, &algo_, ctx_.workspace,
+                          kCublasWorkspaceBytes, stream);
+  }
+
+ private:
+  static void check(cublasStatus_t st, const char* what) {
+    if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublaslt_error(st, what));
+  }
+
+  LtContext ctx_;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, cd_ = nullptr;
+  cublasLtMatmulPreference_t pref_ = nullptr;
+  cublasLtMatmulAlgo_t algo_{};
+};
+
 template <Precision P, GemmVariant V>
 class GemmWorkload final : public CudaWorkload {
-  using In = std::conditional_t<P == Precision::fp32, float, std::uint16_t>;
+  using In = InputOf<P>;
+  static_assert((P == Precision::fp8) == (V == GemmVariant::cublaslt),
+                "FP8 runs through cuBLASLt only (an FP8 kernel's pct_of_cublas would need a cuBLASLt reference)");
 
  public:
   using CudaWorkload::CudaWorkload;
@@ -154,12 +314,25 @@ class GemmWorkload final : public CudaWorkload {
     b_ = DeviceBuffer(b_n * sizeof(In));
     c_dev_ = DeviceBuffer(c_elems() * sizeof(float));
     copy_to_device(a_.get(), a_host_.data(), a_n * sizeof(In), dev_.stream());
-    copy_to_device(b_.get(), b_host_.data(), b_n * sizeof(In), dev_.stream());
-    if constexpr (V == GemmVariant::cublas) {
-      // One synchronous call first: a cuBLAS failure is reported here with cuBLAS's own words.
-      const cublasStatus_t st = cublas_gemm(cublas_handle(dev_.index()), P, a_.get(), b_.get(), c_dev_.as<float>(), m_,
-                                            n_, k_, dev_.stream());
-      if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublas_error(st, "cublasGemmEx"));
+    if constexpr (V == GemmVariant::cublaslt) {
+      // cuBLASLt's FP8 kernels take B K-major: the device holds B's transpose (N x K row-major),
+      // built here; the verification still reads B as it is (b_host_).
+      const std::vector<In> bt = transposed(b_host_, k_, n_);
+      copy_to_device(b_.get(), bt.data(), b_n * sizeof(In), dev_.stream());
+      const float ones[2] = {1.0f, 1.0f};  // A's and B's scale factors
+      scales_ = DeviceBuffer(sizeof ones);
+      copy_to_device(scales_.get(), ones, sizeof ones, dev_.stream());
+      lt_ = std::make_unique<Fp8LtGemm>();
+      lt_->plan(dev_.index(), m_, n_, k_, scales_.as<float>());
+    } else {
+      copy_to_device(b_.get(), b_host_.data(), b_n * sizeof(In), dev_.stream());
+    }
+    if constexpr (is_library(V)) {
+      // One synchronous call first: a library failure is reported here in the library's words,
+      // and a configuration it does not support is skipped with them.
+      const cublasStatus_t st = library_gemm(c_dev_.as<float>(), dev_.stream());
+      if (not_supported(st)) throw SkipCase(library_error(st) + ": not supported on this device");
+      if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(library_error(st));
       GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
     }
     if constexpr (P == Precision::fp16 && V == GemmVariant::kernel) {
@@ -175,13 +348,13 @@ class GemmWorkload final : public CudaWorkload {
     const In* b = b_.as<In>();
     float* c = c_dev_.as<float>();
     const int m = m_, n = n_, k = k_;
-    cublas_status_ = CUBLAS_STATUS_SUCCESS;
-    // By copy: a, b, c, m, n, k and, in the cuBLAS branch only, `this` (an explicit list would
+    library_status_ = CUBLAS_STATUS_SUCCESS;
+    // By copy: a, b, c, m, n, k and, in the library branch only, `this` (an explicit list would
     // name `this` unused in the other instantiations).
     const EnqueueFn enqueue = [=](CUstream_st* s, int) -> int {
-      if constexpr (V == GemmVariant::cublas) {
-        cublas_status_ = cublas_gemm(cublas_handle(dev_.index()), P, a, b, c, m, n, k, s);
-        return cublas_status_ == CUBLAS_STATUS_SUCCESS ? 0 : static_cast<int>(cudaErrorUnknown);
+      if constexpr (is_library(V)) {
+        library_status_ = library_gemm(c, s);
+        return library_status_ == CUBLAS_STATUS_SUCCESS ? 0 : static_cast<int>(cudaErrorUnknown);
       } else if constexpr (P == Precision::fp32 && V == GemmVariant::kernel) {
         return kernels::launch_sgemm(a, b, c, m, n, k, s);
       } else if constexpr (P == Precision::fp32 && V == GemmVariant::naive) {
@@ -196,8 +369,7 @@ class GemmWorkload final : public CudaWorkload {
     try {
       return timed(batch, enqueue);  // never flushed: compute-bound rows
     } catch (const std::runtime_error&) {
-      if (cublas_status_ != CUBLAS_STATUS_SUCCESS)
-        throw std::runtime_error(cublas_error(cublas_status_, "cublasGemmEx"));
+      if (library_status_ != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(library_error(library_status_));
       throw;
     }
   }
@@ -235,7 +407,7 @@ class GemmWorkload final : public CudaWorkload {
 
   std::map<std::string, double> extra_counters(double seconds_per_op) override {
     std::map<std::string, double> out = CudaWorkload::extra_counters(seconds_per_op);
-    if constexpr (V != GemmVariant::cublas) {
+    if constexpr (!is_library(V)) {
       // Called outside the runner's error handling: a failed reference only drops the counter.
       try {
         const double ref = cublas_reference_seconds(dev_, P, m_, n_, k_, a_.get(), b_.get());
@@ -250,12 +422,38 @@ class GemmWorkload final : public CudaWorkload {
   const char* shape_error() const {
     if constexpr (P == Precision::fp16 && V == GemmVariant::kernel) return kernels::hgemm_shape_error(m_, n_, k_);
     if constexpr (P == Precision::fp16 && V == GemmVariant::wmma) return kernels::hgemm_wmma_shape_error(m_, n_, k_);
+    if constexpr (V == GemmVariant::cublaslt) return kernels::fp8_gemm_shape_error(m_, n_, k_);
     return kernels::sgemm_shape_error(m_, n_, k_);
+  }
+
+  // The library GEMM of this row into c on `s`: cublasGemmEx, or the planned cuBLASLt FP8 GEMM.
+  cublasStatus_t library_gemm(float* c, CUstream_st* s) const {
+    if constexpr (V == GemmVariant::cublaslt) {
+      return lt_->enqueue(b_.get(), a_.get(), c, s);
+    } else {
+      return cublas_gemm(cublas_handle(dev_.index()), P, a_.get(), b_.get(), c, m_, n_, k_, s);
+    }
+  }
+
+  static std::string library_error(cublasStatus_t st) {
+    return V == GemmVariant::cublaslt ? cublaslt_error(st, "cublasLtMatmul") : cublas_error(st, "cublasGemmEx");
   }
 
   std::size_t c_elems() const { return static_cast<std::size_t>(m_) * n_; }
 
-  // Uniform [-1, 1) inputs with no zeros (an FP16 rounding to zero becomes the smallest normal).
+  // The rows x cols row-major matrix x transposed (cols x rows, row-major).
+  static std::vector<In> transposed(const std::vector<In>& x, int rows, int cols) {
+    std::vector<In> t(x.size());
+    parallel_for(static_cast<std::size_t>(cols), [&](std::size_t begin, std::size_t end, unsigned) {
+      for (std::size_t j = begin; j < end; ++j)
+        for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) t[j * rows + i] = x[i * cols + j];
+    });
+    return t;
+  }
+
+  // Seeded uniform [-1, 1) inputs with no zeros, exact in the input precision: FP32 as drawn; FP16
+  // and BF16 rounded to nearest even (an FP16 rounding to zero becomes the smallest normal, a BF16
+  // zero 0.5); FP8 E4M3 on the grid k/8 (low_precision.h: why that grid).
   static std::vector<In> random_inputs(std::size_t n, std::uint64_t seed) {
     std::vector<float> f(n);
     fill_random_float(f.data(), n, seed, -1.0f, 1.0f);
@@ -263,11 +461,17 @@ class GemmWorkload final : public CudaWorkload {
       for (auto& x : f) x = x == 0.0f ? 0.5f : x;
       return f;
     } else {
-      std::vector<std::uint16_t> h(n);
+      std::vector<In> h(n);
       parallel_for(n, [&](std::size_t begin, std::size_t end, unsigned) {
         for (std::size_t i = begin; i < end; ++i) {
-          const std::uint16_t v = kernels::float_to_half_bits(f[i]);
-          h[i] = (v & 0x7FFFu) == 0 ? std::uint16_t{0x0400u} : v;
+          if constexpr (P == Precision::fp16) {
+            const std::uint16_t v = kernels::float_to_half_bits(f[i]);
+            h[i] = (v & 0x7FFFu) == 0 ? std::uint16_t{0x0400u} : v;
+          } else if constexpr (P == Precision::bf16) {
+            h[i] = kernels::bf16_gemm_input(f[i]);
+          } else {
+            h[i] = kernels::e4m3_gemm_input(f[i]);
+          }
         }
       });
       return h;
@@ -277,7 +481,9 @@ class GemmWorkload final : public CudaWorkload {
   int m_ = 0, n_ = 0, k_ = 0;
   std::vector<In> a_host_, b_host_;
   DeviceBuffer a_, b_, c_dev_;
-  cublasStatus_t cublas_status_ = CUBLAS_STATUS_SUCCESS;
+  DeviceBuffer scales_;            // FP8: A's and B's scale factors (1.0)
+  std::unique_ptr<Fp8LtGemm> lt_;  // FP8: the planned cuBLASLt GEMM
+  cublasStatus_t library_status_ = CUBLAS_STATUS_SUCCESS;
 };
 
 template <class W>
@@ -295,6 +501,9 @@ void families::gemm::add_cuda_workloads(WorkloadTable& t) {
   t.add("compute/hgemm/kernel", &make<GemmWorkload<Precision::fp16, GemmVariant::kernel>>, 80);
   t.add("compute/hgemm/wmma", &make<GemmWorkload<Precision::fp16, GemmVariant::wmma>>, 80);
   t.add("compute/hgemm/cublas", &make<GemmWorkload<Precision::fp16, GemmVariant::cublas>>);
+  // BF16 tensor cores: sm_80 on; FP8 tensor cores: sm_89 (Ada) and sm_90 (Hopper) on.
+  t.add("compute/bf16gemm/cublas", &make<GemmWorkload<Precision::bf16, GemmVariant::cublas>>, 80);
+  t.add("compute/fp8gemm/cublaslt", &make<GemmWorkload<Precision::fp8, GemmVariant::cublaslt>>, 89);
 }
 
 }  // namespace gpubench

@@ -10,7 +10,9 @@ namespace gpubench {
 void families::gemm::add_host_workloads(WorkloadTable& table) {
   for (const char* key : {"compute/sgemm/kernel", "compute/sgemm/naive", "compute/hgemm/kernel", "compute/hgemm/wmma"})
     table.not_here(key, "a CUDA kernel");
-  for (const char* key : {"compute/sgemm/cublas", "compute/hgemm/cublas"}) table.not_here(key, "cuBLAS needs a GPU");
+  for (const char* key :
+       {"compute/sgemm/cublas", "compute/hgemm/cublas", "compute/bf16gemm/cublas", "compute/fp8gemm/cublaslt"})
+    table.not_here(key, "cuBLAS needs a GPU");
 }
 
 }  // namespace gpubench

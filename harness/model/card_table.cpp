@@ -36,8 +36,8 @@ double to_double(const std::string& s, int line_no, const char* column) {
 
 std::vector<CardEntry> parse_card_table(const std::string& csv_text) {
   static const char* const kHeader =
-      "key,display_name,match,cc,sm_count,fp32_TFLOPS,fp16_tensor_TFLOPS,dram_GBps,l2_MiB,pcie_gen,"
-      "pcie_width,source";
+      "key,display_name,match,cc,sm_count,fp32_TFLOPS,fp16_tensor_TFLOPS,bf16_tensor_TFLOPS,fp8_tensor_TFLOPS,"
+      "dram_GBps,l2_MiB,pcie_gen,pcie_width,source";
   std::istringstream in(csv_text);
   std::string line;
   int line_no = 0;
@@ -51,8 +51,8 @@ std::vector<CardEntry> parse_card_table(const std::string& csv_text) {
       continue;
     }
     const auto f = split_csv_line(line);
-    if (f.size() != 12) {
-      throw std::runtime_error("cards.csv line " + std::to_string(line_no) + ": expected 12 fields, got " +
+    if (f.size() != 14) {
+      throw std::runtime_error("cards.csv line " + std::to_string(line_no) + ": expected 14 fields, got " +
                                std::to_string(f.size()));
     }
     CardEntry c;
@@ -65,11 +65,13 @@ std::vector<CardEntry> parse_card_table(const std::string& csv_text) {
     c.sm_count = static_cast<int>(to_double(f[4], line_no, "sm_count"));
     c.fp32_TFLOPS = to_double(f[5], line_no, "fp32_TFLOPS");
     c.fp16_tensor_TFLOPS = to_double(f[6], line_no, "fp16_tensor_TFLOPS");
-    c.dram_GBps = to_double(f[7], line_no, "dram_GBps");
-    c.l2_MB = to_double(f[8], line_no, "l2_MiB");
-    c.pcie_gen = static_cast<int>(to_double(f[9], line_no, "pcie_gen"));
-    c.pcie_width = static_cast<int>(to_double(f[10], line_no, "pcie_width"));
-    c.source = f[11];
+    c.bf16_tensor_TFLOPS = to_double(f[7], line_no, "bf16_tensor_TFLOPS");
+    c.fp8_tensor_TFLOPS = to_double(f[8], line_no, "fp8_tensor_TFLOPS");
+    c.dram_GBps = to_double(f[9], line_no, "dram_GBps");
+    c.l2_MB = to_double(f[10], line_no, "l2_MiB");
+    c.pcie_gen = static_cast<int>(to_double(f[11], line_no, "pcie_gen"));
+    c.pcie_width = static_cast<int>(to_double(f[12], line_no, "pcie_width"));
+    c.source = f[13];
     cards.push_back(c);
   }
   if (cards.empty()) throw std::runtime_error("cards.csv: no cards");
@@ -106,6 +108,8 @@ Peaks theoretical_peaks(const DeviceDescription& d) {
     p.dram_GBps = card->dram_GBps;
     p.fp32_TFLOPS = card->fp32_TFLOPS;
     p.fp16_tensor_TFLOPS = card->fp16_tensor_TFLOPS;
+    p.bf16_tensor_TFLOPS = card->bf16_tensor_TFLOPS;
+    p.fp8_tensor_TFLOPS = card->fp8_tensor_TFLOPS;  // 0 where the card has no FP8 tensor cores
     if (p.pcie_GBps == 0) {
       p.pcie_GBps = pcie_GBps_per_direction(card->pcie_gen, card->pcie_width);
       p.pcie_protocol_GBps = pcie_protocol_GBps(

@@ -21,6 +21,8 @@ struct CardEntry {
   int sm_count = 0;
   double fp32_TFLOPS = 0;
   double fp16_tensor_TFLOPS = 0;  ///< dense, FP32 accumulate
+  double bf16_tensor_TFLOPS = 0;  ///< dense, FP32 accumulate
+  double fp8_tensor_TFLOPS = 0;   ///< dense (no sparsity), FP32 accumulate; 0 = no FP8 tensor cores
   double dram_GBps = 0;
   double l2_MB = 0;
   int pcie_gen = 0;

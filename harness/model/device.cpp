@@ -37,6 +37,16 @@ int fp16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce) 
   }
 }
 
+int bf16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce) {
+  return cc_major >= 8 ? fp16_tensor_flop_per_clock_per_sm(cc_major, cc_minor, geforce) : 0;
+}
+
+int fp8_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce) {
+  // FP8 tensor cores arrived with sm_89 and run at twice the FP16 rate (REFERENCE.md); GeForce
+  // Ada halves both with FP32 accumulate (RTX 4090: 330 FP8 against 165 FP16 TFLOPS).
+  return cc_major * 10 + cc_minor >= 89 ? 2 * fp16_tensor_flop_per_clock_per_sm(cc_major, cc_minor, geforce) : 0;
+}
+
 double pcie_GBps_per_direction(int gen, int width) {
   if (width <= 0) return 0.0;
   // Per-lane transfer rate in GT/s and line-code efficiency of each generation.
@@ -81,6 +91,10 @@ Peaks formula_peaks(const DeviceDescription& d) {
   p.fp32_TFLOPS = d.sm_count * fp32_flop_per_clock_per_sm(d.cc_major, d.cc_minor) * clock_Hz / 1e12;
   p.fp16_tensor_TFLOPS =
       d.sm_count * fp16_tensor_flop_per_clock_per_sm(d.cc_major, d.cc_minor, d.geforce) * clock_Hz / 1e12;
+  p.bf16_tensor_TFLOPS =
+      d.sm_count * bf16_tensor_flop_per_clock_per_sm(d.cc_major, d.cc_minor, d.geforce) * clock_Hz / 1e12;
+  p.fp8_tensor_TFLOPS =
+      d.sm_count * fp8_tensor_flop_per_clock_per_sm(d.cc_major, d.cc_minor, d.geforce) * clock_Hz / 1e12;
   p.pcie_GBps = pcie_GBps_per_direction(d.pcie_gen, d.pcie_width);
   p.pcie_protocol_GBps = pcie_protocol_GBps(
       p.pcie_GBps, d.pcie_max_payload_bytes > 0 ? d.pcie_max_payload_bytes : kAssumedMaxPayloadBytes);

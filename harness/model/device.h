@@ -43,6 +43,8 @@ struct Peaks {
   double dram_GBps = 0;
   double fp32_TFLOPS = 0;
   double fp16_tensor_TFLOPS = 0;  ///< dense, FP16 inputs, FP32 accumulate
+  double bf16_tensor_TFLOPS = 0;  ///< dense, BF16 inputs, FP32 accumulate
+  double fp8_tensor_TFLOPS = 0;   ///< dense (no sparsity), FP8 inputs, FP32 accumulate; 0 = no FP8 tensor cores
   double smem_GBps = 0;           ///< shared memory, all SMs: 128 B per clock per SM (sm_70 on)
   double pcie_GBps = 0;           ///< per direction, negotiated link
   double pcie_protocol_GBps = 0;  ///< the same after TLP overhead at the max payload size (pcie/payload.h)
@@ -56,6 +58,12 @@ double dram_peak_GBps(double mem_clock_kHz, int bus_width_bits);
 int fp32_flop_per_clock_per_sm(int cc_major, int cc_minor);
 /// Dense FP16-input FP32-accumulate tensor FLOP per clock per SM, 0 when unknown.
 int fp16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce);
+/// Dense BF16-input FP32-accumulate tensor FLOP per clock per SM: the FP16 rate on every
+/// architecture with BF16 tensor cores (sm_80 on), 0 before or when unknown.
+int bf16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce);
+/// Dense FP8-input (E4M3/E5M2) FP32-accumulate tensor FLOP per clock per SM: twice the FP16 rate
+/// from sm_89 on (Ada, Hopper, Blackwell), 0 before (no FP8 tensor cores) or when unknown.
+int fp8_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce);
 
 /// Per-direction PCIe bandwidth in GB/s of a link (gen 1..6, width lanes); 0 when unknown.
 double pcie_GBps_per_direction(int gen, int width);

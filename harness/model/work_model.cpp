@@ -133,6 +133,8 @@ const char* peak_kind_name(PeakKind k) {
     case PeakKind::smem: return "smem";
     case PeakKind::fp32: return "fp32";
     case PeakKind::fp16_tensor: return "fp16_tensor";
+    case PeakKind::bf16_tensor: return "bf16_tensor";
+    case PeakKind::fp8_tensor: return "fp8_tensor";
     case PeakKind::pcie_h2d: return "pcie_h2d";
     case PeakKind::pcie_d2h: return "pcie_d2h";
   }

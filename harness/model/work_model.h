@@ -10,8 +10,9 @@ namespace gpubench {
 
 /// Which theoretical ceiling a benchmark's percent-of-peak refers to.
 /// (l2: cache-resident rows, for which no theoretical figure is known, so they carry no
-/// pct_of_peak; smem: shared memory, 128 bytes per clock per SM.)
-enum class PeakKind { none, dram, l2, smem, fp32, fp16_tensor, pcie_h2d, pcie_d2h };
+/// pct_of_peak; smem: shared memory, 128 bytes per clock per SM; the tensor kinds are dense
+/// peaks with FP32 accumulate: FP16, BF16 and FP8 inputs.)
+enum class PeakKind { none, dram, l2, smem, fp32, fp16_tensor, pcie_h2d, pcie_d2h, bf16_tensor, fp8_tensor };
 
 /// The headline figure a benchmark reports (latency_ns: the pointer chase's time per load;
 /// latency_us: the time of one operation, e.g. an allocate + free pair, in microseconds).

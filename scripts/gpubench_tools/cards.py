@@ -23,7 +23,8 @@ CARDS_CSV = _INSTALLED_CARDS if _INSTALLED_CARDS.is_file() else REPO_ROOT / "har
 
 _HEADER = [
     "key", "display_name", "match", "cc", "sm_count", "fp32_TFLOPS", "fp16_tensor_TFLOPS",
-    "dram_GBps", "l2_MiB", "pcie_gen", "pcie_width", "source",
+    "bf16_tensor_TFLOPS", "fp8_tensor_TFLOPS", "dram_GBps", "l2_MiB", "pcie_gen", "pcie_width",
+    "source",
 ]
 
 
@@ -88,7 +89,9 @@ class Card:
     cc: str
     sm_count: int
     fp32_TFLOPS: float
-    fp16_tensor_TFLOPS: float
+    fp16_tensor_TFLOPS: float  #: dense, FP32 accumulate
+    bf16_tensor_TFLOPS: float  #: dense, FP32 accumulate (the FP16 figure on every card listed)
+    fp8_tensor_TFLOPS: float  #: dense (no sparsity), FP32 accumulate; 0: no FP8 tensor cores
     dram_GBps: float
     l2_MiB: float
     pcie_gen: int
@@ -145,8 +148,9 @@ def load_cards(path: Path | str = CARDS_CSV) -> list[Card]:
             cards.append(Card(
                 key=row[0], display_name=row[1], match=row[2], cc=row[3], sm_count=int(row[4]),
                 fp32_TFLOPS=float(row[5]), fp16_tensor_TFLOPS=float(row[6]),
-                dram_GBps=float(row[7]), l2_MiB=float(row[8]), pcie_gen=int(row[9]),
-                pcie_width=int(row[10]), source=row[11]))
+                bf16_tensor_TFLOPS=float(row[7]), fp8_tensor_TFLOPS=float(row[8]),
+                dram_GBps=float(row[9]), l2_MiB=float(row[10]), pcie_gen=int(row[11]),
+                pcie_width=int(row[12]), source=row[13]))
         except ValueError as e:
             raise UsageError(f"{path}:{line_no}: {e}") from None
     return cards

@@ -223,8 +223,9 @@ def gemm_data(result: Result) -> PlotData | None:
     peaks = {b.peak_kind for b in benches}  # the roofs the plotted rows are measured against
     if p["fp32"] and "fp32" in peaks:
         d.hlines.append((p["fp32"], f"FP32 peak {p['fp32']:g} TFLOP/s"))
-    if p["fp16_tensor"] and "fp16_tensor" in peaks:
-        d.hlines.append((p["fp16_tensor"], f"FP16 tensor peak {p['fp16_tensor']:g} TFLOP/s"))
+    for kind, what in (("fp16_tensor", "FP16"), ("bf16_tensor", "BF16"), ("fp8_tensor", "FP8")):
+        if p.get(kind) and kind in peaks:
+            d.hlines.append((p[kind], f"{what} tensor peak {p[kind]:g} TFLOP/s"))
     return d
 
 

@@ -182,8 +182,9 @@ def headlines(result: Result) -> list[Headline]:
       last-level cache on the host);
     - PCIe H2D / D2H: the best GB/s of the bandwidth family's rows at level pcie measured
       against that direction's peak (the row is named);
-    - SGEMM / FP16 GEMM: the best gpubench GEMM kernel (not a library reference) of the rows
-      whose ceiling is fp32 / fp16_tensor and that sweep m, with % of peak and % of cuBLAS;
+    - SGEMM / FP16 / BF16 / FP8 GEMM: the best gpubench GEMM kernel (not a library reference) of
+      the rows whose ceiling is fp32 / fp16_tensor / bf16_tensor / fp8_tensor and that sweep m,
+      with % of peak and % of cuBLAS;
     - peak FMA: each compute kernel that is not a GEMM, its best TFLOP/s.
     Rows are chosen by what they mean (peak, metric, level, sweep), the copy kernel by its key
     in the family table."""
@@ -208,7 +209,8 @@ def headlines(result: Result) -> list[Headline]:
                    and b.peak_kind == peak and b.metric_kind == "GBps"], "GB/s")
         if b:
             out.append(_headline(what, b, "GB/s", "GB/s", "best row"))
-    for peak, what in (("fp32", "SGEMM"), ("fp16_tensor", "FP16 GEMM")):
+    for peak, what in (("fp32", "SGEMM"), ("fp16_tensor", "FP16 GEMM"), ("bf16_tensor", "BF16 GEMM"),
+                       ("fp8_tensor", "FP8 GEMM")):
         b = _best([b for b in ran if b.peak_kind == peak and b.sweep == "m"
                    and b.metric_kind == "TFLOPS" and not b.is_library], "TFLOPS")
         if b:

@@ -42,6 +42,8 @@ PEAK_KEYS = {
     "dram": "peak_dram_GBps",
     "fp32": "peak_fp32_TFLOPS",
     "fp16_tensor": "peak_fp16_tensor_TFLOPS",
+    "bf16_tensor": "peak_bf16_tensor_TFLOPS",
+    "fp8_tensor": "peak_fp8_tensor_TFLOPS",
     "pcie_h2d": "peak_pcie_h2d_GBps",
     "pcie_d2h": "peak_pcie_d2h_GBps",
     "smem": "peak_smem_GBps",
@@ -91,7 +93,9 @@ class RowMeaning:
     """What a benchmark row measures, as its label says (or, for legacy files, as its name
     implied): the fields every tool selects rows by."""
 
-    peak_kind: str  #: ceiling pct_of_peak refers to: none, dram, l2, smem, pcie_h2d, pcie_d2h, fp32, fp16_tensor
+    #: ceiling pct_of_peak refers to: none, dram, l2, smem, pcie_h2d, pcie_d2h, fp32, fp16_tensor,
+    #: bf16_tensor, fp8_tensor
+    peak_kind: str
     metric: str  #: headline metric: GBps, TFLOPS, latency_ns or latency_us
     level: str  #: memory level targeted: dram, l2 (host: last-level cache), smem, pcie, none
     sweep: str  #: the parameter its family sweeps (the plot's x axis): bytes, stride, m, fma, ...
@@ -145,8 +149,9 @@ def legacy_row_meaning(family: str, kernel: str, variant: str, params: dict[str,
     if family == "roofline":
         return RowMeaning("none" if fp16 else "fp32", metric, "dram", "fma", "legacy")
     if "gemm" in kernel:
-        return RowMeaning("fp32" if kernel == "sgemm" else "fp16_tensor", metric, "none", "m",
-                          "legacy")
+        peak = {"sgemm": "fp32", "bf16gemm": "bf16_tensor", "fp8gemm": "fp8_tensor"}.get(kernel,
+                                                                                     "fp16_tensor")
+        return RowMeaning(peak, metric, "none", "m", "legacy")
     return RowMeaning("none" if fp16 else "fp32", metric, "none", "none", "legacy")
 
 

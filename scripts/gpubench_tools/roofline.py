@@ -8,6 +8,13 @@ Hierarchical ceilings per result file (or per card given with --card), each a me
 - theoretical (solid):
   - DRAM, FP32 and FP16 tensor: cards.csv when the device name matches a card, otherwise the
     peaks in the result's context (peak_dram_GBps, peak_fp32_TFLOPS, peak_fp16_tensor_TFLOPS);
+  - BF16 and FP8 tensor (peak_bf16_tensor_TFLOPS, peak_fp8_tensor_TFLOPS, same sources): only on
+    a result with rows measured against them (the cuBLAS BF16 and cuBLASLt FP8 GEMMs), and only
+    where known (the table's 0 for a card without FP8 tensor cores and the context's "unknown"
+    draw nothing). The FP8 roof is twice the FP16 one: drawn on every chart it would stretch the
+    axis and lift the measured DRAM line's end for rows that never run FP8. BF16 is further left
+    out where it equals the FP16 roof (every card listed: one line labelled FP16 stands for
+    both, rather than two overprinting);
   - shared memory: the context's peak_smem_GBps (128 B per clock per SM x SMs x the device's
     clock, computed by the harness); for a card alone, the same formula at the clock of the
     card's datasheet FP32 figure (cards.Card.smem_GBps);
@@ -17,8 +24,8 @@ Hierarchical ceilings per result file (or per card given with --card), each a me
     ratio (cards.FP16X2_PER_FP32: 4x on sm_80, 2x on sm_90), from the card's or the context's
     compute capability;
   - no L2 line: neither the card table nor REFERENCE.md has a vendor L2 bandwidth figure (only
-    measurements), and none is invented; nor TF32, BF16 or FP8 tensor roofs: the card table
-    has no such columns (BF16 tensor runs at the FP16 tensor rate on every card it lists).
+    measurements), and none is invented; nor a TF32 tensor roof: the card table has no such
+    column.
   Unknown peaks (the host) are not drawn.
 - measured (dashed), from the rows' labels (results.RowMeaning; row_level() for files written
   before labels), never from their names; the memory-management family is left out:
@@ -34,8 +41,8 @@ Hierarchical ceilings per result file (or per card given with --card), each a me
   - PCIe: the best median GB/s at level pcie (pinned transfers, in practice: pageable and
     bidirectional ones are slower); none on the host backend, whose pcie rows are a one-thread
     host copy, not a link;
-  - FP32 / FP16 tensor: the best median TFLOP/s of the rows measured against that peak (SGEMM,
-    peak FMA and the FP32 sweep / the FP16 GEMMs).
+  - FP32 / FP16 / BF16 / FP8 tensor: the best median TFLOP/s of the rows measured against that
+    peak (SGEMM, peak FMA and the FP32 sweep / the FP16 GEMMs / cuBLAS BF16 / cuBLASLt FP8).
 
 Ridge points: where each theoretical compute roof meets the theoretical DRAM diagonal (the
 measured roofs with the measured DRAM line where a series has no theoretical DRAM line, as on
@@ -78,7 +85,8 @@ LEGEND_WRAP = 62
 #: Memory levels (diagonals), highest bandwidth first, and their names.
 LEVELS = {"smem": "shared memory", "l2": "L2", "dram": "DRAM", "pcie": "PCIe"}
 #: Compute precisions (roofs) and their names.
-PRECISIONS = {"fp32": "FP32", "fp16x2": "FP16x2", "fp16_tensor": "FP16 tensor"}
+PRECISIONS = {"fp32": "FP32", "fp16x2": "FP16x2", "fp16_tensor": "FP16 tensor",
+              "bf16_tensor": "BF16 tensor", "fp8_tensor": "FP8 tensor"}
 
 
 @dataclass
@@ -210,11 +218,24 @@ def _theoretical(kind: str, value: float | None, source: str) -> Ceiling | None:
     return Ceiling(kind, value, kind in LEVELS, False, label, source)
 
 
+def _distinct_bf16(bf16: float | None, fp16: float | None, source: str) -> Ceiling | None:
+    """The BF16 tensor roof, or None where it coincides with the FP16 one (every card listed:
+    two identical lines would overprint, and the FP16 line stands for both)."""
+    if bf16 and fp16 and abs(bf16 - fp16) <= 1e-9 * fp16:
+        return None
+    return _theoretical("bf16_tensor", bf16, source)
+
+
+#: Roofs drawn only on a result with rows measured against them (see the module comment).
+MEASURED_ONLY_ROOFS = ("bf16_tensor", "fp8_tensor")
+
+
 def _theoretical_ceilings(card: Card | None, result: Result | None) -> list[Ceiling]:
     """The solid lines: a card's figures (with a result: its negotiated link and its device's
     shared-memory peak), or a result's context peaks; see the module comment."""
     if result is not None and result.backend == "host":
         return []
+    rows_kinds = {b.peak_kind for b in result.benchmarks.values()} if result is not None else set()
     p = result.peaks() if result is not None else {}
     link = max(p.get("pcie_h2d") or 0, p.get("pcie_d2h") or 0)
     if card is not None:
@@ -228,7 +249,10 @@ def _theoretical_ceilings(card: Card | None, result: Result | None) -> list[Ceil
             _theoretical("fp32", card.fp32_TFLOPS, table),
             _theoretical("fp16x2", card.fp16x2_TFLOPS, f"{table}: FP32 x cards.FP16X2_PER_FP32"),
             _theoretical("fp16_tensor", card.fp16_tensor_TFLOPS, table),
+            _distinct_bf16(card.bf16_tensor_TFLOPS, card.fp16_tensor_TFLOPS, table),
+            _theoretical("fp8_tensor", card.fp8_tensor_TFLOPS, table),
         ]
+        out = [c for c in out if c is None or c.kind not in MEASURED_ONLY_ROOFS or c.kind in rows_kinds]
     else:
         ctx = "context"
         out = [
@@ -239,7 +263,10 @@ def _theoretical_ceilings(card: Card | None, result: Result | None) -> list[Ceil
             _theoretical("fp16x2", fp16x2_TFLOPS(result.ctx("cc"), p["fp32"]),
                          f"{ctx} peak_fp32_TFLOPS x cards.FP16X2_PER_FP32 (cc {result.ctx('cc')})"),
             _theoretical("fp16_tensor", p["fp16_tensor"], f"{ctx} peak_fp16_tensor_TFLOPS"),
+            _distinct_bf16(p.get("bf16_tensor"), p["fp16_tensor"], f"{ctx} peak_bf16_tensor_TFLOPS"),
+            _theoretical("fp8_tensor", p.get("fp8_tensor"), f"{ctx} peak_fp8_tensor_TFLOPS"),
         ]
+        out = [c for c in out if c is None or c.kind not in MEASURED_ONLY_ROOFS or c.kind in rows_kinds]
     return [c for c in out if c is not None]
 
 
@@ -366,7 +393,7 @@ def _measured_ceilings(result: Result, good: list[Benchmark]) -> list[Ceiling]:
         best("pcie", [b for b in gbps if level[b.name] == "pcie" and b.metric_kind == "GBps"],
              "GB/s", "best GB/s at level pcie")
     flop = [b for b in good if b.metric_kind == "TFLOPS" and (b.median("TFLOPS") or 0) > 0]
-    for kind in ("fp32", "fp16_tensor"):
+    for kind in ("fp32", "fp16_tensor", "bf16_tensor", "fp8_tensor"):
         best(kind, [b for b in flop if b.peak_kind == kind], "TFLOPS",
              f"best TFLOP/s of the rows with peak {kind}")
     return out
@@ -477,12 +504,12 @@ def roofline_data(results: list[Result], cards: list[Card], card_table: list[Car
 THEORETICAL_STYLE, MEASURED_STYLE = "-", "--"
 #: Line width per ceiling kind (CEILING_WIDTH_DEFAULT for a kind not listed).
 CEILING_WIDTHS = {"dram": 2.0, "fp32": 2.0, "l2": 1.6, "smem": 1.6, "pcie": 1.4, "fp16x2": 1.6,
-                  "fp16_tensor": 1.6}
+                  "fp16_tensor": 1.6, "bf16_tensor": 1.4, "fp8_tensor": 1.6}
 CEILING_WIDTH_DEFAULT = 1.2
 #: Colour per ceiling kind on a one-series chart (several series: one colour per series).
 CEILING_COLORS = {"smem": "tab:green", "l2": "tab:orange", "dram": "tab:blue",
                   "pcie": "tab:purple", "fp32": "tab:red", "fp16x2": "tab:brown",
-                  "fp16_tensor": "tab:pink"}
+                  "fp16_tensor": "tab:pink", "bf16_tensor": "tab:olive", "fp8_tensor": "tab:cyan"}
 #: Colour of the points and sweeps on a one-series chart.
 POINT_COLOR = "0.15"
 #: Marker of each intensity sweep, in sweep order.

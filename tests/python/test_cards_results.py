@@ -23,6 +23,9 @@ def test_the_card_table_is_the_harness_csv_row_for_row():
         assert c.dram_GBps == float(r["dram_GBps"])
         assert c.fp32_TFLOPS == float(r["fp32_TFLOPS"])
         assert c.fp16_tensor_TFLOPS == float(r["fp16_tensor_TFLOPS"])
+        assert c.bf16_tensor_TFLOPS == float(r["bf16_tensor_TFLOPS"])
+        assert c.fp8_tensor_TFLOPS == float(r["fp8_tensor_TFLOPS"])
+        assert c.source
 
 
 @pytest.mark.parametrize("gen,width,want", [(3, 16, 15.7538), (4, 16, 31.5077), (5, 16, 63.0154),

@@ -735,3 +735,52 @@ def test_a_long_legend_entry_stays_inside_the_figure():
     fig = roofline_figure(roofline_data([load_result(path)], [], CARDS))
     labels = legend_labels(fig.axes[0])  # asserts the legend is inside the figure
     assert any("median of 4MiB-64MiB" in t for t in labels), labels
+
+
+def with_library_gemms(doc: dict) -> dict:
+    """The document plus cuBLAS BF16 and cuBLASLt FP8 rows at 4096^3, labelled as gpubench
+    labels them (peak bf16_tensor / fp8_tensor), and the context's BF16/FP8 peaks."""
+    out = json.loads(json.dumps(doc))
+    out["context"].update(peak_bf16_tensor_TFLOPS="989", peak_fp8_tensor_TFLOPS="1979")
+    n = 4096
+    for name, tflops, in_bytes, peak in (("compute/bf16gemm/cublas", 700.0, 2, "bf16_tensor"),
+                                         ("compute/fp8gemm/cublaslt", 1300.0, 1, "fp8_tensor")):
+        out["benchmarks"] += entries(
+            f"{name}/m:{n},n:{n},k:{n}",
+            _reps({"TFLOPS": tflops, "GB/s": tflops * 1e3 * (2 * in_bytes + 4) / (2 * n),
+                   "working_set_bytes": float((2 * in_bytes + 4) * n * n), "ops_per_iteration": 1}),
+            label=label(peak, "TFLOPS", "none", "m"))
+    return out
+
+
+def test_bf16_and_fp8_roofs_where_rows_are_measured_against_them(tmp_path):
+    # A result with the BF16 and FP8 library GEMMs: the H100's FP8 roof (cards.csv, dense:
+    # 1979) is drawn with its ridge; BF16's equals the FP16 roof, which stands for both.
+    r = load_result(write_json(with_library_gemms(h100_result(labelled=True)), tmp_path / "lib.json"))
+    s = roofline_data([r], [], CARDS).series[0]
+    assert s.ceiling("fp8_tensor").value == find_card("h100_sxm", CARDS).fp8_tensor_TFLOPS == 1979
+    assert s.ceiling("bf16_tensor") is None and s.ceiling("fp16_tensor").value == 989
+    assert s.ridge("fp8_tensor") == pytest.approx(1979e12 / 3350e9)
+    assert s.ceiling("fp8_tensor", measured=True).value == pytest.approx(1300.0)
+    assert s.ceiling("bf16_tensor", measured=True).value == pytest.approx(700.0)
+    check_roofline_figure(roofline_data([r], [], CARDS))
+    # The GEMM plot: each library row against its own tensor peak.
+    hlines = [text for _, text in gemm_data(r).hlines]
+    assert "FP8 tensor peak 1979 TFLOP/s" in hlines and "BF16 tensor peak 989 TFLOP/s" in hlines
+    # A device the table lacks: from the context; a BF16 peak that differs gets its own roof.
+    doc = with_library_gemms(h100_result(labelled=True))
+    doc["context"].update(device_name="NVIDIA Future GPU", peak_bf16_tensor_TFLOPS="1200",
+                          peak_fp8_tensor_TFLOPS="unknown")
+    s = roofline_data([load_result(write_json(doc, tmp_path / "f.json"))], [], CARDS).series[0]
+    assert s.ceiling("bf16_tensor").value == 1200
+    assert s.ceiling("fp8_tensor") is None  # unknown: not drawn
+
+
+def test_no_fp8_roof_without_fp8_rows_or_fp8_tensor_cores(tmp_path, h100):
+    _, r = h100
+    assert roofline_data([r], [], CARDS).series[0].ceiling("fp8_tensor") is None  # no FP8 rows
+    doc = with_library_gemms(h100_result(labelled=True))
+    doc["context"].update(device_name="NVIDIA A100-SXM4-80GB", cc="8.0", peak_fp8_tensor_TFLOPS="unknown")
+    s = roofline_data([load_result(write_json(doc, tmp_path / "a100.json"))], [], CARDS).series[0]
+    assert find_card("a100_80gb_sxm", CARDS).fp8_tensor_TFLOPS == 0
+    assert s.ceiling("fp8_tensor") is None  # the card has none: no roof, no percentage

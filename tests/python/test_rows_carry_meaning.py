@@ -9,7 +9,7 @@ import pytest
 
 from conftest import gpubench
 
-LABEL = re.compile(r"^peak=(none|dram|l2|smem|pcie_h2d|pcie_d2h|fp32|fp16_tensor) "
+LABEL = re.compile(r"^peak=(none|dram|l2|smem|pcie_h2d|pcie_d2h|fp32|fp16_tensor|bf16_tensor|fp8_tensor) "
                    r"metric=(GBps|TFLOPS|latency_ns) level=(dram|l2|smem|pcie|none) sweep=[a-z_]+$")
 
 

@@ -63,6 +63,44 @@ TEST(CardTable, DatasheetPeaksForKnownCards) {
   }
 }
 
+TEST(CardTable, Bf16AndFp8TensorPeaksDenseWithFp32Accumulate) {
+  // BF16 runs at the FP16 rate on every card here; FP8 at twice it from Ada on (dense: the
+  // datasheets' sparsity figures halved; GeForce: the FP32-accumulate rate, 330 not 660 on an
+  // RTX 4090); cards without FP8 tensor cores carry 0, which means "no percentage".
+  struct Row {
+    const char* name;
+    int major, minor;
+    double bf16, fp8;
+  };
+  const Row rows[] = {
+      {"NVIDIA A100-SXM4-40GB", 8, 0, 312, 0},
+      {"NVIDIA A100 80GB PCIe", 8, 0, 312, 0},
+      {"NVIDIA H100 80GB HBM3", 9, 0, 989, 1979},
+      {"NVIDIA H100 PCIe", 9, 0, 756, 1513},
+      {"NVIDIA H200", 9, 0, 989, 1979},
+      {"NVIDIA L40S", 8, 9, 362, 733},
+      {"NVIDIA GeForce RTX 4090", 8, 9, 165, 330},
+      {"NVIDIA GeForce RTX 3090", 8, 6, 71, 0},
+      {"NVIDIA B200", 10, 0, 2250, 4500},
+  };
+  for (const auto& r : rows) {
+    const Peaks p = theoretical_peaks(named(r.name, r.major, r.minor));
+    EXPECT_DOUBLE_EQ(p.bf16_tensor_TFLOPS, r.bf16) << r.name;
+    EXPECT_DOUBLE_EQ(p.fp8_tensor_TFLOPS, r.fp8) << r.name;
+    EXPECT_DOUBLE_EQ(p.bf16_tensor_TFLOPS, p.fp16_tensor_TFLOPS) << r.name;
+  }
+  for (const auto& c : card_table()) {
+    EXPECT_FALSE(c.source.empty()) << c.key;
+    EXPECT_DOUBLE_EQ(c.bf16_tensor_TFLOPS, c.fp16_tensor_TFLOPS) << c.key;
+    if (c.fp8_tensor_TFLOPS > 0) {
+      EXPECT_GE(c.cc_major * 10 + c.cc_minor, 89) << c.key;
+      EXPECT_NEAR(c.fp8_tensor_TFLOPS / c.fp16_tensor_TFLOPS, 2.0, 0.025) << c.key;  // 1979/989, 733/362
+    } else {
+      EXPECT_LT(c.cc_major * 10 + c.cc_minor, 89) << c.key;
+    }
+  }
+}
+
 TEST(CardTable, PcieFromTheNegotiatedLinkWhenKnown) {
   DeviceDescription d = named("NVIDIA H100 80GB HBM3", 9, 0);
   EXPECT_NEAR(theoretical_peaks(d).pcie_GBps, 63.0154, 1e-4);  // table: Gen5 x16
@@ -81,6 +119,8 @@ TEST(CardTable, UnknownCardFallsBackToFormulas) {
   EXPECT_EQ(p.source, "formula");
   EXPECT_NEAR(p.dram_GBps, 3352.32, 1e-6);
   EXPECT_NEAR(p.fp32_TFLOPS, 132 * 256 * 1.98e9 / 1e12, 1e-9);
+  EXPECT_NEAR(p.bf16_tensor_TFLOPS, 132 * 4096 * 1.98e9 / 1e12, 1e-9);
+  EXPECT_NEAR(p.fp8_tensor_TFLOPS, 132 * 8192 * 1.98e9 / 1e12, 1e-9);
 }
 
 TEST(CardTable, HostPeaksAreUnknown) {
@@ -90,19 +130,32 @@ TEST(CardTable, HostPeaksAreUnknown) {
   EXPECT_EQ(p.dram_GBps, 0);
   EXPECT_EQ(p.fp32_TFLOPS, 0);
   EXPECT_EQ(p.fp16_tensor_TFLOPS, 0);
+  EXPECT_EQ(p.bf16_tensor_TFLOPS, 0);
+  EXPECT_EQ(p.fp8_tensor_TFLOPS, 0);
 }
 
 TEST(CardTable, ParserRejectsBadInput) {
   const std::string header =
-      "key,display_name,match,cc,sm_count,fp32_TFLOPS,fp16_tensor_TFLOPS,dram_GBps,l2_MiB,pcie_gen,pcie_width,source\n";
+      "key,display_name,match,cc,sm_count,fp32_TFLOPS,fp16_tensor_TFLOPS,bf16_tensor_TFLOPS,fp8_tensor_TFLOPS,"
+      "dram_GBps,l2_MiB,pcie_gen,pcie_width,source\n";
   EXPECT_THROW(parse_card_table("wrong,header\n"), std::runtime_error);
-  EXPECT_THROW(parse_card_table(header + "x,X,X,9.0,132,abc,989,3350,50,5,16,src\n"), std::runtime_error);
+  EXPECT_THROW(parse_card_table(header + "x,X,X,9.0,132,abc,989,989,1979,3350,50,5,16,src\n"), std::runtime_error);
+  EXPECT_THROW(parse_card_table(header + "x,X,X,9.0,132,66.9,989,989,fp8,3350,50,5,16,src\n"), std::runtime_error);
   EXPECT_THROW(parse_card_table(header + "x,X,X,9.0\n"), std::runtime_error);
+  // The table before the BF16 and FP8 columns: 12 fields are now a malformed row.
+  EXPECT_THROW(parse_card_table(header + "x,X,X,8.6,82,35.6,71,936,6,4,16,src\n"), std::runtime_error);
   EXPECT_THROW(parse_card_table(header), std::runtime_error);
-  const auto t = parse_card_table(header + "x,X,X,8.6,82,35.6,71,936,6,4,16,src\n");
+  const auto t = parse_card_table(header + "x,X,X,8.9,142,91.6,362,362,733,864,48,4,16,src\n");
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0].cc_major, 8);
-  EXPECT_EQ(t[0].cc_minor, 6);
+  EXPECT_EQ(t[0].cc_minor, 9);
+  EXPECT_DOUBLE_EQ(t[0].fp16_tensor_TFLOPS, 362);
+  EXPECT_DOUBLE_EQ(t[0].bf16_tensor_TFLOPS, 362);
+  EXPECT_DOUBLE_EQ(t[0].fp8_tensor_TFLOPS, 733);
+  EXPECT_DOUBLE_EQ(t[0].dram_GBps, 864);
+  EXPECT_DOUBLE_EQ(t[0].l2_MB, 48);
+  EXPECT_EQ(t[0].pcie_gen, 4);
+  EXPECT_EQ(t[0].source, "src");
 }
 
 }  // namespace

@@ -53,6 +53,22 @@ TEST(Runner, TflopsAndComputePeak) {
   EXPECT_NEAR(d.pct_of_peak, 50.0, 1e-9);
 }
 
+TEST(Runner, Bf16AndFp8RowsAgainstTheirOwnPeaksAndNoneWhereZero) {
+  Peaks peaks;
+  peaks.fp16_tensor_TFLOPS = 312;
+  peaks.bf16_tensor_TFLOPS = 989;
+  peaks.fp8_tensor_TFLOPS = 1979;
+  const WorkModel bf16 = gemm_work(4096, 4096, 4096, 2, 4, PeakKind::bf16_tensor);
+  EXPECT_NEAR(derive_counters(bf16, bf16.flop / 494.5e12, peaks).pct_of_peak, 50.0, 1e-9);
+  const WorkModel fp8 = gemm_work(4096, 4096, 4096, 1, 4, PeakKind::fp8_tensor);
+  EXPECT_NEAR(derive_counters(fp8, fp8.flop / 989.5e12, peaks).pct_of_peak, 50.0, 1e-9);
+  // A card without FP8 tensor cores carries 0: the row keeps its TFLOPS and has no percentage.
+  peaks.fp8_tensor_TFLOPS = 0;
+  const DerivedCounters d = derive_counters(fp8, fp8.flop / 100e12, peaks);
+  EXPECT_NEAR(d.TFLOPS, 100.0, 1e-9);
+  EXPECT_LT(d.pct_of_peak, 0);
+}
+
 // A workload whose operation takes exactly `per_op` seconds of "device" time, and which records
 // what the runner asked of it.
 struct Calls {

@@ -102,6 +102,8 @@ TEST(WorkModel, Names) {
   EXPECT_STREQ(metric_name(Metric::GBps), "GB/s");
   EXPECT_STREQ(metric_name(Metric::TFLOPS), "TFLOPS");
   EXPECT_STREQ(peak_kind_name(PeakKind::fp16_tensor), "fp16_tensor");
+  EXPECT_STREQ(peak_kind_name(PeakKind::bf16_tensor), "bf16_tensor");
+  EXPECT_STREQ(peak_kind_name(PeakKind::fp8_tensor), "fp8_tensor");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "families/gemm/gemm.h"
+#include "families/gemm/low_precision.h"
 #include "harness/family.h"
 
 GPUBENCH_FAMILY(gemm)
@@ -35,7 +36,7 @@ TEST(GemmCases, EveryVariantCoversTheSquareSweepAndModelShapes) {
   std::map<std::string, std::set<Shape>> by_key;
   for (const auto& c : gemm_rows(false)) by_key[c.key()].insert(shape_of(c));
   for (const char* key : {"compute/sgemm/kernel", "compute/sgemm/cublas", "compute/hgemm/kernel", "compute/hgemm/wmma",
-                          "compute/hgemm/cublas"}) {
+                          "compute/hgemm/cublas", "compute/bf16gemm/cublas", "compute/fp8gemm/cublaslt"}) {
     const auto& shapes = by_key[key];
     for (int s : {512, 1024, 2048, 4096, 8192}) EXPECT_TRUE(shapes.count({s, s, s})) << key << " lacks " << s;
     EXPECT_TRUE(shapes.count({4096, 4096, 11008})) << key;
@@ -48,6 +49,36 @@ TEST(GemmCases, EveryVariantCoversTheSquareSweepAndModelShapes) {
   EXPECT_TRUE(by_key["compute/sgemm/kernel"].count({1000, 1000, 1000}));
   EXPECT_TRUE(by_key["compute/hgemm/kernel"].count({1000, 1000, 1000}));
   EXPECT_FALSE(by_key["compute/hgemm/wmma"].count({1000, 1000, 1000}));  // not a multiple of 128
+  EXPECT_TRUE(by_key["compute/bf16gemm/cublas"].count({1000, 1000, 1000}));
+  EXPECT_FALSE(by_key["compute/fp8gemm/cublaslt"].count({1000, 1000, 1000}));  // FP8 needs multiples of 16
+}
+
+TEST(GemmCases, LibraryRowsForBf16AndFp8) {
+  // The BF16 and FP8 references: beside cuBLAS FP16 at every shape they can run, against their
+  // own tensor peaks, only where their tensor cores exist (BF16: sm_80; FP8: sm_89 and sm_90).
+  std::map<std::string, int> rows;
+  for (const auto& c : gemm_rows(false)) {
+    if (c.kernel != "bf16gemm" && c.kernel != "fp8gemm") continue;
+    ++rows[c.key()];
+    const auto [m, n, k] = shape_of(c);
+    const bool fp8 = c.kernel == "fp8gemm";
+    EXPECT_EQ(c.variant, fp8 ? "cublaslt" : "cublas") << c.name();
+    EXPECT_EQ(c.work.peak, fp8 ? PeakKind::fp8_tensor : PeakKind::bf16_tensor) << c.name();
+    EXPECT_EQ(c.min_cc, fp8 ? 89 : 80) << c.name();
+    EXPECT_EQ(c.work.metric, gpubench::Metric::TFLOPS) << c.name();
+    EXPECT_DOUBLE_EQ(c.work.useful_bytes, (fp8 ? 1.0 : 2.0) * (double(m) * k + double(k) * n) + 4.0 * m * n)
+        << c.name();
+    if (fp8) {
+      EXPECT_EQ(gpubench::kernels::fp8_gemm_shape_error(m, n, k), nullptr) << c.name();
+    }
+  }
+  EXPECT_EQ(rows["compute/bf16gemm/cublas"], 9);   // every shape
+  EXPECT_EQ(rows["compute/fp8gemm/cublaslt"], 8);  // every shape but 1000^3
+  std::set<std::string> names;
+  for (const auto& c : gemm_rows(true)) names.insert(c.name());
+  EXPECT_TRUE(names.count("compute/bf16gemm/cublas/m:1024,n:1024,k:1024"));
+  EXPECT_TRUE(names.count("compute/fp8gemm/cublaslt/m:256,n:256,k:256"));
+  EXPECT_FALSE(names.count("compute/fp8gemm/cublaslt/m:1000,n:1000,k:1000"));
 }
 
 TEST(GemmCases, NamesArgsWorkModelAndPeak) {
@@ -57,6 +88,7 @@ TEST(GemmCases, NamesArgsWorkModelAndPeak) {
       EXPECT_EQ(c.name(), "compute/" + c.kernel + "/" + c.variant + "/m:" + std::to_string(m) +
                               ",n:" + std::to_string(n) + ",k:" + std::to_string(k));
       EXPECT_DOUBLE_EQ(c.work.flop, 2.0 * m * n * k) << c.name();
+      if (c.kernel == "bf16gemm" || c.kernel == "fp8gemm") continue;  // LibraryRowsForBf16AndFp8
       const bool fp16 = c.kernel == "hgemm";
       EXPECT_EQ(c.work.peak, fp16 ? PeakKind::fp16_tensor : PeakKind::fp32) << c.name();
       EXPECT_DOUBLE_EQ(c.work.useful_bytes, (fp16 ? 2.0 : 4.0) * (double(m) * k + double(k) * n) + 4.0 * m * n)

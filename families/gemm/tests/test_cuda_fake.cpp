@@ -1,10 +1,11 @@
 // The GEMM workloads (families/gemm/cuda.cpp) end to end on the fake CUDA runtime, with the REAL
 // launchers of gemm.cu (a host copy, kernels/launch.cuh) running the SGEMM and mma.sync FP16
 // kernels under the SIMT emulation (the WMMA baseline through kernels/wmma_emulation.h), and a
-// host stand-in for cuBLAS (fake_cublas.cpp). Every variant is prepared, poisoned,
-// run and verified as the runner does it, at small odd shapes; a wrong element anywhere fails
-// verification naming it; a cuBLAS failure is an error in cuBLAS's words; a shape a kernel
-// cannot run is skipped with the reason.
+// host stand-in for cuBLAS and cuBLASLt (fake_cublas.cpp, which holds the workloads to cuBLASLt's
+// documented FP8 rules). Every variant is prepared, poisoned, run and verified as the runner does
+// it, at small odd shapes; a wrong element anywhere fails verification naming it, for every row
+// kind; a cuBLAS or cuBLASLt failure is an error in the library's words; a shape a kernel cannot
+// run, or an FP8 GEMM the device has no kernel for, is skipped with the reason.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -56,15 +57,17 @@ TEST_F(FakeGemm, EveryVariantRunsAndVerifiesLikeTheRunner) {
   for (const Shape& s :
        {Shape{"compute/sgemm/kernel", 131, 137, 73, false}, Shape{"compute/sgemm/naive", 67, 45, 33, false},
         Shape{"compute/sgemm/cublas", 64, 48, 40, true}, Shape{"compute/hgemm/kernel", 131, 136, 72, false},
-        Shape{"compute/hgemm/wmma", 128, 128, 64, false}, Shape{"compute/hgemm/cublas", 64, 64, 32, true}}) {
+        Shape{"compute/hgemm/wmma", 128, 128, 64, false}, Shape{"compute/hgemm/cublas", 64, 64, 32, true},
+        Shape{"compute/bf16gemm/cublas", 67, 45, 33, true}, Shape{"compute/fp8gemm/cublaslt", 48, 80, 32, true}}) {
     SCOPED_TRACE(s.key);
     const BenchCase c = row(s.key, s.m, s.n, s.k);
     ASSERT_TRUE(backend().supports(c)) << backend().unavailable_reason(c);
     auto w = backend().create(c);
-    const int cublas_before = fake_cublas::state().calls;
+    const int cublas_before = fake_cublas::state().calls + fake_cublas::state().lt_calls;
     const Verification v = fake_backend::run_like_the_runner(*w, 2);
     EXPECT_TRUE(v.ok) << v.message;
-    EXPECT_EQ(fake_cublas::state().calls > cublas_before, s.library);  // the kernels never call cuBLAS
+    // the kernels never call cuBLAS
+    EXPECT_EQ(fake_cublas::state().calls + fake_cublas::state().lt_calls > cublas_before, s.library);
     const auto k = w->extra_counters(1e-3);
     EXPECT_EQ(k.at("cuda_graph"), 1.0);
     EXPECT_EQ(k.count("pct_of_cublas"), s.library ? 0u : 1u);  // hand-written rows are compared with cuBLAS
@@ -72,23 +75,31 @@ TEST_F(FakeGemm, EveryVariantRunsAndVerifiesLikeTheRunner) {
 }
 
 TEST_F(FakeGemm, AWrongElementAnywhereFailsVerificationNamingIt) {
-  const int m = 131, n = 137, k = 73;
-  auto w = backend().create(row("compute/sgemm/kernel", m, n, k));
-  w->prepare();
-  w->poison();
-  EXPECT_FALSE(w->verify().ok) << "an output the kernel never wrote";
-  w->run(1);
-  ASSERT_TRUE(w->verify().ok);
-  for (fake_cuda::Plant where : {fake_cuda::Plant::first, fake_cuda::Plant::middle, fake_cuda::Plant::last}) {
-    fake_cuda::state().plant = where;
-    fake_cuda::state().planted = false;
-    const Verification v = w->verify();
-    fake_cuda::state().plant = fake_cuda::Plant::none;
-    ASSERT_TRUE(fake_cuda::state().planted);
-    EXPECT_FALSE(v.ok);
-    const std::size_t i = fake_cuda::state().planted_index;
-    const std::string named = "C[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = ";
-    EXPECT_EQ(v.message.rfind(named, 0), 0u) << v.message;
+  struct Shape {
+    const char* key;
+    int m, n, k;
+  };
+  for (const Shape& s : {Shape{"compute/sgemm/kernel", 131, 137, 73}, Shape{"compute/bf16gemm/cublas", 67, 45, 33},
+                         Shape{"compute/fp8gemm/cublaslt", 48, 80, 32}}) {
+    SCOPED_TRACE(s.key);
+    const int n = s.n;
+    auto w = backend().create(row(s.key, s.m, s.n, s.k));
+    w->prepare();
+    w->poison();
+    EXPECT_FALSE(w->verify().ok) << "an output the GEMM never wrote";
+    w->run(1);
+    ASSERT_TRUE(w->verify().ok);
+    for (fake_cuda::Plant where : {fake_cuda::Plant::first, fake_cuda::Plant::middle, fake_cuda::Plant::last}) {
+      fake_cuda::state().plant = where;
+      fake_cuda::state().planted = false;
+      const Verification v = w->verify();
+      fake_cuda::state().plant = fake_cuda::Plant::none;
+      ASSERT_TRUE(fake_cuda::state().planted);
+      EXPECT_FALSE(v.ok);
+      const std::size_t i = fake_cuda::state().planted_index;
+      const std::string named = "C[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = ";
+      EXPECT_EQ(v.message.rfind(named, 0), 0u) << v.message;
+    }
   }
 }
 
@@ -105,7 +116,56 @@ TEST_F(FakeGemm, ACublasFailureIsAnErrorInCublassWords) {
   }
 }
 
+TEST_F(FakeGemm, ACublasLtFailureIsAnErrorInCublasLtsWords) {
+  fake_cublas::state().fail = true;
+  auto w = backend().create(row("compute/fp8gemm/cublaslt", 48, 80, 32));
+  try {
+    w->prepare();
+    FAIL() << "expected an error";
+  } catch (const SkipCase&) {
+    FAIL() << "a cuBLASLt failure is an error, not a skip";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cuBLASLt cublasLtMatmul: CUBLAS_STATUS_EXECUTION_FAILED", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST_F(FakeGemm, AnFp8GemmTheDeviceCannotRunIsSkippedInCublasLtsWords) {
+  fake_cublas::state().lt_no_algo = true;
+  auto w = backend().create(row("compute/fp8gemm/cublaslt", 48, 80, 32));
+  try {
+    w->prepare();
+    FAIL() << "expected SkipCase";
+  } catch (const SkipCase& e) {
+    EXPECT_NE(std::string(e.what()).find("cuBLASLt has no FP8 E4M3 GEMM for 48x80x32"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CUBLAS_STATUS_NOT_SUPPORTED"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fake_cublas::state().lt_calls, 0);
+}
+
+TEST_F(FakeGemm, TheFp8GemmIsPlannedOnceAndCapturedWithoutNewPlans) {
+  const int live_before = fake_cublas::state().lt_live_objects;
+  {
+    auto w = backend().create(row("compute/fp8gemm/cublaslt", 32, 16, 48));
+    const Verification v = fake_backend::run_like_the_runner(*w, 3);
+    EXPECT_TRUE(v.ok) << v.message;
+    EXPECT_EQ(fake_cublas::state().lt_heuristic_calls, 1);  // in prepare, never while timed
+    EXPECT_GT(fake_cuda::state().captures, 0);
+    EXPECT_EQ(w->extra_counters(1e-3).at("cuda_graph"), 1.0);
+  }
+  EXPECT_EQ(fake_cublas::state().lt_live_objects, live_before);  // descriptors destroyed with the workload
+}
+
 TEST_F(FakeGemm, AShapeAKernelCannotRunIsSkippedWithTheReason) {
+  {
+    auto w = backend().create(row("compute/fp8gemm/cublaslt", 40, 48, 40));  // M and K not multiples of 16
+    try {
+      w->prepare();
+      FAIL() << "expected SkipCase";
+    } catch (const SkipCase& e) {
+      EXPECT_NE(std::string(e.what()).find("multiples of 16"), std::string::npos) << e.what();
+    }
+  }
   auto w = backend().create(row("compute/hgemm/kernel", 64, 60, 64));  // N not a multiple of 8
   try {
     w->prepare();
