@@ -1,5 +1,5 @@
-// The GEMM table: compute/sgemm/{kernel,naive,cublas}, compute/hgemm/{kernel,wmma,cublas},
-// compute/bf16gemm/cublas and compute/fp8gemm/cublaslt over square sizes and shapes from real
+// The GEMM table: compute/sgemm/{kernel,naive,cublas}, compute/hgemm/{kernel,wmma,wgmma,cublas},
+// compute/bf16gemm/{wgmma,cublas} and compute/fp8gemm/cublaslt over square sizes and shapes from real
 // models, each row C = A * B (row-major, families/gemm/gemm.h; FP32 C, FP32 accumulation) with the
 // 2MNK work model. cuBLAS rows sit beside the hand-written kernels at the same sizes; the
 // kernels' pct_of_cublas counter compares the two. The BF16 and FP8 library rows bound what the
@@ -70,8 +70,12 @@ std::vector<BenchCase> families::gemm::cases(const SweepOptions& o) {
     if (hgemm_wmma_shape_error(s.m, s.n, s.k) == nullptr) {
       cases.push_back(gemm_row("hgemm", "wmma", s, 2, PeakKind::fp16_tensor, 80));
     }
+    // wgmma and the TMA: the Hopper kernel, built for sm_90a (a 9.0 device; others skip the row).
+    const bool wgmma_shape = hgemm_wgmma_shape_error(s.m, s.n, s.k) == nullptr;
+    if (wgmma_shape) cases.push_back(gemm_row("hgemm", "wgmma", s, 2, PeakKind::fp16_tensor, 90));
     cases.push_back(gemm_row("hgemm", "cublas", s, 2, PeakKind::fp16_tensor, 0));
     // BF16 tensor cores arrived with sm_80; FP8 ones with sm_89 (Ada) and sm_90 (Hopper).
+    if (wgmma_shape) cases.push_back(gemm_row("bf16gemm", "wgmma", s, 2, PeakKind::bf16_tensor, 90));
     cases.push_back(gemm_row("bf16gemm", "cublas", s, 2, PeakKind::bf16_tensor, 80));
     if (fp8_gemm_shape_error(s.m, s.n, s.k) == nullptr)
       cases.push_back(gemm_row("fp8gemm", "cublaslt", s, 1, PeakKind::fp8_tensor, 89));

@@ -1,5 +1,6 @@
 // The GEMM family on a CUDA device: compute/sgemm/{kernel,naive,cublas},
-// compute/hgemm/{kernel,wmma,cublas}, compute/bf16gemm/cublas and compute/fp8gemm/cublaslt (rows
+// compute/hgemm/{kernel,wmma,wgmma,cublas}, compute/bf16gemm/{wgmma,cublas} and
+// compute/fp8gemm/cublaslt (wgmma: the Hopper kernel, compute capability 9.0 only; rows
 // from families/gemm/cases.cpp, kernels from families/gemm/gemm.h). C = A * B, row-major, FP32 C;
 // FP16 rows take binary16 A and B and accumulate in FP32 (cuBLAS: cublasGemmEx with
 // CUBLAS_COMPUTE_32F, so no TF32 shortcut for the FP32 reference and the same FP32 accumulation as
@@ -55,7 +56,7 @@ namespace {
 /// cublasGemmEx on the same inputs: FP32, FP16 or BF16 (a Hopper BF16 kernel is compared with
 /// cuBLAS BF16, not FP16); FP8 has only the cuBLASLt row itself.
 enum class Precision { fp32, fp16, bf16, fp8 };
-enum class GemmVariant { kernel, naive, wmma, cublas, cublaslt };
+enum class GemmVariant { kernel, naive, wmma, wgmma, cublas, cublaslt };
 
 /// The host type of an input element of each precision.
 template <Precision P>
@@ -305,6 +306,13 @@ class GemmWorkload final : public CudaWorkload {
     if (const char* why = shape_error()) {
       throw SkipCase("shape " + std::to_string(m_) + "x" + std::to_string(n_) + "x" + std::to_string(k_) + ": " + why);
     }
+    if constexpr (V == GemmVariant::wgmma) {  // sm_90a code: compute capability 9.0 exactly
+      const DeviceDescription& d = dev_.description();
+      if (const char* why = kernels::hgemm_wgmma_device_error(d.cc_major, d.cc_minor)) {
+        throw SkipCase(std::string(why) + "; this device is " + std::to_string(d.cc_major) + "." +
+                       std::to_string(d.cc_minor));
+      }
+    }
     const std::size_t a_n = static_cast<std::size_t>(m_) * k_;
     const std::size_t b_n = static_cast<std::size_t>(k_) * n_;
     begin_prepare((a_n + b_n) * sizeof(In) + c_elems() * sizeof(float));
@@ -338,6 +346,9 @@ class GemmWorkload final : public CudaWorkload {
     if constexpr (P == Precision::fp16 && V == GemmVariant::kernel) {
       GPUBENCH_CUDA_CHECK(kernels::hgemm_configure());  // before any graph capture
     }
+    if constexpr (V == GemmVariant::wgmma) {
+      GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());  // before any graph capture
+    }
   }
 
   void poison() override { poison_device(c_dev_.get(), c_elems() * sizeof(float), dev_.stream()); }
@@ -361,6 +372,11 @@ class GemmWorkload final : public CudaWorkload {
         return kernels::launch_sgemm_naive(a, b, c, m, n, k, s);
       } else if constexpr (P == Precision::fp16 && V == GemmVariant::kernel) {
         return kernels::launch_hgemm(a, b, c, m, n, k, s);
+      } else if constexpr (V == GemmVariant::wgmma) {
+        static_assert(sizeof(In) == 2, "the wgmma kernel takes 16-bit inputs");
+        return kernels::launch_hgemm_wgmma(reinterpret_cast<const std::uint16_t*>(a),
+                                           reinterpret_cast<const std::uint16_t*>(b), c, m, n, k,
+                                           P == Precision::bf16 ? kernels::Half16::bf16 : kernels::Half16::fp16, s);
       } else {
         static_assert(P == Precision::fp16 && V == GemmVariant::wmma, "no such GEMM workload");
         return kernels::launch_hgemm_wmma(a, b, c, m, n, k, s);
@@ -422,6 +438,7 @@ class GemmWorkload final : public CudaWorkload {
   const char* shape_error() const {
     if constexpr (P == Precision::fp16 && V == GemmVariant::kernel) return kernels::hgemm_shape_error(m_, n_, k_);
     if constexpr (P == Precision::fp16 && V == GemmVariant::wmma) return kernels::hgemm_wmma_shape_error(m_, n_, k_);
+    if constexpr (V == GemmVariant::wgmma) return kernels::hgemm_wgmma_shape_error(m_, n_, k_);
     if constexpr (V == GemmVariant::cublaslt) return kernels::fp8_gemm_shape_error(m_, n_, k_);
     return kernels::sgemm_shape_error(m_, n_, k_);
   }
@@ -500,8 +517,11 @@ void families::gemm::add_cuda_workloads(WorkloadTable& t) {
   // mma.sync m16n8k16 (f16 -> f32), ldmatrix and cp.async need sm_80.
   t.add("compute/hgemm/kernel", &make<GemmWorkload<Precision::fp16, GemmVariant::kernel>>, 80);
   t.add("compute/hgemm/wmma", &make<GemmWorkload<Precision::fp16, GemmVariant::wmma>>, 80);
+  // The Hopper kernel (sm_90a): skipped, with the reason, on any device but compute capability 9.0.
+  t.add("compute/hgemm/wgmma", &make<GemmWorkload<Precision::fp16, GemmVariant::wgmma>>, 90);
   t.add("compute/hgemm/cublas", &make<GemmWorkload<Precision::fp16, GemmVariant::cublas>>);
   // BF16 tensor cores: sm_80 on; FP8 tensor cores: sm_89 (Ada) and sm_90 (Hopper) on.
+  t.add("compute/bf16gemm/wgmma", &make<GemmWorkload<Precision::bf16, GemmVariant::wgmma>>, 90);
   t.add("compute/bf16gemm/cublas", &make<GemmWorkload<Precision::bf16, GemmVariant::cublas>>, 80);
   t.add("compute/fp8gemm/cublaslt", &make<GemmWorkload<Precision::fp8, GemmVariant::cublaslt>>, 89);
 }

@@ -110,8 +110,9 @@ class CudaMemoryWorkload : public CudaWorkload {
 
  private:
   // Times launches of growing pass counts (multiples of the slot count, so every launch covers
-  // every slot alike) until one lasts min_launch_seconds(). The first launch also loads the
-  // module, outside any timing.
+  // every slot alike) until one lasts min_launch_seconds(), then keeps a margin of 25 % over it,
+  // so that a later launch running faster than the calibrating one (clocks up, a quieter
+  // machine) still lasts the minimum. The first launch also loads the module, outside any timing.
   int calibrate_passes(std::size_t bytes, const PassLaunch& launch) {
     constexpr int kMaxPasses = 1 << 20;
     const int slots = c_.slots;
@@ -124,8 +125,14 @@ class CudaMemoryWorkload : public CudaWorkload {
       GPUBENCH_CUDA_CHECK(launch(stream(), kernels::Passes{passes, slots, slot_stride(bytes)}));
       events.record_stop(stream());
       const double t = events.seconds();
-      if (t >= min_launch_seconds()) break;
       const double grow = t > 0 ? std::min(1.25 * min_launch_seconds() / t, 1024.0) : 1024.0;
+      if (t >= min_launch_seconds()) {
+        if (grow > 1.0) {
+          const double want = std::ceil(static_cast<double>(passes) * grow / slots) * slots;
+          passes = static_cast<int>(std::min(want, static_cast<double>(kMaxPasses / slots * slots)));
+        }
+        break;
+      }
       const double want = std::ceil(static_cast<double>(passes) * std::max(grow, 2.0) / slots) * slots;
       passes = static_cast<int>(std::min(want, static_cast<double>(kMaxPasses / slots * slots)));
     }

@@ -7,12 +7,15 @@
 
 #include <stdexcept>
 
+#include "tests/cuda/fake_cuda_runtime.h"
+
 namespace gpubench::fake_backend {
 
 DeviceDescription fake_device(int sm_count) {
   DeviceDescription d;
   d.name = "NVIDIA Fake GPU";
-  d.cc_major = 9;
+  d.cc_major = fake_cuda::state().cc_major;  // what the fake runtime reports (9.0 unless a test says)
+  d.cc_minor = fake_cuda::state().cc_minor;
   d.sm_count = sm_count;
   d.sm_clock_kHz = 1500000;
   d.l2_bytes = kL2Bytes;
@@ -28,8 +31,12 @@ std::string FakeBackend::kind() const { return "cuda"; }
 const DeviceDescription& FakeBackend::device() const { return device_.description(); }
 const Peaks& FakeBackend::peaks() const { return peaks_; }
 std::string FakeBackend::device_key() const { return "fake"; }
-std::string FakeBackend::unavailable_reason(const BenchCase& c) const { return table_.unavailable_reason(c, 90); }
-std::unique_ptr<Workload> FakeBackend::create(const BenchCase& c) { return table_.find(c, 90)(c, *this); }
+std::string FakeBackend::unavailable_reason(const BenchCase& c) const {
+  return table_.unavailable_reason(c, device().cc_major * 10 + device().cc_minor);
+}
+std::unique_ptr<Workload> FakeBackend::create(const BenchCase& c) {
+  return table_.find(c, device().cc_major * 10 + device().cc_minor)(c, *this);
+}
 std::map<std::string, std::string> FakeBackend::context() const { return {}; }
 CudaDevice& FakeBackend::cuda_device() { return device_; }
 

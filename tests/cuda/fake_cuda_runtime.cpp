@@ -158,8 +158,8 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   if (!fake_cuda::valid_device(device)) return fail(cudaErrorInvalidDevice);
   // What an H100 SXM 80GB reports.
   switch (attr) {
-    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = state().cc_major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = state().cc_minor; break;
     case cudaDevAttrMultiProcessorCount: *value = 132; break;
     case cudaDevAttrClockRate: *value = 1980000; break;
     case cudaDevAttrMemoryClockRate: *value = 2619000; break;

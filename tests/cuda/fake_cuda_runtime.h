@@ -27,6 +27,8 @@ struct State {
   bool thrust_synchronizes = false;  ///< thrust_copy synchronizes its stream (not capturable)
   bool break_write = false;          ///< the write launcher corrupts one element
   bool can_map_host_memory = true;   ///< cudaDevAttrCanMapHostMemory (PCIe SM-driven transfers)
+  int cc_major = 9;                  ///< compute capability (an H100: 9.0)
+  int cc_minor = 0;
   /// What a kernel boundary costs on the device (spent before each copy/read/write/thrust
   /// kernel runs, also when replayed from a graph): 0 by default; ~2-3 us on an H100.
   double launch_cost_seconds = 0;

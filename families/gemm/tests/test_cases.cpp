@@ -36,7 +36,8 @@ TEST(GemmCases, EveryVariantCoversTheSquareSweepAndModelShapes) {
   std::map<std::string, std::set<Shape>> by_key;
   for (const auto& c : gemm_rows(false)) by_key[c.key()].insert(shape_of(c));
   for (const char* key : {"compute/sgemm/kernel", "compute/sgemm/cublas", "compute/hgemm/kernel", "compute/hgemm/wmma",
-                          "compute/hgemm/cublas", "compute/bf16gemm/cublas", "compute/fp8gemm/cublaslt"}) {
+                          "compute/hgemm/wgmma", "compute/hgemm/cublas", "compute/bf16gemm/wgmma",
+                          "compute/bf16gemm/cublas", "compute/fp8gemm/cublaslt"}) {
     const auto& shapes = by_key[key];
     for (int s : {512, 1024, 2048, 4096, 8192}) EXPECT_TRUE(shapes.count({s, s, s})) << key << " lacks " << s;
     EXPECT_TRUE(shapes.count({4096, 4096, 11008})) << key;
@@ -50,6 +51,8 @@ TEST(GemmCases, EveryVariantCoversTheSquareSweepAndModelShapes) {
   EXPECT_TRUE(by_key["compute/hgemm/kernel"].count({1000, 1000, 1000}));
   EXPECT_FALSE(by_key["compute/hgemm/wmma"].count({1000, 1000, 1000}));  // not a multiple of 128
   EXPECT_TRUE(by_key["compute/bf16gemm/cublas"].count({1000, 1000, 1000}));
+  EXPECT_TRUE(by_key["compute/hgemm/wgmma"].count({1000, 1000, 1000}));  // partial tiles, zero-filled by the TMA
+  EXPECT_TRUE(by_key["compute/bf16gemm/wgmma"].count({1000, 1000, 1000}));
   EXPECT_FALSE(by_key["compute/fp8gemm/cublaslt"].count({1000, 1000, 1000}));  // FP8 needs multiples of 16
 }
 
@@ -58,7 +61,7 @@ TEST(GemmCases, LibraryRowsForBf16AndFp8) {
   // own tensor peaks, only where their tensor cores exist (BF16: sm_80; FP8: sm_89 and sm_90).
   std::map<std::string, int> rows;
   for (const auto& c : gemm_rows(false)) {
-    if (c.kernel != "bf16gemm" && c.kernel != "fp8gemm") continue;
+    if ((c.kernel != "bf16gemm" && c.kernel != "fp8gemm") || c.variant == "wgmma") continue;
     ++rows[c.key()];
     const auto [m, n, k] = shape_of(c);
     const bool fp8 = c.kernel == "fp8gemm";
@@ -81,6 +84,29 @@ TEST(GemmCases, LibraryRowsForBf16AndFp8) {
   EXPECT_FALSE(names.count("compute/fp8gemm/cublaslt/m:1000,n:1000,k:1000"));
 }
 
+TEST(GemmCases, HopperKernelRows) {
+  // The wgmma kernel in FP16 and BF16, beside cuBLAS of its input type at each shape it takes,
+  // against that type's tensor peak, from compute capability 9.0 (the workload skips any other
+  // than 9.0 itself: sm_90a code).
+  std::map<std::string, std::set<Shape>> by_key;
+  for (bool quick : {false, true}) {
+    for (const auto& c : gemm_rows(quick)) {
+      by_key[c.key()].insert(shape_of(c));
+      if (c.variant != "wgmma") continue;
+      const auto [m, n, k] = shape_of(c);
+      ASSERT_TRUE(c.kernel == "hgemm" || c.kernel == "bf16gemm") << c.name();
+      EXPECT_EQ(c.work.peak, c.kernel == "hgemm" ? PeakKind::fp16_tensor : PeakKind::bf16_tensor) << c.name();
+      EXPECT_EQ(c.min_cc, 90) << c.name();
+      EXPECT_DOUBLE_EQ(c.work.useful_bytes, 2.0 * (double(m) * k + double(k) * n) + 4.0 * m * n) << c.name();
+      EXPECT_EQ(gpubench::kernels::hgemm_wgmma_shape_error(m, n, k), nullptr) << c.name();
+    }
+  }
+  EXPECT_EQ(by_key["compute/hgemm/wgmma"], by_key["compute/bf16gemm/wgmma"]);
+  for (const Shape& s : by_key["compute/hgemm/wgmma"]) EXPECT_TRUE(by_key["compute/hgemm/cublas"].count(s));
+  for (const Shape& s : by_key["compute/bf16gemm/wgmma"]) EXPECT_TRUE(by_key["compute/bf16gemm/cublas"].count(s));
+  EXPECT_EQ(by_key["compute/hgemm/wgmma"].size(), 10u);  // the 9 full shapes and --quick's 256^3
+}
+
 TEST(GemmCases, NamesArgsWorkModelAndPeak) {
   for (bool quick : {false, true}) {
     for (const auto& c : gemm_rows(quick)) {
@@ -88,6 +114,9 @@ TEST(GemmCases, NamesArgsWorkModelAndPeak) {
       EXPECT_EQ(c.name(), "compute/" + c.kernel + "/" + c.variant + "/m:" + std::to_string(m) +
                               ",n:" + std::to_string(n) + ",k:" + std::to_string(k));
       EXPECT_DOUBLE_EQ(c.work.flop, 2.0 * m * n * k) << c.name();
+      if (c.variant == "wgmma") {  // HopperKernelRows
+        continue;
+      }
       if (c.kernel == "bf16gemm" || c.kernel == "fp8gemm") continue;  // LibraryRowsForBf16AndFp8
       const bool fp16 = c.kernel == "hgemm";
       EXPECT_EQ(c.work.peak, fp16 ? PeakKind::fp16_tensor : PeakKind::fp32) << c.name();

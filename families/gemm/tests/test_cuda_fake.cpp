@@ -1,11 +1,11 @@
 // The GEMM workloads (families/gemm/cuda.cpp) end to end on the fake CUDA runtime, with the REAL
-// launchers of gemm.cu (a host copy, kernels/launch.cuh) running the SGEMM and mma.sync FP16
-// kernels under the SIMT emulation (the WMMA baseline through kernels/wmma_emulation.h), and a
-// host stand-in for cuBLAS and cuBLASLt (fake_cublas.cpp, which holds the workloads to cuBLASLt's
-// documented FP8 rules). Every variant is prepared, poisoned, run and verified as the runner does
-// it, at small odd shapes; a wrong element anywhere fails verification naming it, for every row
-// kind; a cuBLAS or cuBLASLt failure is an error in the library's words; a shape a kernel cannot
-// run, or an FP8 GEMM the device has no kernel for, is skipped with the reason.
+// launchers of gemm.cu and gemm_sm90.cu (host copies, kernels/launch.cuh) running the SGEMM,
+// mma.sync FP16 and Hopper wgmma kernels under the SIMT emulation (the WMMA baseline through kernels/wmma_emulation.h),
+// and a host stand-in for cuBLAS and cuBLASLt (fake_cublas.cpp, which holds the workloads to cuBLASLt's documented FP8
+// rules). Every variant is prepared, poisoned, run and verified as the runner does it, at small odd shapes; a wrong
+// element anywhere fails verification naming it, for every row kind; a cuBLAS or cuBLASLt failure is an error in the
+// library's words; a shape a kernel cannot run, or an FP8 GEMM the device has no kernel for, is skipped with the
+// reason.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -58,7 +58,8 @@ TEST_F(FakeGemm, EveryVariantRunsAndVerifiesLikeTheRunner) {
        {Shape{"compute/sgemm/kernel", 131, 137, 73, false}, Shape{"compute/sgemm/naive", 67, 45, 33, false},
         Shape{"compute/sgemm/cublas", 64, 48, 40, true}, Shape{"compute/hgemm/kernel", 131, 136, 72, false},
         Shape{"compute/hgemm/wmma", 128, 128, 64, false}, Shape{"compute/hgemm/cublas", 64, 64, 32, true},
-        Shape{"compute/bf16gemm/cublas", 67, 45, 33, true}, Shape{"compute/fp8gemm/cublaslt", 48, 80, 32, true}}) {
+        Shape{"compute/bf16gemm/cublas", 67, 45, 33, true}, Shape{"compute/fp8gemm/cublaslt", 48, 80, 32, true},
+        Shape{"compute/hgemm/wgmma", 131, 264, 72, false}, Shape{"compute/bf16gemm/wgmma", 67, 40, 136, false}}) {
     SCOPED_TRACE(s.key);
     const BenchCase c = row(s.key, s.m, s.n, s.k);
     ASSERT_TRUE(backend().supports(c)) << backend().unavailable_reason(c);
@@ -80,7 +81,7 @@ TEST_F(FakeGemm, AWrongElementAnywhereFailsVerificationNamingIt) {
     int m, n, k;
   };
   for (const Shape& s : {Shape{"compute/sgemm/kernel", 131, 137, 73}, Shape{"compute/bf16gemm/cublas", 67, 45, 33},
-                         Shape{"compute/fp8gemm/cublaslt", 48, 80, 32}}) {
+                         Shape{"compute/fp8gemm/cublaslt", 48, 80, 32}, Shape{"compute/bf16gemm/wgmma", 67, 40, 136}}) {
     SCOPED_TRACE(s.key);
     const int n = s.n;
     auto w = backend().create(row(s.key, s.m, s.n, s.k));
@@ -154,6 +155,27 @@ TEST_F(FakeGemm, TheFp8GemmIsPlannedOnceAndCapturedWithoutNewPlans) {
     EXPECT_EQ(w->extra_counters(1e-3).at("cuda_graph"), 1.0);
   }
   EXPECT_EQ(fake_cublas::state().lt_live_objects, live_before);  // descriptors destroyed with the workload
+}
+
+// The wgmma kernel is sm_90a code: a device newer than 9.0 (the table's min_cc lets it through)
+// skips the rows with the reason; one below 9.0 never gets them.
+TEST_F(FakeGemm, TheWgmmaKernelRunsOnComputeCapability90Only) {
+  fake_cuda::state().cc_major = 10;
+  for (const char* key : {"compute/hgemm/wgmma", "compute/bf16gemm/wgmma"}) {
+    const BenchCase c = row(key, 128, 256, 64);
+    ASSERT_TRUE(backend().supports(c)) << backend().unavailable_reason(c);
+    auto w = backend().create(c);
+    try {
+      w->prepare();
+      FAIL() << key << ": expected SkipCase";
+    } catch (const SkipCase& e) {
+      EXPECT_NE(std::string(e.what()).find("sm_90a"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("this device is 10.0"), std::string::npos) << e.what();
+    }
+  }
+  backend_.reset();
+  fake_cuda::state().cc_major = 8;
+  EXPECT_FALSE(backend().supports(row("compute/hgemm/wgmma", 128, 256, 64)));
 }
 
 TEST_F(FakeGemm, AShapeAKernelCannotRunIsSkippedWithTheReason) {
