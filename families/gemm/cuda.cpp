@@ -96,32 +96,43 @@ std::string cublas_error(cublasStatus_t st, const char* what) {
   return std::string("cuBLAS ") + what + ": " + cublasGetStatusName(st) + " (" + cublasGetStatusString(st) + ")";
 }
 
+// A cuBLAS handle and the workspace it works in.
+struct CublasContext {
+  cublasHandle_t handle = nullptr;
+  void* workspace = nullptr;  ///< kCublasWorkspaceBytes of device memory
+};
+
 // One cuBLAS handle per device, created on first use and kept for the process: destroying it
 // from a static destructor could run after the CUDA runtime has shut down.
-cublasHandle_t cublas_handle(int device) {
+const CublasContext& cublas_context(int device) {
   static std::mutex mu;
-  static std::map<int, cublasHandle_t> handles;
+  static std::map<int, CublasContext> contexts;
   std::lock_guard<std::mutex> lock(mu);
-  auto it = handles.find(device);
-  if (it != handles.end()) return it->second;
-  cublasHandle_t h = nullptr;
-  cublasStatus_t st = cublasCreate(&h);
+  auto it = contexts.find(device);
+  if (it != contexts.end()) return it->second;
+  CublasContext ctx;
+  const cublasStatus_t st = cublasCreate(&ctx.handle);
   if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublas_error(st, "cublasCreate"));
-  void* workspace = nullptr;
-  GPUBENCH_CUDA_CHECK(cudaMalloc(&workspace, kCublasWorkspaceBytes));  // lives as long as the handle
-  st = cublasSetWorkspace(h, workspace, kCublasWorkspaceBytes);
-  if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublas_error(st, "cublasSetWorkspace"));
-  handles[device] = h;
-  return h;
+  const cudaError_t e = cudaMalloc(&ctx.workspace, kCublasWorkspaceBytes);  // lives as long as the handle
+  if (e != cudaSuccess) {
+    cublasDestroy(ctx.handle);
+    GPUBENCH_CUDA_CHECK(e);
+  }
+  return contexts[device] = ctx;
 }
 
 // Row-major C = A * B through column-major cuBLAS: C^T = B^T * A^T, i.e. the column-major
 // product of B (n x k, ld n) and A (k x m, ld k) into C (n x m, ld n), no transposes. FP32, FP16
 // or BF16 inputs (cublasGemmEx has no FP8 inputs: Fp8LtGemm).
-cublasStatus_t cublas_gemm(cublasHandle_t h, Precision p, const void* a, const void* b, float* c, int m, int n, int k,
-                           CUstream_st* stream) {
+cublasStatus_t cublas_gemm(const CublasContext& ctx, Precision p, const void* a, const void* b, float* c, int m, int n,
+                           int k, CUstream_st* stream) {
   if (p == Precision::fp8) return CUBLAS_STATUS_NOT_SUPPORTED;
+  cublasHandle_t h = ctx.handle;
   cublasStatus_t st = cublasSetStream(h, stream);
+  if (st != CUBLAS_STATUS_SUCCESS) return st;
+  // cublasSetStream puts the handle back on cuBLAS's default workspace pool (cuBLAS docs), which
+  // it may allocate from while a graph is captured: ours again, every time (a host-only call).
+  st = cublasSetWorkspace(h, ctx.workspace, kCublasWorkspaceBytes);
   if (st != CUBLAS_STATUS_SUCCESS) return st;
   const float alpha = 1.0f;
   const float beta = 0.0f;
@@ -143,10 +154,10 @@ double cublas_reference_seconds(CudaDevice& dev, Precision p, int m, int n, int 
   const std::size_t c_bytes = static_cast<std::size_t>(m) * n * sizeof(float);
   require_device_memory(c_bytes, "cuBLAS reference for pct_of_cublas");
   DeviceBuffer c(c_bytes);
-  cublasHandle_t h = cublas_handle(dev.index());
+  const CublasContext& ctx = cublas_context(dev.index());
   cublasStatus_t last = CUBLAS_STATUS_SUCCESS;
   const EnqueueFn enqueue = [&](CUstream_st* s, int) {
-    last = cublas_gemm(h, p, a, b, c.as<float>(), m, n, k, s);
+    last = cublas_gemm(ctx, p, a, b, c.as<float>(), m, n, k, s);
     return last == CUBLAS_STATUS_SUCCESS ? 0 : static_cast<int>(cudaErrorUnknown);
   };
   BatchTimer timer(dev.stream());
@@ -158,6 +169,8 @@ double cublas_reference_seconds(CudaDevice& dev, Precision p, int m, int n, int 
     for (int r = 0; r < 5; ++r) samples.push_back(timer.time(batch, enqueue, nullptr) / batch);
     std::sort(samples.begin(), samples.end());
     cache[key] = samples[samples.size() / 2];
+  } catch (const DeviceLost&) {
+    throw;
   } catch (const std::runtime_error&) {
     if (last != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublas_error(last, "cublasGemmEx"));
     throw;
@@ -225,8 +238,8 @@ class Fp8LtGemm {
   }
 
   /// Plans C (m x n) = A (m x k) * B (k x n) on `device`, with A's and B's scale factors at
-  /// scales[0] and scales[1] (device memory). SkipCase when cuBLASLt has no FP8 kernel for it
-  /// here; std::runtime_error in cuBLASLt's words for any other failure.
+  /// scales[0] and scales[1] (device memory). std::runtime_error in cuBLASLt's words when it
+  /// fails or has no FP8 kernel for it (the row runs only where FP8 tensor cores exist).
   void plan(int device, int m, int n, int k, const float* scales) {
     ctx_ = cublaslt_context(device);
     check(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
@@ -261,10 +274,12 @@ class Fp8LtGemm {
         cublasLtMatmulAlgoGetHeuristic(ctx_.handle, desc_, a_, b_, cd_, cd_, pref_, 1, &result, &found);
     const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     if (not_supported(st) || (st == CUBLAS_STATUS_SUCCESS && (found == 0 || result.state != CUBLAS_STATUS_SUCCESS))) {
-      throw SkipCase("cuBLASLt has no FP8 E4M3 GEMM for " + shape + " on this device (" +
-                     cublaslt_error(st == CUBLAS_STATUS_SUCCESS && found > 0 ? result.state : st,
-                                    "cublasLtMatmulAlgoGetHeuristic") +
-                     (st == CUBLAS_STATUS_SUCCESS && found == 0 ? ", no algorithm returned" : "") + ")");
+      // The row exists only on devices with FP8 tensor cores (compute capability 8.9 and up), where
+      // cuBLASLt has FP8 kernels: an answer of none means the request is wrong - an error.
+      throw std::runtime_error("cuBLASLt has no FP8 E4M3 GEMM for " + shape + " on this device (" +
+                               cublaslt_error(st == CUBLAS_STATUS_SUCCESS && found > 0 ? result.state : st,
+                                              "cublasLtMatmulAlgoGetHeuristic") +
+                               (st == CUBLAS_STATUS_SUCCESS && found == 0 ? ", no algorithm returned" : "") + ")");
     }
     check(st, "cublasLtMatmulAlgoGetHeuristic");
     algo_ = result.algo;
@@ -336,10 +351,11 @@ class GemmWorkload final : public CudaWorkload {
       copy_to_device(b_.get(), b_host_.data(), b_n * sizeof(In), dev_.stream());
     }
     if constexpr (is_library(V)) {
-      // One synchronous call first: a library failure is reported here in the library's words,
-      // and a configuration it does not support is skipped with them.
+      // One synchronous call first: a library failure is reported here in the library's words.
+      // The rows exist only on devices whose tensor cores take their input type (min_cc), so a
+      // configuration the library does not support is an error too, never a skip.
       const cublasStatus_t st = library_gemm(c_dev_.as<float>(), dev_.stream());
-      if (not_supported(st)) throw SkipCase(library_error(st) + ": not supported on this device");
+      if (not_supported(st)) throw std::runtime_error(library_error(st) + ": not supported on this device");
       if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(library_error(st));
       GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
     }
@@ -384,6 +400,8 @@ class GemmWorkload final : public CudaWorkload {
     };
     try {
       return timed(batch, enqueue);  // never flushed: compute-bound rows
+    } catch (const DeviceLost&) {
+      throw;  // the runner stops the run on it: never re-worded into a library error
     } catch (const std::runtime_error&) {
       if (library_status_ != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(library_error(library_status_));
       throw;
@@ -428,6 +446,8 @@ class GemmWorkload final : public CudaWorkload {
       try {
         const double ref = cublas_reference_seconds(dev_, P, m_, n_, k_, a_.get(), b_.get());
         if (ref > 0 && seconds_per_op > 0) out["pct_of_cublas"] = 100.0 * ref / seconds_per_op;
+      } catch (const DeviceLost&) {
+        throw;  // a lost device is never only a missing counter
       } catch (const std::exception&) {
       }
     }
@@ -448,7 +468,7 @@ class GemmWorkload final : public CudaWorkload {
     if constexpr (V == GemmVariant::cublaslt) {
       return lt_->enqueue(b_.get(), a_.get(), c, s);
     } else {
-      return cublas_gemm(cublas_handle(dev_.index()), P, a_.get(), b_.get(), c, m_, n_, k_, s);
+      return cublas_gemm(cublas_context(dev_.index()), P, a_.get(), b_.get(), c, m_, n_, k_, s);
     }
   }
 

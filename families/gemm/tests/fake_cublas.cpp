@@ -21,6 +21,7 @@
 
 struct cublasContext {
   cudaStream_t stream = nullptr;
+  bool own_workspace = false;  // cublasSetWorkspace since the last cublasSetStream
 };
 
 namespace fake_cublas {
@@ -81,11 +82,16 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
   delete handle;
   return CUBLAS_STATUS_SUCCESS;
 }
+// As documented: setting the stream puts the handle back on cuBLAS's default workspace pool.
 cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
   handle->stream = stream;
+  handle->own_workspace = false;
   return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t, void*, size_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace, size_t bytes) {
+  handle->own_workspace = workspace != nullptr && bytes > 0;
+  return CUBLAS_STATUS_SUCCESS;
+}
 const char* cublasGetStatusName(cublasStatus_t status) {
   return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS" : "CUBLAS_STATUS_EXECUTION_FAILED";
 }
@@ -101,6 +107,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
   if (atype != btype || atype == CUDA_R_8F_E4M3 || !input_type(atype)) return CUBLAS_STATUS_NOT_SUPPORTED;
   if (fake_cublas::state().fail) return CUBLAS_STATUS_EXECUTION_FAILED;
   ++fake_cublas::state().calls;
+  if (!handle->own_workspace) ++fake_cublas::state().default_pool_calls;
   const int e = fake_cuda::as_kernel(handle->stream, [=] {
     gemm(m, n, k, a, atype, lda, false, b, btype, ldb, false, 1.0f, static_cast<float*>(c), ldc);
   });

@@ -4,8 +4,8 @@
 // and a host stand-in for cuBLAS and cuBLASLt (fake_cublas.cpp, which holds the workloads to cuBLASLt's documented FP8
 // rules). Every variant is prepared, poisoned, run and verified as the runner does it, at small odd shapes; a wrong
 // element anywhere fails verification naming it, for every row kind; a cuBLAS or cuBLASLt failure is an error in the
-// library's words; a shape a kernel cannot run, or an FP8 GEMM the device has no kernel for, is skipped with the
-// reason.
+// library's words, and so is an FP8 GEMM cuBLASLt has no kernel for; a shape a kernel cannot run, or a device the
+// sm_90a kernel cannot run on, is skipped with the reason; cuBLAS always works in its preallocated workspace.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -73,6 +73,10 @@ TEST_F(FakeGemm, EveryVariantRunsAndVerifiesLikeTheRunner) {
     EXPECT_EQ(k.at("cuda_graph"), 1.0);
     EXPECT_EQ(k.count("pct_of_cublas"), s.library ? 0u : 1u);  // hand-written rows are compared with cuBLAS
   }
+  // Every cublasGemmEx (rows and pct_of_cublas references) ran in our preallocated workspace,
+  // although each one set its stream first (which resets the handle to cuBLAS's own pool).
+  EXPECT_GT(fake_cublas::state().calls, 0);
+  EXPECT_EQ(fake_cublas::state().default_pool_calls, 0);
 }
 
 TEST_F(FakeGemm, AWrongElementAnywhereFailsVerificationNamingIt) {
@@ -131,13 +135,17 @@ TEST_F(FakeGemm, ACublasLtFailureIsAnErrorInCublasLtsWords) {
   }
 }
 
-TEST_F(FakeGemm, AnFp8GemmTheDeviceCannotRunIsSkippedInCublasLtsWords) {
+// The FP8 row exists only where FP8 tensor cores do (min_cc 8.9): cuBLASLt finding no kernel
+// there means a wrong request, so it fails the row in cuBLASLt's words rather than skipping it.
+TEST_F(FakeGemm, AnFp8GemmCuBlasLtHasNoKernelForIsAnErrorInCublasLtsWords) {
   fake_cublas::state().lt_no_algo = true;
   auto w = backend().create(row("compute/fp8gemm/cublaslt", 48, 80, 32));
   try {
     w->prepare();
-    FAIL() << "expected SkipCase";
-  } catch (const SkipCase& e) {
+    FAIL() << "expected an error";
+  } catch (const SkipCase&) {
+    FAIL() << "no FP8 kernel on an FP8 device is an error, not a skip";
+  } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("cuBLASLt has no FP8 E4M3 GEMM for 48x80x32"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("CUBLAS_STATUS_NOT_SUPPORTED"), std::string::npos) << e.what();
   }
