@@ -8,7 +8,7 @@
 //  - intensity_fp32_kernel<K, every>: K * 8 / every in the vector loop + 1 in the scalar tail's
 //    rolled step loop; no f16x2 FMA, no separate mul/add that would be an uncounted FLOP.
 //  - intensity_fp16x2_kernel<K>: K * 8 + 1 fma.rn.f16x2; no fp32 FMA.
-//  - peak kernels: kPeakChains * kPeakUnroll = 4 * 64 = 256 in the rolled rounds loop.
+//  - peak kernels: kPeakChains * kPeakUnroll = 8 * 64 = 512 in the rolled rounds loop.
 #pragma once
 
 #include <algorithm>
@@ -77,10 +77,10 @@ inline contract::FileContract intensity_contract() {
     file.push_back(sweep("::intensity_fp16x2_kernel<" + kk + ">\\(", false, 8 * body + 1));
   }
   file.push_back(sweep(R"(::intensity_fp32_kernel<1, 2>\()", true, 4 + 1));  // even elements only
-  const int peak = 4 * kPeakStepsPerRound;                                   // kPeakChains x kPeakUnroll
+  const int peak = 8 * kPeakStepsPerRound;                                   // kPeakChains x kPeakUnroll
   file.push_back(
-      base(R"(::peak_fp32_kernel<4, 64>\()").ptx_count(kPtxFmaF32, peak).ptx_count(kPtxFmaF16x2, 0).sass({kSassFfma}));
-  file.push_back(base(R"(::peak_fp16x2_kernel<4, 64>\()")
+      base(R"(::peak_fp32_kernel<8, 64>\()").ptx_count(kPtxFmaF32, peak).ptx_count(kPtxFmaF16x2, 0).sass({kSassFfma}));
+  file.push_back(base(R"(::peak_fp16x2_kernel<8, 64>\()")
                      .ptx_count(kPtxFmaF16x2, peak)
                      .ptx_count(kPtxFmaF32, 0)
                      .sass({kSassHfma2})

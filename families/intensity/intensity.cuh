@@ -51,11 +51,12 @@ constexpr int kBlockThreads = 256;
 constexpr int kVectorsPerThread = 2;
 /// The longest FMA chain segment written out in straight-line code (see chain_body_steps).
 constexpr int kMaxUnrolledSteps = 32;
-/// Independent chains per thread and unrolled steps per round of the peak kernels: 4 chains per
-/// thread cover the ~4-cycle FMA latency even with a single warp per scheduler, so the ceiling
-/// does not hinge on occupancy; 64 steps amortise the loop branch. Few chains keep the tile
-/// (256 x 4 elements) small, so tiles spread evenly over the SMs (see families/intensity/intensity.cu).
-constexpr int kPeakChains = 4;
+/// Independent chains per thread and unrolled steps per round of the peak kernels: 8, as in the
+/// sweep. On an H100 SXM 4 chains reached the FP32 peak (98.9 %) but only 93.4 TFLOPS of FP16x2,
+/// where the sweep's 8 chains reached 128.5 (results/h100_80gb_hbm3-*/VALIDATION.md): HFMA2 needs
+/// more independent work per thread than FFMA. 64 steps amortise the loop branch; the tile
+/// (256 x 8 elements) stays small beside the rows' 64M elements, so tiles spread evenly over the SMs.
+constexpr int kPeakChains = 8;
 /// Steps per round of the peak kernels (the fully unrolled body of the rolled rounds loop).
 constexpr int kPeakUnroll = 64;
 

@@ -52,7 +52,7 @@ constexpr int kPeakStepsPerRound = 64;
 constexpr int kSweepMaxUnrolledSteps = 32;
 /// Elements per thread of the peak kernels (independent chains) times threads per block: the
 /// peak kernels need n to be a multiple of this.
-constexpr std::size_t kPeakTileElems = std::size_t{4} * 256;
+constexpr std::size_t kPeakTileElems = std::size_t{8} * 256;
 
 /// Elements one block covers per iteration of the sweep kernels (256 threads x 8 elements).
 constexpr std::size_t kSweepTileElems = std::size_t{256} * 8;
