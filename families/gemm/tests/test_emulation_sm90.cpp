@@ -112,6 +112,18 @@ TEST(HgemmWgmmaEmulation, PersistentBlocksCarryTheRingAcrossTiles) { expect_wgmm
 
 TEST(HgemmWgmmaEmulation, SmallerThanOneTileInEveryDimension) { expect_wgmma_matches(5, 24, 8, 1); }
 
+// Seeded shapes anywhere in the kernel's domain (any M; N and K multiples of 8), on 1-4 blocks.
+TEST(HgemmWgmmaEmulation, SeededShapesAcrossTheDomain) {
+  std::mt19937 gen(20261123);
+  for (int i = 0; i < 5; ++i) {
+    const int m = std::uniform_int_distribution<int>(1, 300)(gen);
+    const int n = 8 * std::uniform_int_distribution<int>(1, 70)(gen);
+    const int kk = 8 * std::uniform_int_distribution<int>(1, 40)(gen);
+    const auto blocks = static_cast<unsigned>(std::uniform_int_distribution<int>(1, 4)(gen));
+    expect_wgmma_matches(m, n, kk, blocks, i % 2 == 0 ? k::Half16::fp16 : k::Half16::bf16);
+  }
+}
+
 TEST(HgemmWgmmaEmulation, Bf16Inputs) { expect_wgmma_matches(200, 264, 72, 3, k::Half16::bf16); }
 
 // The same values decoded as BF16 by a kernel reading FP16 bit patterns (or the other way round)
