@@ -29,7 +29,7 @@ inline const contract::FileContract kGemmContract = {
     contract::kernel(R"(sgemm_tiled_kernel\()")
         .block(256)
         .registers(128)
-        .static_smem(2 * 2 * 8 * 128 * 4)
+        .static_smem((2 * 8 * (128 + 4) + 2 * 8 * 128) * 4)  // A padded by 4 floats per k row
         .occupancy(0.25)
         .ptx_count(R"(\bfma\.rn\.f32\b)", 512)
         .ptx({R"(\bld\.shared\.v4\.f32\b)", R"(\bst\.shared\.v4\.f32\b)", R"(\bld\.global(\.[a-z0-9_]+)*\.v4\.f32\b)",

@@ -114,6 +114,27 @@ TEST(SgemmEmulation, TiledKernelUnalignedRowsTakeTheScalarPath) {
   expect_sgemm_matches(run_sgemm_tiled, 130, 132, 20, /*a_offset=*/1);
 }
 
+// The transposing stores of A into shared memory hit 32 distinct banks in every warp, for each of
+// the four stores (thread t stores row t / 2, k = (t % 2) * 4 + i; banks of 4 bytes, 32 of them).
+TEST(SgemmSharedMemory, TransposedAStoresAreBankConflictFree) {
+  sgemm::SgemmSmem sm{};
+  const auto* base = reinterpret_cast<const char*>(&sm.a[0][0][0]);
+  for (int warp = 0; warp < sgemm::kThreads / 32; ++warp) {
+    for (int i = 0; i < 4; ++i) {
+      std::set<long> banks;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int tid = 32 * warp + lane;
+        const auto* p = reinterpret_cast<const char*>(&sm.a[0][(tid % 2) * 4 + i][tid / 2]);
+        banks.insert(((p - base) / 4) % 32);
+      }
+      EXPECT_EQ(banks.size(), 32u) << "warp " << warp << ", store " << i;
+    }
+  }
+  // and every k row still starts 16-byte aligned for the LDS.128 reads
+  EXPECT_EQ(reinterpret_cast<const char*>(&sm.a[0][1][0]) - base, (sgemm::kBlockM + sgemm::kAPad) * 4);
+  EXPECT_EQ(((sgemm::kBlockM + sgemm::kAPad) * 4) % 16, 0);
+}
+
 TEST(SgemmEmulation, NaiveKernel) {
   for (auto [m, n, kk] : {Shape{1, 1, 1}, Shape{17, 33, 5}, Shape{64, 48, 40}}) {
     expect_sgemm_matches(run_sgemm_naive, m, n, kk);
