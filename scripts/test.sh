@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: the Release build with CUDA (when a toolkit is present), the style gate
 # (scripts/lint.sh: clang-format and clang-tidy) and the Release ctest suite
-# (unit, SIMT emulation, instruction contracts), the host-side code again under
+# (unit, SIMT emulation, instruction contracts), the CUDA host code against CUDA 12's headers
+# (scripts/cuda12_api_check.py), the host-side code again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (its ctest suite, and 200 fuzzed gpubench command
 # lines against it), and the Python tests (pytest), which also run gpubench end to end on the
 # host backend, fuzz the scripts' command lines and open the HTML report in a headless
@@ -17,6 +18,10 @@ say "lint (clang-format, clang-tidy)"
 "$GPUBENCH_ROOT/scripts/lint.sh" "$GPUBENCH_ROOT/build"
 say "ctest (Release)"
 ctest --test-dir build --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
+if [[ -x build/harness/gpubench_kernel_check ]]; then  # built with CUDA
+  say "CUDA 12 API (the CUDA host code against CUDA 12.9's headers)"
+  "$GPUBENCH_VENV/bin/python" scripts/cuda12_api_check.py build
+fi
 
 # -O1 -g1: what AddressSanitizer recommends (-O1 or more), with line tables for its stack traces;
 # half the compile time of -O2 -g, this tree's build being the test command's longest phase.

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The CUDA backend's host code against CUDA 12's API: every host source that includes a CUDA
+header (harness/cuda/*.cpp, families/*/cuda*.cpp) is compiled again with the release build's own
+flags, the toolkit's headers swapped for CUDA 12.9's (CUDART_VERSION 12090), so the code paths a
+user building with a CUDA 12 toolkit gets (the `#if CUDART_VERSION` branches) compile, and no CUDA
+13-only call slips in. CUDA 12 is what drivers before R580 run; the test machines have CUDA 13.
+
+Only the headers are needed: NVIDIA's PyPI wheels nvidia-cuda-runtime-cu12 and nvidia-cublas-cu12
+carry them. The device code (the .cu files) is not covered: the nvidia-cuda-nvcc-cu12 wheels
+(12.4-12.9) hold ptxas and libNVVM but not the nvcc driver, so CUDA 12 device code needs a CUDA 12
+toolkit from NVIDIA's own repository.
+
+Usage: cuda12_api_check.py BUILD_DIR   (a configured build with compile_commands.json)
+Exit status: 0 every source compiles, 1 one does not, 2 bad usage or the headers cannot be had.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+#: The wheels and the header folders taken from them (the same 12.9 release).
+WHEELS = {
+    "nvidia-cuda-runtime-cu12==12.9.79": "nvidia/cuda_runtime/include/",
+    "nvidia-cublas-cu12==12.9.1.4": "nvidia/cublas/include/",
+}
+#: Host sources of the CUDA backend and the families' CUDA workloads.
+SOURCES = re.compile(r"/(harness/cuda/[a-z_0-9]+\.cpp|families/[a-z_0-9]+/cuda[a-z_0-9]*\.cpp)$")
+
+
+def die(message: str) -> None:
+    print(f"cuda12_api_check: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def headers(cache: Path) -> Path:
+    """CUDA 12.9's headers, merged in cache/include (downloaded and unpacked once)."""
+    include = cache / "include"
+    done = cache / "headers.ok"
+    if done.exists():
+        return include
+    wheels = cache / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
+                        "-d", str(wheels), *WHEELS], capture_output=True, text=True)
+    if r.returncode != 0:
+        die("cannot download the CUDA 12 header wheels: " + (r.stderr.strip().splitlines() or ["?"])[-1])
+    include.mkdir(parents=True, exist_ok=True)
+    for spec, prefix in WHEELS.items():
+        name = spec.split("==")[0].replace("-", "_")
+        found = sorted(wheels.glob(f"{name}-*.whl"))
+        if not found:
+            die(f"no wheel for {spec} in {wheels}")
+        with zipfile.ZipFile(found[-1]) as z:
+            for member in z.namelist():
+                if member.startswith(prefix) and not member.endswith("/"):
+                    target = include / member[len(prefix):]
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(z.read(member))
+    done.write_text("ok\n")
+    return include
+
+
+def cudart_version(include: Path) -> int:
+    text = (include / "cuda_runtime_api.h").read_text(errors="replace")
+    m = re.search(r"#define\s+CUDART_VERSION\s+(\d+)", text)
+    if not m:
+        die(f"no CUDART_VERSION in {include / 'cuda_runtime_api.h'}")
+    return int(m.group(1))
+
+
+def commands(build: Path, include: Path) -> list[tuple[str, list[str], str]]:
+    """(source, argv, directory) per host CUDA source: its release compile command with the
+    toolkit's include folder replaced by `include`, and -fsyntax-only instead of an object."""
+    db_path = build / "compile_commands.json"
+    if not db_path.is_file():
+        die(f"{db_path} not found (configure the build first)")
+    out: dict[str, tuple[str, list[str], str]] = {}
+    for entry in json.loads(db_path.read_text()):
+        source = entry["file"]
+        if not SOURCES.search(source) or "/tests/" in source or source in out:
+            continue
+        argv = entry.get("arguments") or shlex.split(entry["command"])
+        new: list[str] = []
+        skip = False
+        swapped = False
+        for i, a in enumerate(argv):
+            if skip:
+                skip = False
+                continue
+            if a in ("-o", "-c"):
+                skip = a == "-o"
+                continue
+            if a in ("-isystem", "-I") and i + 1 < len(argv) and (Path(argv[i + 1]) / "cuda_runtime_api.h").exists():
+                new += ["-isystem", str(include)]
+                swapped = True
+                skip = True
+                continue
+            if a.startswith("-I") and (Path(a[2:]) / "cuda_runtime_api.h").exists():
+                new += ["-isystem", str(include)]
+                swapped = True
+                continue
+            new.append(a)
+        if not swapped:
+            die(f"{source}: its compile command names no CUDA include folder to replace")
+        new.remove(source)
+        out[source] = (source, new + ["-fsyntax-only", source], entry["directory"])
+    return list(out.values())
+
+
+def main() -> int:
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        die("usage: cuda12_api_check.py BUILD_DIR")
+    build = Path(sys.argv[1]).resolve()
+    if not (build / "compile_commands.json").is_file():
+        die(f"{build / 'compile_commands.json'} not found (configure the build first)")
+    include = headers(build / "cuda12")
+    version = cudart_version(include)
+    if not 12000 <= version < 13000:
+        die(f"the downloaded headers are CUDA {version}, not 12.x")
+    jobs = commands(build, include)
+    if not jobs:
+        die(f"no host CUDA source in {build / 'compile_commands.json'}")
+
+    def run(job: tuple[str, list[str], str]) -> tuple[str, subprocess.CompletedProcess]:
+        source, argv, directory = job
+        return source, subprocess.run(argv, cwd=directory, capture_output=True, text=True)
+
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for source, r in pool.map(run, jobs):
+            if r.returncode != 0:
+                failed += 1
+                print(f"FAIL {source} against CUDA {version // 1000}.{version % 1000 // 10}:\n{r.stderr}")
+    print(f"cuda12_api_check: {len(jobs) - failed} of {len(jobs)} host CUDA sources compile against CUDA "
+          f"{version // 1000}.{version % 1000 // 10}'s headers (CUDART_VERSION {version})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
