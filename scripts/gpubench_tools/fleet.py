@@ -90,9 +90,10 @@ _DRIVER_TAIL_RE = re.compile(r"[-_]drv[^-_]*[-_]cuda[^-_]*$")
 # ---------------------------------------------------------------------------------- identities
 
 def short_node(host: str) -> str:
-    """A node's name as Slurm knows it: the host name up to its first "." ("n01.cluster" ->
-    "n01")."""
-    return host.strip().split(".", 1)[0]
+    """A node's name as Slurm knows it: the host name up to its first ".", in lower case
+    ("N01.cluster" -> "n01"): host names are case-insensitive (RFC 4343), so `--nodes N01` and a
+    result from n01 name one node."""
+    return host.strip().split(".", 1)[0].lower()
 
 
 def natural_key(text: str) -> tuple:

@@ -230,6 +230,14 @@ def test_a_clean_fleet_exits_0(tmp_path, base_doc):
     assert "**no outlier, no failed node**" in out and "## Outliers (0)" in out
 
 
+def test_node_names_match_whatever_their_case(tmp_path, base_doc):
+    store = build_store(tmp_path / "store", base_doc, nodes=NODES[:4], gpus=2, planted=None)
+    code, out, err = cli("fleet.py", store, "--nodes", ",".join(n.upper() for n in NODES[:4]))
+    assert code == 0 and err == "", out + err
+    missing = cli("fleet.py", store, "--nodes", ",".join(NODES[:4] + ["N09"]))
+    assert missing[0] == 2 and "n09" in missing[2]
+
+
 def test_the_png_labels_the_outlier(fleet_store, tmp_path):
     png = tmp_path / "fleet.png"
     code, _, err = cli("fleet.py", fleet_store, "--png", png, "--quiet")
