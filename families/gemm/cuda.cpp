@@ -96,29 +96,43 @@ std::string cublas_error(cublasStatus_t st, const char* what) {
   return std::string("cuBLAS ") + what + ": " + cublasGetStatusName(st) + " (" + cublasGetStatusString(st) + ")";
 }
 
-// A cuBLAS handle and the workspace it works in.
-struct CublasContext {
-  cublasHandle_t handle = nullptr;
+// A library handle (cuBLAS or cuBLASLt) and the workspace it works in.
+template <class Handle>
+struct LibraryContext {
+  Handle handle = nullptr;
   void* workspace = nullptr;  ///< kCublasWorkspaceBytes of device memory
 };
 
-// One cuBLAS handle per device, created on first use and kept for the process: destroying it
-// from a static destructor could run after the CUDA runtime has shut down.
-const CublasContext& cublas_context(int device) {
+// One handle per library and device, created on first use with its workspace and kept for the
+// process: destroying it from a static destructor could run after the CUDA runtime has shut
+// down. The workspace is allocated here, never during a GEMM, so the timed calls can be captured
+// into a graph. `create`, `destroy`: cublasCreate/cublasDestroy or the cuBLASLt pair; `error`
+// words a failure of `create_name`.
+template <class Handle>
+const LibraryContext<Handle>& library_context(int device, cublasStatus_t (*create)(Handle*),
+                                              cublasStatus_t (*destroy)(Handle),
+                                              std::string (*error)(cublasStatus_t, const char*),
+                                              const char* create_name) {
   static std::mutex mu;
-  static std::map<int, CublasContext> contexts;
+  static std::map<int, LibraryContext<Handle>> contexts;
   std::lock_guard<std::mutex> lock(mu);
   auto it = contexts.find(device);
   if (it != contexts.end()) return it->second;
-  CublasContext ctx;
-  const cublasStatus_t st = cublasCreate(&ctx.handle);
-  if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublas_error(st, "cublasCreate"));
+  LibraryContext<Handle> ctx;
+  const cublasStatus_t st = create(&ctx.handle);
+  if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(error(st, create_name));
   const cudaError_t e = cudaMalloc(&ctx.workspace, kCublasWorkspaceBytes);  // lives as long as the handle
   if (e != cudaSuccess) {
-    cublasDestroy(ctx.handle);
+    destroy(ctx.handle);
     GPUBENCH_CUDA_CHECK(e);
   }
   return contexts[device] = ctx;
+}
+
+using CublasContext = LibraryContext<cublasHandle_t>;
+
+const CublasContext& cublas_context(int device) {
+  return library_context<cublasHandle_t>(device, cublasCreate, cublasDestroy, cublas_error, "cublasCreate");
 }
 
 // Row-major C = A * B through column-major cuBLAS: C^T = B^T * A^T, i.e. the column-major
@@ -185,26 +199,11 @@ std::string cublaslt_error(cublasStatus_t st, const char* what) {
 // A library status that means "this device or configuration cannot do it" rather than a failure.
 bool not_supported(cublasStatus_t st) { return st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_ARCH_MISMATCH; }
 
-/// A cuBLASLt handle and its workspace, one per device for the process (as cublas_handle).
-struct LtContext {
-  cublasLtHandle_t handle = nullptr;
-  void* workspace = nullptr;
-};
+using LtContext = LibraryContext<cublasLtHandle_t>;
 
-LtContext cublaslt_context(int device) {
-  static std::mutex mu;
-  static std::map<int, LtContext> contexts;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = contexts.find(device);
-  if (it != contexts.end()) return it->second;
-  LtContext ctx;
-  const cublasStatus_t st = cublasLtCreate(&ctx.handle);
-  if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cublaslt_error(st, "cublasLtCreate"));
-  // Allocated here, never during a matmul: cublasLtMatmul with a workspace it was given
-  // allocates nothing, so the timed calls can be captured into a graph.
-  GPUBENCH_CUDA_CHECK(cudaMalloc(&ctx.workspace, kCublasWorkspaceBytes));  // lives as long as the handle
-  contexts[device] = ctx;
-  return ctx;
+// cublasLtMatmul with the workspace it is given allocates nothing.
+const LtContext& cublaslt_context(int device) {
+  return library_context<cublasLtHandle_t>(device, cublasLtCreate, cublasLtDestroy, cublaslt_error, "cublasLtCreate");
 }
 
 // One FP8 GEMM as cuBLASLt runs it, planned once (descriptors, layouts and the heuristic's
