@@ -21,10 +21,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <vector>
 
 #include "kernels/half_bits.h"
+#include "kernels/simt/async_groups.h"
 #include "kernels/simt/simt.h"
 #endif
 
@@ -117,15 +117,9 @@ struct PendingCopy {
   unsigned src_bytes;
 };
 
-/// One thread's cp.async state: the open (uncommitted) group and the committed groups in order.
-struct CpAsyncState {
-  std::vector<PendingCopy> open;
-  std::deque<std::vector<PendingCopy> > committed;
-};
-
-inline std::vector<CpAsyncState>& cp_async_states() {
-  static std::vector<CpAsyncState> states(1024);  // blocks run one at a time: one slot per thread
-  return states;
+/// One thread's cp.async groups (kernels/simt/async_groups.h).
+inline gpubench::simt::AsyncGroups<PendingCopy>& cp_async_groups() {
+  return gpubench::simt::async_groups_of_block<PendingCopy>()[flat_thread_index()];
 }
 
 /// half_bits_to_float through a table: the emulated mma converts 384 halves per lane per call.
@@ -220,42 +214,25 @@ inline void cp_async_16(void* smem_dst, const void* gmem_src, unsigned src_bytes
   if (src_bytes > 16) detail::emulation_abort("cp.async src_bytes above 16");
   if (src_bytes > 0) detail::require_aligned16(gmem_src, "cp.async source not 16-byte aligned");
   std::memset(smem_dst, 0xFF, 16);
-  detail::cp_async_states()[detail::flat_thread_index()].open.push_back({smem_dst, gmem_src, src_bytes});
+  detail::cp_async_groups().open.push_back({smem_dst, gmem_src, src_bytes});
 }
 
 /// Emulated cp.async.commit_group.
-inline void cp_async_commit() {
-  auto& s = detail::cp_async_states()[detail::flat_thread_index()];
-  s.committed.push_back(std::move(s.open));
-  s.open.clear();
-}
+inline void cp_async_commit() { detail::cp_async_groups().commit(); }
 
 /// Emulated cp.async.wait_group N: completes this thread's oldest committed groups until at most
 /// N remain.
 template <int N>
 inline void cp_async_wait() {
-  auto& s = detail::cp_async_states()[detail::flat_thread_index()];
-  while (s.committed.size() > static_cast<std::size_t>(N)) {
-    for (const auto& c : s.committed.front()) detail::complete(c);
-    s.committed.pop_front();
-  }
+  detail::cp_async_groups().wait(N, [](const detail::PendingCopy& c) { detail::complete(c); });
 }
 
 /// Emulation only: cp.async copies of any thread not yet completed (committed or not). Tests
 /// assert 0 after a kernel, and reset() clears the state after a deliberately broken one.
-inline std::size_t cp_async_outstanding() {
-  std::size_t n = 0;
-  for (const auto& s : detail::cp_async_states()) {
-    n += s.open.size();
-    for (const auto& g : s.committed) n += g.size();
-  }
-  return n;
-}
+inline std::size_t cp_async_outstanding() { return gpubench::simt::async_outstanding<detail::PendingCopy>(); }
 
 /// Emulation only: forgets every outstanding cp.async.
-inline void cp_async_reset() {
-  for (auto& s : detail::cp_async_states()) s = detail::CpAsyncState{};
-}
+inline void cp_async_reset() { gpubench::simt::async_reset<detail::PendingCopy>(); }
 
 #endif
 

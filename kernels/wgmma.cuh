@@ -33,10 +33,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <vector>
 
 #include "kernels/half_bits.h"
+#include "kernels/simt/async_groups.h"
 #include "kernels/simt/simt.h"
 #endif
 
@@ -415,15 +415,9 @@ struct PendingWgmma {
   int scale_d;
 };
 
-/// One thread's wgmma state: operations issued since the last commit, and committed groups.
-struct WgmmaState {
-  std::vector<PendingWgmma> open;
-  std::deque<std::vector<PendingWgmma> > committed;
-};
-
-inline std::vector<WgmmaState>& wgmma_states() {
-  static std::vector<WgmmaState> states(1024);  // blocks run one at a time: one slot per thread
-  return states;
+/// One thread's wgmma groups (kernels/simt/async_groups.h).
+inline gpubench::simt::AsyncGroups<PendingWgmma>& wgmma_groups(unsigned thread) {
+  return gpubench::simt::async_groups_of_block<PendingWgmma>()[thread];
 }
 
 inline float operand_value(std::uint32_t addr, bool bf16) {
@@ -483,7 +477,7 @@ inline void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64
   if ((t / 128u) * 128u + 128u > threads) detail::wgmma_abort("wgmma from a thread outside a complete warpgroup");
   detail::check_descriptor(desc_a, "descriptor of A has a non-zero base offset (not emulated)");
   detail::check_descriptor(desc_b, "descriptor of B has a non-zero base offset (not emulated)");
-  detail::wgmma_states()[t].open.push_back(
+  detail::wgmma_groups(t).open.push_back(
       {d, N, std::is_same_v<T, BF16>, MajorB == Major::kMN, desc_a, desc_b, scale_d});
 }
 
@@ -514,38 +508,21 @@ template <int R>
 inline void wgmma_fence_operands(float (&)[R]) {}
 
 /// Emulated wgmma.commit_group.
-inline void wgmma_commit_group() {
-  auto& s = detail::wgmma_states()[gpubench::simt::linear_thread_id()];
-  s.committed.push_back(std::move(s.open));
-  s.open.clear();
-}
+inline void wgmma_commit_group() { detail::wgmma_groups(gpubench::simt::linear_thread_id()).commit(); }
 
 /// Emulated wgmma.wait_group N: performs this thread's oldest committed groups, in issue order,
 /// until at most N remain.
 template <int N>
 inline void wgmma_wait_group() {
   const unsigned t = gpubench::simt::linear_thread_id();
-  auto& s = detail::wgmma_states()[t];
-  while (s.committed.size() > static_cast<std::size_t>(N)) {
-    for (const auto& op : s.committed.front()) detail::perform(op, t % 128u);
-    s.committed.pop_front();
-  }
+  detail::wgmma_groups(t).wait(N, [t](const detail::PendingWgmma& op) { detail::perform(op, t % 128u); });
 }
 
 /// Emulation only: wgmma operations of any thread not yet performed (tests assert 0 after a kernel).
-inline std::size_t wgmma_outstanding() {
-  std::size_t n = 0;
-  for (const auto& s : detail::wgmma_states()) {
-    n += s.open.size();
-    for (const auto& g : s.committed) n += g.size();
-  }
-  return n;
-}
+inline std::size_t wgmma_outstanding() { return gpubench::simt::async_outstanding<detail::PendingWgmma>(); }
 
 /// Emulation only: forgets every outstanding wgmma.
-inline void wgmma_reset() {
-  for (auto& s : detail::wgmma_states()) s = detail::WgmmaState{};
-}
+inline void wgmma_reset() { gpubench::simt::async_reset<detail::PendingWgmma>(); }
 
 #endif
 
