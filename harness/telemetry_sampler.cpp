@@ -54,52 +54,71 @@ TelemetrySampler::TelemetrySampler(ReadFn read, EnergyFn energy, std::chrono::mi
     : read_(std::move(read)), energy_(std::move(energy)), period_(period) {}
 
 TelemetrySampler::~TelemetrySampler() {
-  if (thread_.joinable()) (void)stop();
-}
-
-void TelemetrySampler::read_once() {
-  if (auto r = read_()) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    readings_.push_back(*r);
-  }
-}
-
-void TelemetrySampler::loop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, period_, [this] { return stopping_; })) {
-    lock.unlock();
-    read_once();
-    lock.lock();
-  }
-}
-
-void TelemetrySampler::start() {
-  if (thread_.joinable()) (void)stop();
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    readings_.clear();
-    stopping_ = false;
-  }
-  energy_start_ = energy_ ? energy_() : std::nullopt;
-  started_ = std::chrono::steady_clock::now();
-  read_once();
-  thread_ = std::thread([this] { loop(); });
-}
-
-Telemetry TelemetrySampler::stop() {
-  if (!thread_.joinable()) return {};
+  if (!thread_.joinable()) return;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
   thread_.join();
-  read_once();
-  const std::optional<double> end = energy_ ? energy_() : std::nullopt;
-  const double energy = energy_start_ && end && *end >= *energy_start_ ? *end - *energy_start_ : -1.0;
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+void TelemetrySampler::loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    Stamped s;
+    s.reading = read_();
+    if (energy_) s.energy_J = energy_();
+    s.at = std::chrono::steady_clock::now();  // when the reading was complete
+    lock.lock();
+    readings_.push_back(s);
+    wake_.notify_all();
+    wake_.wait_for(lock, period_, [this] { return stopping_; });
+  }
+}
+
+void TelemetrySampler::start() {
   const std::lock_guard<std::mutex> lock(mutex_);
-  Telemetry t = summarize_telemetry(readings_, energy);
+  started_ = std::chrono::steady_clock::now();
+  in_region_ = true;
+  // Keep only the latest reading from before the region: it stands for a region too short to
+  // hold one of its own.
+  if (readings_.size() > 1) readings_.erase(readings_.begin(), readings_.end() - 1);
+  if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+}
+
+Telemetry TelemetrySampler::stop() {
+  if (!in_region_) return {};
+  in_region_ = false;
+  const auto ended = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> lock(mutex_);
+  // The thread's first reading (once per sampler): a region that ends before it has nothing else.
+  wake_.wait_for(lock, std::chrono::seconds(2), [this] { return !readings_.empty(); });
+  std::vector<const Stamped*> inside;
+  const Stamped* before = nullptr;
+  for (const auto& s : readings_) {
+    if (s.at < started_) before = &s;
+    if (s.at >= started_ && s.at <= ended) inside.push_back(&s);
+  }
+  if (inside.empty() && !readings_.empty()) inside.push_back(before ? before : &readings_.front());
+  std::vector<TelemetryReading> values;
+  for (const Stamped* s : inside)
+    if (s->reading) values.push_back(*s->reading);
+  const double seconds = std::chrono::duration<double>(ended - started_).count();
+  double energy = -1.0;
+  const Stamped* first = nullptr;
+  const Stamped* last = nullptr;
+  for (const Stamped* s : inside) {
+    if (!s->energy_J || s->at < started_) continue;
+    if (!first) first = s;
+    last = s;
+  }
+  if (first && last != first && *last->energy_J >= *first->energy_J) {
+    const double span = std::chrono::duration<double>(last->at - first->at).count();
+    if (span > 0) energy = (*last->energy_J - *first->energy_J) * seconds / span;
+  }
+  Telemetry t = summarize_telemetry(values, energy);
   t.seconds = seconds;
   return t;
 }

@@ -33,7 +33,11 @@ struct TelemetryReading {
 /// and the energy (`energy_J` < 0 when unknown). available=false without a reading.
 Telemetry summarize_telemetry(const std::vector<TelemetryReading>& readings, double energy_J);
 
-/// Samples `read` every `period` on its own thread between start() and stop().
+/// Reads `read` (and `energy`) every `period` on its own thread, from the first start() until
+/// destruction, and summarizes the readings that fall inside each region start()..stop().
+/// The thread runs on between regions so that marking one costs the benchmark nothing. (Run 6
+/// on the H100 showed about 10 ms of fixed cost per Google Benchmark call; the synchronous NVML
+/// readings at both ends of every region, which this replaces, were the likeliest part of it.)
 class TelemetrySampler {
  public:
   using ReadFn = std::function<std::optional<TelemetryReading>()>;
@@ -44,24 +48,31 @@ class TelemetrySampler {
   TelemetrySampler(const TelemetrySampler&) = delete;
   TelemetrySampler& operator=(const TelemetrySampler&) = delete;
 
-  /// Takes a first reading at once, then one every period until stop().
+  /// Begins a region (the first call starts the thread, which reads at once).
   void start();
-  /// Takes a last reading, ends the thread and summarizes the region.
+  /// Ends the region and summarizes its readings. A region shorter than a period may hold
+  /// none: then the latest reading before its end stands for it (waiting for the thread's very
+  /// first reading if need be). Energy: the counter's difference between the region's first and
+  /// last readings, scaled to the region's length; unknown with fewer than two.
   Telemetry stop();
 
  private:
+  struct Stamped {
+    std::chrono::steady_clock::time_point at;
+    std::optional<TelemetryReading> reading;
+    std::optional<double> energy_J;
+  };
   void loop();
-  void read_once();
 
   ReadFn read_;
   EnergyFn energy_;
   std::chrono::milliseconds period_;
   std::thread thread_;
   std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::vector<TelemetryReading> readings_;  // guarded by mutex_
-  std::optional<double> energy_start_;
+  std::condition_variable wake_;   // the thread's stop signal, and the first reading's arrival
+  bool stopping_ = false;          // guarded by mutex_
+  std::vector<Stamped> readings_;  // guarded by mutex_; oldest first, pruned at each start()
+  bool in_region_ = false;
   std::chrono::steady_clock::time_point started_;
 };
 
