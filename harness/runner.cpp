@@ -120,8 +120,14 @@ struct LastWorkload {
   bool verified = false;              ///< the output of a timed loop was checked
   std::vector<double> sample_per_op;  ///< seconds per operation of every timed sample so far
   int repetitions = 0;                ///< timed loops of at least kMinOutlierSamples samples so far
-  double prepare_seconds = 0;         ///< wall time of create + prepare (allocation, inputs)
-  double wall_seconds = 0;            ///< wall time of every call so far, trials included
+  /// The device has run this workload with no host work since (no verification in between):
+  /// the next call needs no warm-up.
+  bool warm = false;
+  double prepare_seconds = 0;  ///< wall time of create + prepare (allocation, inputs)
+  double sizing_seconds = 0;   ///< wall time of size_batch
+  double verify_seconds = 0;   ///< wall time of verify()
+  double wall_seconds = 0;     ///< wall time of every call so far, trials included
+  int calls = 0;               ///< Google Benchmark calls of this benchmark, trial runs included
   /// The backend's used memory before create (the previous working set freed) and the most
   /// read since, after prepare and after each timed loop: memory_used_bytes is their difference.
   std::optional<std::uint64_t> memory_used_before;
@@ -144,12 +150,14 @@ int size_batch(Workload& w) {
   // The best of three single operations: a slow first one (lazy loading, a busy host, clocks
   // ramping) must not leave the batch too small. The estimate includes the fixed cost of a
   // sample (a graph launch, waking the host threads), so grow the batch until one sample
-  // really fills kMinSampleSeconds.
+  // fills kMinSampleSeconds; within kSizedFraction of it is close enough (each new batch
+  // size on a GPU is a new CUDA graph to capture and instantiate).
   double best = w.run(1);
   for (int i = 0; i < 2; ++i) best = std::min(best, w.run(1));
   int batch = choose_batch(best);
   for (int round = 0; round < 4; ++round) {
     const double seconds = w.run(batch);
+    if (seconds >= kSizedFraction * kMinSampleSeconds) break;
     const int next = choose_batch(seconds / batch);
     if (next <= batch) break;
     batch = next;
@@ -222,14 +230,18 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       note_memory_use(last, *backend);
     }
     Workload* w = last.w.get();
-    w->poison();
+    ++last.calls;
+    // Outputs matter only until they are verified (once per benchmark): after that, no poison.
+    if (!last.verified) w->poison();
     if (last.batch == 0) {
+      const auto sizing_start = std::chrono::steady_clock::now();
       last.batch = size_batch(*w);
-    } else {
+      last.sizing_seconds += since(sizing_start);
+    } else if (!last.warm) {
       (void)w->run(1);  // warm-up: the device may have idled (clocks) while the host verified
     }
     int batch = last.batch;
-    w->poison();  // the verified output must come from the timed runs alone
+    if (!last.verified) w->poison();  // the verified output must come from the timed runs alone
     // One Google Benchmark iteration is one operation, so real_time is the time of one
     // operation whatever the batch (tools that compare two runs, like Google Benchmark's
     // compare.py, compare like with like). Operations run in samples of `batch`; each of a
@@ -262,8 +274,11 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     telemetry = backend->telemetry_stop();
     note_memory_use(last, *backend);  // what the timed runs allocated (workspaces, pools, graphs)
     if (interrupt_signal() != 0) return;
+    last.warm = true;  // back-to-back calls need no warm-up; a verification in between does
     if (!last.verified) {
+      const auto verify_start = std::chrono::steady_clock::now();
       const Verification v = w->verify();
+      last.verify_seconds += since(verify_start);
       if (!v.ok) {
         last = LastWorkload{};  // a fresh workload for the next repetition
         state.SkipWithError(("verification failed: " + v.message).c_str());
@@ -271,13 +286,18 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
         return;
       }
       last.verified = true;
+      last.warm = false;
     }
     state.counters["ops_per_sample"] = batch;
     // Where a run's time goes (scripts/run_cost.py sums these): this benchmark's wall time so
-    // far, Google Benchmark's trial runs and verification included, and its preparation.
+    // far, Google Benchmark's trial runs and verification included, its preparation, batch
+    // sizing and verification, and the number of calls (trial runs included).
     last.wall_seconds += since(call_start);
     state.counters["wall_s"] = last.wall_seconds;
     state.counters["prepare_s"] = last.prepare_seconds;
+    state.counters["sizing_s"] = last.sizing_seconds;
+    state.counters["verify_s"] = last.verify_seconds;
+    state.counters["calls"] = last.calls;
     // Outliers are marked, not hidden: samples far from this repetition's median, and a
     // repetition far from the median of every sample of the benchmark so far.
     SampleOutliers o = find_outliers(samples, last.sample_per_op);

@@ -45,9 +45,11 @@ constexpr double kMinSampleSeconds = 2e-3;
 /// fill kMinSampleSeconds, between 1 and kMaxBatch.
 int choose_batch(double seconds_per_op);
 constexpr int kMaxBatch = 4096;
+/// Sizing stops once a sample lasts this fraction of kMinSampleSeconds.
+constexpr double kSizedFraction = 0.8;
 
 /// The batch of a prepared workload: from the best of three single operations, grown until one
-/// sample of `batch` operations fills kMinSampleSeconds.
+/// sample of `batch` operations fills kSizedFraction of kMinSampleSeconds.
 int size_batch(Workload& w);
 
 /// The counters of one benchmark, derived only from its work model, the measured time per

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Where a gpubench run's time went, from its result file: per family/kernel, the wall time of
 its benchmarks (Google Benchmark's trial runs, warm-ups, verification and preparation included),
-the part that was timed samples, and the part spent preparing inputs; then the rows that cost
-the most. Reads the counters wall_s and prepare_s (results of gpubench from git 2026-11-23 on).
+the part that was timed samples, the parts spent preparing inputs, sizing the batch and
+verifying the output, and the rest (trial runs' fixed costs, warm-ups, telemetry); then the rows
+that cost the most, with the number of calls Google Benchmark made of each. Reads the counters
+wall_s and prepare_s (results of gpubench from git 2026-11-23 on) and, where present, sizing_s,
+verify_s and calls (later results; "-" where a result has none).
 
   python scripts/run_cost.py RESULT.json [--top 10]
 
@@ -21,8 +24,12 @@ from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result, to_number  # noqa: E402
 
 
-def row_costs(result) -> list[tuple[str, float, float, float]]:
-    """(name, wall seconds, timed seconds, prepare seconds) per benchmark that ran."""
+COLUMNS = ("wall", "timed", "prepare", "sizing", "verify")
+
+
+def row_costs(result) -> list[tuple[str, dict]]:
+    """(name, {wall, timed, prepare, sizing, verify: seconds or None, calls: int or None}) per
+    benchmark that ran."""
     rows = []
     for b in result.benchmarks.values():
         if not b.samples:
@@ -33,35 +40,48 @@ def row_costs(result) -> list[tuple[str, float, float, float]]:
         timed = 0.0
         for s in b.samples:  # real_time is microseconds per operation
             timed += (to_number(s.get("real_time")) or 0.0) * (to_number(s.get("iterations")) or 0.0) * 1e-6
-        prepare = to_number(b.samples[-1].get("prepare_s")) or 0.0
-        rows.append((b.name, max(walls), timed, prepare))
+        last = b.samples[-1]  # the counters are cumulative: the last repetition holds the totals
+        calls = to_number(last.get("calls"))
+        rows.append((b.name, {"wall": max(walls), "timed": timed, "prepare": to_number(last.get("prepare_s")) or 0.0,
+                              "sizing": to_number(last.get("sizing_s")), "verify": to_number(last.get("verify_s")),
+                              "calls": None if calls is None else int(calls)}))
     return rows
+
+
+def seconds(v) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
+def other(c: dict) -> float:
+    """The wall time not accounted for by the named parts (those a result lacks count as 0)."""
+    return c["wall"] - sum(c[k] or 0.0 for k in COLUMNS[1:])
 
 
 def report(result, top: int) -> str:
     rows = row_costs(result)
     if not rows:
         raise UsageError(f"{result.path}: no benchmark ran")
-    groups: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
-    for name, wall, timed, prepare in rows:
-        g = groups["/".join(name.split("/")[:2])]
-        g[0] += 1
-        g[1] += wall
-        g[2] += timed
-        g[3] += prepare
-    total = sum(r[1] for r in rows)
+    groups: dict[str, dict] = {}
+    for name, c in rows:
+        g = groups.setdefault("/".join(name.split("/")[:2]), {"rows": 0, **{k: 0.0 for k in COLUMNS}})
+        g["rows"] += 1
+        for k in COLUMNS:
+            g[k] = None if g[k] is None or c[k] is None else g[k] + c[k]
+    total = sum(c["wall"] for _, c in rows)
     out = [f"{result.path}: {len(rows)} benchmarks, {total:.1f} s in benchmarks "
            f"({result.device_name or result.device_key})",
            "",
-           "| family/kernel | rows | wall s | timed s | prepare s | other s | share |",
-           "|---|---|---|---|---|---|---|"]
-    for key, (n, wall, timed, prepare) in sorted(groups.items(), key=lambda kv: -kv[1][1]):
-        out.append(f"| {key} | {int(n)} | {wall:.2f} | {timed:.2f} | {prepare:.2f} | {wall - timed - prepare:.2f} "
-                   f"| {100 * wall / total:.0f} % |")
+           "| family/kernel | rows | wall s | timed s | prepare s | sizing s | verify s | other s | share |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for key, g in sorted(groups.items(), key=lambda kv: -kv[1]["wall"]):
+        out.append(f"| {key} | {g['rows']} | " + " | ".join(seconds(g[k]) for k in COLUMNS)
+                   + f" | {other(g):.2f} | {100 * g['wall'] / total:.0f} % |")
     out += ["", f"The {min(top, len(rows))} costliest rows:", "",
-            "| benchmark | wall s | timed s | prepare s |", "|---|---|---|---|"]
-    for name, wall, timed, prepare in sorted(rows, key=lambda r: -r[1])[:top]:
-        out.append(f"| {name} | {wall:.2f} | {timed:.2f} | {prepare:.2f} |")
+            "| benchmark | wall s | timed s | prepare s | sizing s | verify s | calls |",
+            "|---|---|---|---|---|---|---|"]
+    for name, c in sorted(rows, key=lambda r: -r[1]["wall"])[:top]:
+        calls = "-" if c["calls"] is None else str(c["calls"])
+        out.append(f"| {name} | " + " | ".join(seconds(c[k]) for k in COLUMNS) + f" | {calls} |")
     return "\n".join(out) + "\n"
 
 

@@ -10,13 +10,19 @@ from conftest import cli
 
 def expected_costs(doc):
     """Per benchmark that ran, from the JSON: (wall s = largest wall_s, timed s = sum of
-    real_time x iterations, prepare s = the last repetition's prepare_s)."""
+    real_time x iterations, prepare s, sizing s, verify s = the last repetition's counters)."""
     reps = {}
     for e in doc["benchmarks"]:
         if e.get("run_type") == "iteration" and not e.get("error_occurred"):
             reps.setdefault(e["run_name"].removesuffix("/manual_time"), []).append(e)
     return {n: (max(e["wall_s"] for e in es), sum(e["real_time"] * e["iterations"] * 1e-6 for e in es),
-                es[-1]["prepare_s"]) for n, es in reps.items()}
+                es[-1]["prepare_s"], es[-1]["sizing_s"], es[-1]["verify_s"], int(es[-1]["calls"]))
+            for n, es in reps.items()}
+
+
+def table_rows(out: str) -> list[list[str]]:
+    return [[c.strip() for c in l.strip("|").split("|")] for l in out.splitlines()
+            if l.startswith("| bandwidth/") or l.startswith("| roofline/")]
 
 
 def test_report_of_a_real_run(host_result, host_doc):
@@ -26,27 +32,48 @@ def test_report_of_a_real_run(host_result, host_doc):
     costs = expected_costs(host_doc)
     assert lines[0].startswith(f"{host_result}: {len(costs)} benchmarks, ")
     assert f" {sum(c[0] for c in costs.values()):.1f} s in benchmarks" in lines[0]
-    rows = [[c.strip() for c in l.strip("|").split("|")] for l in lines
-            if l.startswith("| bandwidth/") or l.startswith("| roofline/")]
-    groups = {c[0]: c for c in rows if len(c) == 7}
-    top = [c for c in rows if len(c) == 4]
-    # Each family/kernel row adds up its benchmarks' figures from the JSON.
+    rows = table_rows(out)
+    groups = {c[0]: c for c in rows if len(c) == 9}
+    top = [c for c in rows if len(c) == 7]
+    # Each family/kernel row adds up its benchmarks' figures from the JSON; "other" is the rest.
     want = {}
-    for name, (wall, timed, prepare) in costs.items():
-        g = want.setdefault("/".join(name.split("/")[:2]), [0, 0.0, 0.0, 0.0])
-        g[0] += 1
-        g[1] += wall
-        g[2] += timed
-        g[3] += prepare
+    for name, (wall, timed, prepare, sizing, verify, _) in costs.items():
+        g = want.setdefault("/".join(name.split("/")[:2]), [0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        for i, v in enumerate((1, wall, timed, prepare, sizing, verify)):
+            g[i] += v
     total = sum(g[1] for g in want.values())
     assert sorted(groups) == sorted(want)
-    for key, (n, wall, timed, prepare) in want.items():
-        assert groups[key][1:] == [str(n), f"{wall:.2f}", f"{timed:.2f}", f"{prepare:.2f}",
-                                   f"{wall - timed - prepare:.2f}", f"{100 * wall / total:.0f} %"]
-    # groups listed costliest first; the 3 costliest rows are the 3 largest wall times
-    walls = [float(groups[c[0]][2]) for c in rows if len(c) == 7]
+    for key, (n, wall, timed, prepare, sizing, verify) in want.items():
+        assert groups[key][1:] == [str(n), f"{wall:.2f}", f"{timed:.2f}", f"{prepare:.2f}", f"{sizing:.2f}",
+                                   f"{verify:.2f}", f"{wall - timed - prepare - sizing - verify:.2f}",
+                                   f"{100 * wall / total:.0f} %"]
+    # groups listed costliest first; the 3 costliest rows are the 3 largest wall times, with
+    # the number of calls Google Benchmark made of each
+    walls = [float(groups[c[0]][2]) for c in rows if len(c) == 9]
     assert walls == sorted(walls, reverse=True)
     assert [c[0] for c in top] == sorted(costs, key=lambda n: -costs[n][0])[:3]
+    for c in top:
+        assert c[6] == str(costs[c[0]][5])
+
+
+def test_an_older_result_without_the_breakdown(tmp_path, host_result):
+    """Results from before sizing_s, verify_s and calls: those columns read "-", and "other"
+    is what wall time the result does account for leaves."""
+    old = json.loads(host_result.read_text())
+    for b in old["benchmarks"]:
+        for k in ("sizing_s", "verify_s", "calls"):
+            b.pop(k, None)
+    f = tmp_path / "old.json"
+    f.write_text(json.dumps(old))
+    code, out, err = cli("run_cost.py", f, "--top", "2")
+    assert code == 0, err
+    costs = expected_costs(json.loads(host_result.read_text()))
+    groups = [c for c in table_rows(out) if len(c) == 9]
+    assert groups and all(c[5] == "-" and c[6] == "-" for c in groups)
+    for c in groups:
+        members = [v for n, v in costs.items() if n.startswith(c[0] + "/")]
+        assert c[7] == f"{sum(v[0] - v[1] - v[2] for v in members):.2f}"
+    assert all(c[6] == "-" for c in table_rows(out) if len(c) == 7)
 
 
 def test_counters_in_the_result(host_result):
@@ -54,8 +81,9 @@ def test_counters_in_the_result(host_result):
     reps = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration" and not b.get("error_occurred")]
     assert reps
     for b in reps:
-        # preparing the inputs is part of the benchmark's wall time
-        assert b["wall_s"] > 0 and b["prepare_s"] <= b["wall_s"], b["run_name"]
+        # preparing the inputs, sizing the batch and verifying are parts of the benchmark's wall time
+        assert b["wall_s"] > 0 and b["prepare_s"] + b["sizing_s"] + b["verify_s"] <= b["wall_s"], b["run_name"]
+        assert b["sizing_s"] > 0 and b["verify_s"] > 0 and b["calls"] >= 1, b["run_name"]
     # a benchmark's wall time grows from repetition to repetition (it is cumulative)
     by = {}
     for b in reps:

@@ -3,10 +3,12 @@
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -75,7 +77,8 @@ struct Calls {
   int prepares = 0, poisons = 0, verifies = 0;
   std::vector<int> batches;
   bool written_since_poison = false;
-  std::function<double(int call)> scale;  // slows (or speeds) call number `call` by this factor
+  std::function<double(int call)> scale;      // slows (or speeds) call number `call` by this factor
+  std::chrono::milliseconds verify_takes{0};  // host wall time verify() spends
 };
 class ClockWorkload final : public Workload {
  public:
@@ -94,6 +97,7 @@ class ClockWorkload final : public Workload {
   }
   Verification verify() override {
     ++calls_->verifies;
+    std::this_thread::sleep_for(calls_->verify_takes);
     return calls_->written_since_poison ? Verification::pass() : Verification::fail("output never written");
   }
 
@@ -171,15 +175,25 @@ TEST(RunnerUnderGoogleBenchmark, RealTimeIsTheTimeOfOneOperation) {
   }
 }
 
-// Prepared, sized and verified once for all repetitions; poisoned before every timed loop.
+// Prepared, sized and verified once for all repetitions; poisoned only before the timed loop
+// whose output is verified; one warm-up, after the verification (the device idled meanwhile).
 TEST(RunnerUnderGoogleBenchmark, PreparesSizesAndVerifiesOnce) {
   ClockBackend backend(1e-5, 0);
+  backend.calls.verify_takes = std::chrono::milliseconds(30);
   RunOutcome outcome;
   const auto runs = run_through_google_benchmark(backend, copy_case(1e6), 4, &outcome);
   ASSERT_EQ(runs.size(), 4u);
   EXPECT_EQ(backend.calls.prepares, 1);
   EXPECT_EQ(backend.calls.verifies, 1);
-  EXPECT_GE(backend.calls.poisons, 2 * 4);  // before the warm-up and before the timed loop
+  EXPECT_EQ(backend.calls.poisons, 2);  // before sizing, and before the verified timed loop
+  int single = 0;
+  for (int b : backend.calls.batches) single += b == 1 ? 1 : 0;
+  EXPECT_EQ(single, 3 + 1);  // three sizing operations and the one warm-up after verifying
+  // Where the time went: the verification's 30 ms in verify_s (and in wall_s), every call counted.
+  const auto& last = runs.back().counters;
+  EXPECT_GE(last.at("verify_s").value, 0.03);
+  EXPECT_GE(last.at("wall_s").value, last.at("verify_s").value + last.at("sizing_s").value);
+  EXPECT_GE(last.at("calls").value, 4);  // one per repetition at least, Google Benchmark's trials besides
   for (const auto& r : runs) {
     EXPECT_EQ(r.counters.at("verified").value, 1);
     // telemetry of the timed region: 1 J per operation of 2e6 useful bytes = 500 J/GB

@@ -203,7 +203,7 @@ TEST(RunnerSafetyNet, ACorrectOutputIsVerifiedWithItsCounters) {
     EXPECT_EQ(run.counters.at("ops_per_sample").value, choose_batch(kPerOp));
     EXPECT_EQ(run.counters.at("working_set_bytes").value, 4.0 * kElements);
     EXPECT_NEAR(run.counters.at("planted_per_op_us").value, kPerOp * 1e6, 1e-9);  // the workload's own
-    for (const char* k : {"wall_s", "prepare_s", "outlier", "outlier_samples"})
+    for (const char* k : {"wall_s", "prepare_s", "sizing_s", "verify_s", "calls", "outlier", "outlier_samples"})
       EXPECT_EQ(run.counters.count(k), 1u) << k;
     EXPECT_EQ(run.report_label, row_label(planted_case("correct")));
   }
