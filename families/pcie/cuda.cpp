@@ -204,9 +204,7 @@ class PcieTransferWorkload final : public Workload {
 
   Verification verify_direction(const Direction& d) {
     if (d.h2d) {
-      std::vector<unsigned char> arrived(bytes_);
-      copy_to_host(arrived.data(), d.device.get(), bytes_, a_->get());
-      return check_copy(d.reference->get(), arrived.data(), bytes_);
+      return check_copy(d.reference->get(), fetch_to_host(d.device.get(), bytes_, a_->get()), bytes_);
     }
     return check_copy(d.reference->get(), d.host->get(), bytes_);
   }

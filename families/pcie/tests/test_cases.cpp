@@ -3,6 +3,8 @@
 // pageable-to-pageable copy runs and verifies for real.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -67,7 +69,7 @@ TEST(PcieNames, TheDocumentedRowsExist) {
   const std::set<std::string> n = names_of(families::pcie::cases(options(false)));
   for (const char* expected :
        {"bandwidth/pcie_h2d/pinned_ce/bytes:16MiB", "bandwidth/pcie_h2d/pageable_ce/bytes:4KiB",
-        "bandwidth/pcie_h2d/wc_pinned_ce/bytes:1GiB", "bandwidth/pcie_h2d/pinned_sm/bytes:256MiB",
+        "bandwidth/pcie_h2d/wc_pinned_ce/bytes:256MiB", "bandwidth/pcie_h2d/pinned_sm/bytes:256MiB",
         "bandwidth/pcie_d2h/pinned_ce/bytes:1MiB", "bandwidth/pcie_d2h/pageable_ce/bytes:16MiB",
         "bandwidth/pcie_d2h/pinned_sm/bytes:64KiB", "bandwidth/pcie_bidir_h2d/pinned_ce/bytes:256MiB",
         "bandwidth/pcie_bidir_d2h/pinned_ce/bytes:256MiB", "bandwidth/pcie_h2d/pageable_memcpy/bytes:4KiB",
@@ -93,6 +95,26 @@ TEST(PcieSweep, FourKiBTo256MiBBySixteenThenOneGiBAndSmallerWhenQuick) {
   EXPECT_EQ(*quick.begin(), 4096.0);
   EXPECT_EQ(*quick.rbegin(), 16.0 * 1048576.0);
   EXPECT_LT(quick.size(), full.size());
+}
+
+// 1 GiB only for the one-direction pinned copy-engine rows and the host's: every other row
+// stops at 256 MiB.
+TEST(PcieSweep, OneGiBOnlyForPinnedCopyEngineAndHostRows) {
+  std::set<std::string> at_1GiB, largest_256MiB;
+  std::map<std::string, double> largest;
+  for (const auto& c : families::pcie::cases(options(false))) {
+    largest[c.key()] = std::max(largest[c.key()], c.arg("bytes"));
+    if (c.arg("bytes") == 1073741824.0) at_1GiB.insert(c.key());
+  }
+  EXPECT_EQ(at_1GiB,
+            (std::set<std::string>{"bandwidth/pcie_h2d/pinned_ce", "bandwidth/pcie_d2h/pinned_ce",
+                                   "bandwidth/pcie_h2d/pageable_memcpy", "bandwidth/pcie_d2h/pageable_memcpy"}));
+  for (const auto& [key, bytes] : largest) {
+    if (!at_1GiB.count(key)) {
+      EXPECT_EQ(bytes, 268435456.0) << key;
+    }
+  }
+  EXPECT_EQ(largest.size(), 11u);
 }
 
 TEST(PcieWork, TransferCountedOnceAgainstItsDirection) {
