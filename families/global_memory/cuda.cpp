@@ -212,11 +212,10 @@ class CopyWorkload final : public CudaMemoryWorkload {
     });
   }
   Verification verify() override {
-    std::vector<unsigned char> got(bytes_);
     for (int k = 0; k < std::max(touched_, 1); ++k) {
-      copy_to_host(got.data(), static_cast<const unsigned char*>(out_.get()) + k * slot_stride(bytes_), bytes_,
-                   stream());
-      Verification v = check_copy(host_in_.data(), got.data(), bytes_);
+      const void* got =
+          fetch_to_host(static_cast<const unsigned char*>(out_.get()) + k * slot_stride(bytes_), bytes_, stream());
+      Verification v = check_copy(host_in_.data(), got, bytes_);
       if (!v.ok) return c_.slots > 1 ? Verification::fail("slot " + std::to_string(k) + ": " + v.message) : v;
     }
     return Verification::pass();
@@ -328,8 +327,8 @@ class WriteWorkload final : public CudaMemoryWorkload {
   Verification verify() override {
     const std::size_t stride_words = slot_stride(n_ * 4) / 4;
     for (int k = 0; k < c_.slots; ++k) {
-      const auto got = copy_to_host(out_.as<const std::uint32_t>() + k * stride_words, n_, stream());
-      Verification v = check_write_pattern(got.data(), n_, pattern_seed_);
+      const std::uint32_t* got = fetch_to_host(out_.as<const std::uint32_t>() + k * stride_words, n_, stream());
+      Verification v = check_write_pattern(got, n_, pattern_seed_);
       if (!v.ok) return c_.slots > 1 ? Verification::fail("slot " + std::to_string(k) + ": " + v.message) : v;
     }
     return Verification::pass();
@@ -366,8 +365,7 @@ class StridedWorkload final : public CudaMemoryWorkload {
     return timed(batch, [=](CUstream_st* s, int) { return kernels::launch_strided_copy(in, out, n, stride, sms, s); });
   }
   Verification verify() override {
-    const auto got = copy_to_host(out_.as<const float>(), n_, stream());
-    return check_strided(host_in_.data(), got.data(), n_, stride_);
+    return check_strided(host_in_.data(), fetch_to_host(out_.as<const float>(), n_, stream()), n_, stride_);
   }
 
  private:
@@ -411,13 +409,13 @@ class GatherWorkload final : public CudaMemoryWorkload {
     });
   }
   Verification verify() override {
-    const auto got = copy_to_host(out_.as<const float>(), n_, stream());
+    const float* got = fetch_to_host(out_.as<const float>(), n_, stream());
     // check_gather reads in[idx[i]] on the host: the indices must be in range first.
     for (std::size_t i = 0; i < n_; ++i)
       if (host_idx_[i] >= n_)
         return Verification::fail("random_permutation produced idx[" + std::to_string(i) +
                                   "] = " + std::to_string(host_idx_[i]) + " >= n = " + std::to_string(n_));
-    return check_gather(host_in_.data(), host_idx_.data(), got.data(), n_);
+    return check_gather(host_in_.data(), host_idx_.data(), got, n_);
   }
 
  private:

@@ -98,13 +98,12 @@ class IntensityWorkload final : public CudaWorkload {
 
   Verification verify() override {
     if (is_fp32(K)) {
-      const auto got = copy_to_host(out_.as<float>(), n_, dev_.stream());
-      return check_intensity_f32(host_f32_.data(), got.data(), n_, steps_, every_, Coeff::kA32, Coeff::kB32,
+      const float* got = fetch_to_host(out_.as<const float>(), n_, dev_.stream());
+      return check_intensity_f32(host_f32_.data(), got, n_, steps_, every_, Coeff::kA32, Coeff::kB32,
                                  kIntensityF32RelTol);
     }
-    const auto got = copy_to_host(out_.as<std::uint32_t>(), n_, dev_.stream());
-    return check_intensity_f16x2(host_f16x2_.data(), got.data(), n_, steps_,
-                                 kernels::intensity::splat_half2(Coeff::kA16),
+    const std::uint32_t* got = fetch_to_host(out_.as<const std::uint32_t>(), n_, dev_.stream());
+    return check_intensity_f16x2(host_f16x2_.data(), got, n_, steps_, kernels::intensity::splat_half2(Coeff::kA16),
                                  kernels::intensity::splat_half2(Coeff::kB16), kIntensityF16Ulps);
   }
 

@@ -159,7 +159,6 @@ class P2pWorkload final : public CudaWorkload {
   }
 
   Verification verify() override {
-    std::vector<unsigned char> arrived(bytes_);
     for (std::size_t i = 0; i < copies_.size(); ++i) {
       const Copy& k = copies_[i];
       for (const int d : {self_, peer_}) {
@@ -167,8 +166,8 @@ class P2pWorkload final : public CudaWorkload {
         GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_of(d)));
       }
       ScopedDevice on(k.dst_device);
-      copy_to_host(arrived.data(), k.dst.get(), bytes_, stream_of(k.dst_device));
-      Verification v = check_copy(k.reference.data(), arrived.data(), bytes_);
+      Verification v =
+          check_copy(k.reference.data(), fetch_to_host(k.dst.get(), bytes_, stream_of(k.dst_device)), bytes_);
       if (!v.ok) {
         v.message += " (the copy from CUDA device " + std::to_string(k.src_device) + " to CUDA device " +
                      std::to_string(k.dst_device) + ")";

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "harness/backend.h"
@@ -60,6 +61,21 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, CUstream_st* st
   }
   GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* stream) {
+  struct Staging {
+    std::unique_ptr<unsigned char[]> data;
+    std::size_t bytes = 0;
+  };
+  static Staging staging;  // verification runs on the benchmark thread only
+  if (bytes > staging.bytes) {
+    staging.data.reset();  // free first: the old and the new buffer need not coexist
+    staging.data.reset(new unsigned char[bytes]);
+    staging.bytes = bytes;
+  }
+  copy_to_host(staging.data.get(), src, bytes, stream);
+  return staging.data.get();
 }
 
 void poison_device(void* dst, std::size_t bytes, CUstream_st* stream) {

@@ -7,6 +7,7 @@
 //   copy_to_device(in.get(), host.data(), bytes, s);   // returns after the copy completed
 //   poison_device(out.get(), bytes, s);                // kPoisonU32 words, like poison_fill()
 //   auto got = copy_to_host<float>(out.as<float>(), n, s);  // synchronizes `s` first
+//   const float* big = fetch_to_host(out.as<float>(), n, s);  // into a reused host buffer
 #pragma once
 
 #include <cstddef>
@@ -61,6 +62,16 @@ std::vector<T> copy_to_host(const T* src, std::size_t n, CUstream_st* stream) {
   std::vector<T> out(n);
   copy_to_host(out.data(), src, n * sizeof(T), stream);
   return out;
+}
+
+/// Device results copied into one host buffer that the process keeps and reuses (grown to the
+/// largest size asked for), for checking large outputs: a fresh std::vector for each check of a
+/// 1 GiB output is zeroed and faulted in page by page, which made verification most of a DRAM
+/// row's cost outside its timed samples. The pointer is valid until the next fetch_to_host.
+const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* stream);
+template <class T>
+const T* fetch_to_host(const T* src, std::size_t n, CUstream_st* stream) {
+  return static_cast<const T*>(fetch_to_host(static_cast<const void*>(src), n * sizeof(T), stream));
 }
 
 /// Fills device memory with the kPoisonU32 pattern of poison_fill() (one small host->device
