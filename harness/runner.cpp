@@ -30,7 +30,8 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
       peak = peaks.smem_GBps;
       achieved = d.GBps;
       break;
-    case PeakKind::l2: break;  // no theoretical L2 figure: no percentage
+    case PeakKind::l1:
+    case PeakKind::l2: break;  // no theoretical cache figure: no percentage
     case PeakKind::dram:
       peak = peaks.dram_GBps;
       achieved = d.GBps;

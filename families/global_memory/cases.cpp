@@ -1,10 +1,12 @@
-// The device-memory table: sequential copy, read-only, write-only, strided, random gather and
-// pointer chase, each over a working-set sweep wide enough to show L1, L2 and DRAM plateaus.
+// The device-memory table: sequential copy, read-only, write-only, the per-SM cache read,
+// strided, random gather and pointer chase, each over a working-set sweep wide enough to show
+// L1, L2 and DRAM plateaus.
 // Library references (cudaMemcpy on the copy engine, Thrust, CUB; memcpy on the host) are rows
 // of the same kernels with the library as the variant.
 #include <algorithm>
 #include <cmath>
 
+#include "families/global_memory/global_memory.h"
 #include "harness/family.h"
 
 GPUBENCH_FAMILY(global_memory)
@@ -92,6 +94,21 @@ std::vector<BenchCase> families::global_memory::cases(const SweepOptions& o) {
     }
     cases.push_back(make_streaming("write", "kernel", p, write_work(b), o));
     cases.back().args["bytes"] = b;
+  }
+
+  // The per-SM cache read: every block (a GPU) or thread (the host) reads the same set, so each
+  // SM keeps it in its L1 while it fits and re-reads it from the L2 beyond. 4 KiB to 1 MiB spans
+  // the L1 of every NVIDIA architecture (up to 256 KiB with the shared memory) and a few times more.
+  const int readers =
+      std::max(1, o.backend_kind == "cuda" ? o.sm_count * kernels::kBlockSetReadBlocksPerSm : o.sm_count);
+  for (std::uint64_t bytes : geometric(4 * KiB, 1 * MiB, step)) {
+    BenchCase c = make("block_set_read", "kernel", "bytes:" + size_token(bytes),
+                       block_set_read_work(static_cast<double>(bytes), readers), o);
+    c.level = "l1";  // by design: the working set is what one SM's L1 must hold
+    c.needs_flush = false;
+    c.args["bytes"] = static_cast<double>(bytes);
+    c.args["readers"] = readers;
+    cases.push_back(std::move(c));
   }
 
   // Strided copy over a span far above L2, so each stride shows DRAM sector efficiency.

@@ -42,6 +42,17 @@ inline const contract::FileContract kMemoryContract = {
         .sass({kSassLoad128})
         .on_arch(100, 40, 0.75)
         .on_arch(120, 40, 0.75),
+    // Every block reads the whole set: 128-bit loads, nothing stored but the block's sum.
+    contract::kernel(R"(::block_set_read_kernel<4>\()")
+        .block(256)
+        .registers(32)
+        .static_smem(128)
+        .occupancy(1.0)
+        .ptx({kPtxLoad128})
+        .no_ptx({R"(\bst\.global\.v4)"})
+        .sass({kSassLoad128})
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 40, 0.75),
     contract::kernel(R"(::write_kernel<4>\()")
         .block(256)
         .registers(32)

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -302,6 +303,55 @@ class ReadWorkload final : public CudaMemoryWorkload {
   DeviceBuffer in_, out_, temp_;
 };
 
+// ---- block_set_read: kernel ----
+
+// Every block of the grid (args["readers"] of them, from the row's work model) reads the whole
+// set; each block's sum is checked, so a block that skipped its share is caught.
+class BlockSetReadWorkload final : public CudaMemoryWorkload {
+ public:
+  using CudaMemoryWorkload::CudaMemoryWorkload;
+  void prepare() override {
+    const std::size_t bytes = size_arg(c_, "bytes", 16);
+    n_ = bytes / 4;
+    blocks_ = static_cast<int>(size_arg(c_, "readers"));
+    // The work model counts readers x bytes per pass: the grid must be what the row was made for.
+    if (blocks_ < 1 || blocks_ != sms() * kernels::kBlockSetReadBlocksPerSm)
+      throw std::logic_error(c_.name() + ": made for " + std::to_string(blocks_) + " blocks, this device runs " +
+                             std::to_string(sms() * kernels::kBlockSetReadBlocksPerSm));
+    begin_prepare(bytes + static_cast<std::size_t>(blocks_) * 4);
+    in_ = upload_random_u32(host_in_, bytes, seed_, stream());
+    out_ = DeviceBuffer(static_cast<std::size_t>(blocks_) * 4);
+  }
+  void poison() override { poison_device(out_.get(), out_.bytes(), stream()); }
+  double run(int batch) override {
+    const auto* in = in_.as<const std::uint32_t>();
+    auto* out = out_.as<std::uint32_t>();
+    const std::size_t n = n_;
+    const int blocks = blocks_;
+    return timed_passes(batch, n * 4, [=](CUstream_st* s, kernels::Passes p) {
+      return kernels::launch_block_set_read(in, n, out, blocks, s, p);
+    });
+  }
+  Verification verify() override {
+    const auto partial = copy_to_host(out_.as<const std::uint32_t>(), static_cast<std::size_t>(blocks_), stream());
+    const auto times = static_cast<std::uint32_t>(std::max(passes(), 1));
+    // Block 0 against the host's sum; every other block must have read exactly what it did.
+    Verification v = check_sum_u32(host_in_.data(), n_, partial.at(0), times);
+    if (!v.ok) return Verification::fail("block 0: " + v.message);
+    for (std::size_t b = 1; b < partial.size(); ++b)
+      if (partial[b] != partial[0])
+        return Verification::fail("block " + std::to_string(b) + ": " +
+                                  check_sum_u32(host_in_.data(), n_, partial[b], times).message);
+    return Verification::pass();
+  }
+
+ private:
+  std::size_t n_ = 0;
+  int blocks_ = 0;
+  std::vector<std::uint32_t> host_in_;
+  DeviceBuffer in_, out_;
+};
+
 // ---- write: kernel ----
 
 class WriteWorkload final : public CudaMemoryWorkload {
@@ -539,6 +589,7 @@ void families::global_memory::add_cuda_workloads(WorkloadTable& t) {
   t.add("bandwidth/copy/thrust", &make<CopyWorkload<CopyVariant::thrust>>);
   t.add("bandwidth/read/kernel", &make<ReadWorkload<ReadVariant::kernel>>);
   t.add("bandwidth/read/cub", &make<ReadWorkload<ReadVariant::cub>>);
+  t.add("bandwidth/block_set_read/kernel", &make<BlockSetReadWorkload>);
   t.add("bandwidth/write/kernel", &make<WriteWorkload>);
   t.add("bandwidth/strided/kernel", &make<StridedWorkload>);
   t.add("bandwidth/gather/kernel", &make<GatherWorkload<GatherVariant::kernel>>);

@@ -4,6 +4,7 @@
 // Grid sizing: one wave of resident blocks at most, never more than the work needs for one
 // unrolled pass (grid_for, kernels/launch_grid.cuh).
 #include <algorithm>
+#include <cstdint>
 
 #include "families/global_memory/global_memory.cuh"
 #include "families/global_memory/global_memory.h"
@@ -51,6 +52,16 @@ int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, 
   *blocks = grid;
   return rt::launch(kernel, grid, kMemoryBlockThreads, 0, stream, in, n, partial, passes.count, passes.slots,
                     passes.slot_stride / 4);
+}
+
+int launch_block_set_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int blocks, Stream stream,
+                          Passes passes) {
+  if (blocks < 1 || in == nullptr || partial == nullptr || n % 4 != 0 ||
+      reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || passes.count < 1 || passes.slots != 1) {
+    return rt::kInvalidValue;
+  }
+  return rt::launch(block_set_read_kernel<kMemoryUnroll>, blocks, kMemoryBlockThreads, 0, stream, in, n, partial,
+                    passes.count);
 }
 
 int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream, Passes passes) {

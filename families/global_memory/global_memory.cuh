@@ -1,7 +1,8 @@
 // Device-memory bandwidth kernels: the __global__ bodies behind families/global_memory/global_memory.h.
 //
 // What they measure: how fast the SMs stream global memory (DRAM, or L2/L1 for small working
-// sets) with coalesced 16-byte accesses (copy, read, write), how useful bandwidth falls with the
+// sets) with coalesced 16-byte accesses (copy, read, write), how fast every SM re-reads one
+// cache-resident set (block_set_read: the L1 when it fits), how useful bandwidth falls with the
 // access stride (strided), random 4-byte gathers (gather) and dependent-load latency (chase).
 // Bytes model (declared in harness/model/work_model.h, not here): copy = 2 x bytes (read +
 // write), read = 4n, write = 4n, strided = 2 x 4 x ceil(n/stride) useful bytes with one 32-byte
@@ -237,6 +238,36 @@ __global__ void __launch_bounds__(kMemoryBlockThreads)
     for (int u = 0; u < kUnroll; ++u) out[i + u * g.threads] = v[u];
   }
   for (; i < n; i += g.threads) out[i] = in[idx[i]];
+}
+
+/// The per-SM cache read (l1_read rows): EVERY block reads all of in[0..n) `passes` times and
+/// writes its wrapping sum to partial[blockIdx.x]. Each SM therefore re-reads one whole set,
+/// which its L1 keeps while the set fits: where the streaming kernels spread a small set over a
+/// few blocks (a 4 KiB set is one block's work), this keeps every SM busy at any size. `in` must
+/// be 16-byte aligned and n a multiple of 4 (whole 16-byte vectors). blockDim.x: a multiple of 32.
+template <int kUnroll>
+__global__ void __launch_bounds__(kMemoryBlockThreads)
+    block_set_read_kernel(const std::uint32_t* __restrict__ in, std::size_t n, std::uint32_t* __restrict__ partial,
+                          int passes) {
+  const uint4* v = reinterpret_cast<const uint4*>(in);
+  const std::size_t vectors = n / 4u;
+  const std::size_t threads = blockDim.x;
+  std::uint32_t sum = 0;
+  GPUBENCH_NO_UNROLL
+  for (int p = 0; p < passes; ++p) {
+    std::size_t i = threadIdx.x;
+    GPUBENCH_NO_UNROLL
+    for (; i + (kUnroll - 1) * threads < vectors; i += kUnroll * threads) {
+      uint4 r[kUnroll];
+      GPUBENCH_UNROLL
+      for (int u = 0; u < kUnroll; ++u) r[u] = v[i + u * threads];
+      GPUBENCH_UNROLL
+      for (int u = 0; u < kUnroll; ++u) sum += detail::sum4(r[u]);
+    }
+    for (; i < vectors; i += threads) sum += detail::sum4(v[i]);
+  }
+  sum = detail::block_sum(sum);
+  if (threadIdx.x == 0) partial[blockIdx.x] = sum;
 }
 
 /// One thread follows p = next[p] `steps` times from `start` (every load depends on the

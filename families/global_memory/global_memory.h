@@ -47,6 +47,14 @@ int launch_copy(const void* src, void* dst, std::size_t bytes, int sm_count, Str
 int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int max_blocks, int* blocks,
                 int sm_count, Stream stream, Passes passes = {});
 
+/// Blocks per SM of the per-SM cache read (launch_block_set_read): 4 x 256 threads, resident
+/// together on every architecture, with 16 KiB of loads in flight per SM.
+constexpr int kBlockSetReadBlocksPerSm = 4;
+/// Every one of `blocks` blocks reads all of in[0..n) (16-byte loads) passes.count times and
+/// writes its wrapping sum into partial[0..blocks): each equals passes.count x the sum of in[].
+/// n must be a multiple of 4 words and `in` 16-byte aligned; one slot only.
+int launch_block_set_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int blocks, Stream stream,
+                          Passes passes = {});
 /// Write-only fill: out[i] = seed + i (mod 2^32) for i in [0, n), 16-byte stores; with
 /// `passes`, in every slot, passes.count times.
 int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int sm_count, Stream stream,

@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "harness/family.h"
 #include "harness/host/corruptible_output.h"
@@ -160,6 +164,62 @@ class ReadWorkload final : public Workload, public CorruptibleOutput {
   std::vector<std::uint32_t> partial_;
 };
 
+// The per-SM cache read on the host: every thread (one per CPU, pinned) reads the whole set, so
+// each core re-reads it from its own L1/L2 while it fits. One operation is every thread's pass.
+class BlockSetReadWorkload final : public Workload, public CorruptibleOutput {
+ public:
+  explicit BlockSetReadWorkload(const BenchCase& c)
+      : n_(static_cast<std::size_t>(c.arg("bytes")) / 4), readers_(static_cast<std::size_t>(c.arg("readers"))) {}
+  void prepare() override {
+    // The work model counts readers x bytes: one reader per pool thread, as the row was made for.
+    if (readers_ != host_threads())
+      throw std::logic_error("block_set_read made for " + std::to_string(readers_) + " threads, the host runs " +
+                             std::to_string(host_threads()));
+    in_ = std::make_unique<HostBuffer>(n_ * 4);
+    fill_random_u32(in_->p, n_ * 4, kSeed);
+    partial_.assign(readers_, 0);
+  }
+  void poison() override { std::fill(partial_.begin(), partial_.end(), kPoisonU32); }
+  double run(int batch) override {
+    const std::uint32_t* in = in_->as<const std::uint32_t>();
+    const std::size_t n = n_;
+    return time_seconds([&] {
+      parallel_for(
+          readers_,
+          [&](std::size_t b, std::size_t e, unsigned) {
+            const std::uint32_t* const words = in;  // locals, not the closure's references: a
+            const std::size_t count = n;            // loop bound in registers vectorises
+            for (std::size_t r = b; r < e; ++r) {
+              std::uint32_t s = 0;
+              for (int pass = 0; pass < batch; ++pass) {
+                s = 0;
+                for (std::size_t i = 0; i < count; ++i) s += words[i];  // vectorised by the compiler
+                keep(s);
+              }
+              partial_[r] = s;
+            }
+          },
+          1);
+    });
+  }
+  Verification verify() override {
+    for (std::size_t r = 0; r < partial_.size(); ++r) {
+      Verification v = check_sum_u32(in_->as<const std::uint32_t>(), n_, partial_[r]);
+      if (!v.ok) return Verification::fail("thread " + std::to_string(r) + ": " + v.message);
+    }
+    return Verification::pass();
+  }
+  std::size_t output_elements() const override { return partial_.size(); }
+  void corrupt_output_for_test(std::size_t index) override { partial_.at(index) += 1; }
+
+ private:
+  // Keeps each pass's sum alive so the passes are not folded into one.
+  static void keep(std::uint32_t& v) { asm volatile("" : "+r"(v)); }
+  std::size_t n_, readers_;
+  std::unique_ptr<HostBuffer> in_;
+  std::vector<std::uint32_t> partial_;
+};
+
 class WriteWorkload final : public Workload, public CorruptibleOutput {
  public:
   explicit WriteWorkload(const BenchCase& c) : n_(static_cast<std::size_t>(c.arg("bytes")) / 4) {}
@@ -306,6 +366,9 @@ void families::global_memory::add_host_workloads(WorkloadTable& table) {
   });
   table.add("bandwidth/read/kernel", [](const BenchCase& c, Backend&) -> std::unique_ptr<Workload> {
     return std::make_unique<ReadWorkload>(c);
+  });
+  table.add("bandwidth/block_set_read/kernel", [](const BenchCase& c, Backend&) -> std::unique_ptr<Workload> {
+    return std::make_unique<BlockSetReadWorkload>(c);
   });
   table.add("bandwidth/write/kernel", [](const BenchCase& c, Backend&) -> std::unique_ptr<Workload> {
     return std::make_unique<WriteWorkload>(c);

@@ -113,6 +113,28 @@ Verification read_check(int sms) {
   return check_sum_u32(in.data(), kOddWords, total);
 }
 
+// Every block of the per-SM cache read sums the whole set over 3 passes (on the device's own
+// grid of kBlockSetReadBlocksPerSm blocks per SM).
+Verification block_set_read_check(int sms) {
+  constexpr std::size_t kWords = 12 * 1024 + 4;  // 48 KiB and one more vector
+  constexpr int kPasses = 3;
+  std::vector<std::uint32_t> in(kWords);
+  fill_random_u32(in.data(), kWords * 4, 21);
+  const int blocks = sms * kernels::kBlockSetReadBlocksPerSm;
+  Dev a(kWords * 4), partial(static_cast<std::size_t>(blocks) * 4);
+  a.upload(in.data());
+  partial.poison();
+  finish(kernels::launch_block_set_read(a.as<std::uint32_t>(), kWords, partial.as<std::uint32_t>(), blocks, nullptr,
+                                        kernels::Passes{kPasses, 1, 0}));
+  std::vector<std::uint32_t> sums(static_cast<std::size_t>(blocks));
+  partial.download(sums.data());
+  for (int b = 0; b < blocks; ++b) {
+    const Verification v = check_sum_u32(in.data(), kWords, sums[static_cast<std::size_t>(b)], kPasses);
+    if (!v.ok) return Verification::fail("block " + std::to_string(b) + ": " + v.message);
+  }
+  return Verification::pass();
+}
+
 Verification write_check(int sms) {
   Dev a(kOddWords * 4);
   a.poison();
@@ -627,6 +649,7 @@ std::vector<Check> all_checks(int sms) {
   std::vector<Check> checks = {
       {"copy", [=] { return copy_check(sms); }},
       {"read", [=] { return read_check(sms); }},
+      {"block_set_read, 3 passes", [=] { return block_set_read_check(sms); }},
       {"write", [=] { return write_check(sms); }},
       {"gather", [=] { return gather_check(sms); }},
       {"copy/read/write, 5 passes over 3 slots", [=] { return passes_check(sms); }},

@@ -22,6 +22,14 @@ WorkModel read_work(double bytes) {
 
 WorkModel write_work(double bytes) { return read_work(bytes); }
 
+WorkModel block_set_read_work(double bytes, int readers) {
+  WorkModel w;
+  w.useful_bytes = w.traffic_bytes = bytes * readers;
+  w.working_set_bytes = bytes;
+  w.peak = PeakKind::l1;
+  return w;
+}
+
 TrafficGeometry gpu_traffic_geometry(int l2_fetch_bytes, bool ecc) {
   TrafficGeometry g;
   g.fetch_bytes = std::max(kSectorBytes, static_cast<double>(l2_fetch_bytes));
@@ -129,6 +137,7 @@ const char* peak_kind_name(PeakKind k) {
   switch (k) {
     case PeakKind::none: return "none";
     case PeakKind::dram: return "dram";
+    case PeakKind::l1: return "l1";
     case PeakKind::l2: return "l2";
     case PeakKind::smem: return "smem";
     case PeakKind::fp32: return "fp32";

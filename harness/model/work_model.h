@@ -12,7 +12,7 @@ namespace gpubench {
 /// (l2: cache-resident rows, for which no theoretical figure is known, so they carry no
 /// pct_of_peak; smem: shared memory, 128 bytes per clock per SM; the tensor kinds are dense
 /// peaks with FP32 accumulate: FP16, BF16 and FP8 inputs.)
-enum class PeakKind { none, dram, l2, smem, fp32, fp16_tensor, pcie_h2d, pcie_d2h, bf16_tensor, fp8_tensor };
+enum class PeakKind { none, dram, l2, smem, fp32, fp16_tensor, pcie_h2d, pcie_d2h, bf16_tensor, fp8_tensor, l1 };
 
 /// The headline figure a benchmark reports (latency_ns: the pointer chase's time per load;
 /// latency_us: the time of one operation, e.g. an allocate + free pair, in microseconds).
@@ -62,6 +62,10 @@ WorkModel copy_work(double bytes);
 WorkModel read_work(double bytes);
 /// Write-only fill of `bytes`.
 WorkModel write_work(double bytes);
+/// Every one of `readers` (blocks on a GPU, threads on the host) reads the same `bytes` once per
+/// execution: useful = readers x bytes; working set = bytes (what each SM's L1 must hold); peak
+/// l1 (no theoretical figure: no percentage).
+WorkModel block_set_read_work(double bytes, int readers);
 /// Strided copy out[i*s] = in[i*s] over a span of `span_bytes` with elements of `elem_bytes`:
 /// useful bytes are the touched elements; traffic per element is the input read (the pitch
 /// s*elem, at most one fetch unit), the output written back (the pitch, at most one sector) and,

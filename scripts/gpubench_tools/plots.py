@@ -133,9 +133,10 @@ def _title(result: Result, what: str) -> str:
 
 def is_working_set_bandwidth(b: Benchmark) -> bool:
     """A GB/s row of a working-set sweep through the cache hierarchy and DRAM: the bandwidth
-    plot's rows. Strided (sweep stride), the chase (metric latency_ns; in legacy files: no
-    ceiling, peak none), PCIe (level pcie) and shared memory (level smem) are not."""
-    return (b.metric_kind == "GBps" and b.sweep == "bytes" and b.level in ("l2", "dram")
+    plot's rows, the per-SM cache read (level l1) among them. Strided (sweep stride), the chase
+    (metric latency_ns; in legacy files: no ceiling, peak none), PCIe (level pcie) and shared
+    memory (level smem) are not."""
+    return (b.metric_kind == "GBps" and b.sweep == "bytes" and b.level in ("l1", "l2", "dram")
             and b.peak_kind != "none")
 
 

@@ -97,7 +97,7 @@ class RowMeaning:
     #: bf16_tensor, fp8_tensor
     peak_kind: str
     metric: str  #: headline metric: GBps, TFLOPS, latency_ns or latency_us
-    level: str  #: memory level targeted: dram, l2 (host: last-level cache), smem, pcie, none
+    level: str  #: memory level targeted: dram, l2 (host: last-level cache), l1, smem, pcie, none
     sweep: str  #: the parameter its family sweeps (the plot's x axis): bytes, stride, m, fma, ...
     source: str = "label"  #: "label" (written by gpubench) or "legacy" (derived from the name)
 
@@ -184,7 +184,7 @@ class Benchmark:
 
     @property
     def level(self) -> str:
-        """The memory level it targets: dram, l2, smem, pcie, none."""
+        """The memory level it targets: dram, l2, l1, smem, pcie, none."""
         return self._meaning().level
 
     @property

@@ -83,7 +83,7 @@ DPI = 100
 LEGEND_WRAP = 62
 
 #: Memory levels (diagonals), highest bandwidth first, and their names.
-LEVELS = {"smem": "shared memory", "l2": "L2", "dram": "DRAM", "pcie": "PCIe"}
+LEVELS = {"smem": "shared memory", "l1": "L1", "l2": "L2", "dram": "DRAM", "pcie": "PCIe"}
 #: Compute precisions (roofs) and their names.
 PRECISIONS = {"fp32": "FP32", "fp16x2": "FP16x2", "fp16_tensor": "FP16 tensor",
               "bf16_tensor": "BF16 tensor", "fp8_tensor": "FP8 tensor"}
@@ -389,6 +389,9 @@ def _measured_ceilings(result: Result, good: list[Benchmark]) -> list[Ceiling]:
                              + ", ".join(b.name for b in rows)))
     best("smem", [b for b in gbps if level[b.name] == "smem" and b.metric_kind == "GBps"],
          "GB/s", "best GB/s at level smem")
+    # L1: the per-SM cache read (every block re-reads one set), at its best size.
+    best("l1", [b for b in gbps if level[b.name] == "l1" and b.metric_kind == "GBps"],
+         "GB/s", "best GB/s at level l1")
     if not host:
         best("pcie", [b for b in gbps if level[b.name] == "pcie" and b.metric_kind == "GBps"],
              "GB/s", "best GB/s at level pcie")
@@ -503,11 +506,11 @@ def roofline_data(results: list[Result], cards: list[Card], card_table: list[Car
 #: Line style of theoretical and measured ceilings.
 THEORETICAL_STYLE, MEASURED_STYLE = "-", "--"
 #: Line width per ceiling kind (CEILING_WIDTH_DEFAULT for a kind not listed).
-CEILING_WIDTHS = {"dram": 2.0, "fp32": 2.0, "l2": 1.6, "smem": 1.6, "pcie": 1.4, "fp16x2": 1.6,
+CEILING_WIDTHS = {"dram": 2.0, "fp32": 2.0, "l1": 1.4, "l2": 1.6, "smem": 1.6, "pcie": 1.4, "fp16x2": 1.6,
                   "fp16_tensor": 1.6, "bf16_tensor": 1.4, "fp8_tensor": 1.6}
 CEILING_WIDTH_DEFAULT = 1.2
 #: Colour per ceiling kind on a one-series chart (several series: one colour per series).
-CEILING_COLORS = {"smem": "tab:green", "l2": "tab:orange", "dram": "tab:blue",
+CEILING_COLORS = {"smem": "tab:green", "l1": "tab:gray", "l2": "tab:orange", "dram": "tab:blue",
                   "pcie": "tab:purple", "fp32": "tab:red", "fp16x2": "tab:brown",
                   "fp16_tensor": "tab:pink", "bf16_tensor": "tab:olive", "fp8_tensor": "tab:cyan"}
 #: Colour of the points and sweeps on a one-series chart.

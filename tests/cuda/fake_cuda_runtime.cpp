@@ -399,6 +399,19 @@ int launch_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, 
     }
   });
 }
+int launch_block_set_read(const std::uint32_t* in, std::size_t n, std::uint32_t* partial, int blocks, Stream s,
+                          Passes passes) {
+  if (blocks < 1 || n % 4 != 0 || passes.count < 1 || passes.slots != 1) return fail(cudaErrorInvalidValue);
+  return as_kernel(s, [=] {
+    for (int b = 0; b < blocks; ++b) {
+      const bool short_one = state().break_block_set_read && b == blocks - 1 && n > 0;
+      std::uint32_t sum = 0;
+      for (int p = 0; p < passes.count; ++p)
+        for (std::size_t i = 0; i < n - (short_one ? 1 : 0); ++i) sum += in[i];
+      partial[b] = sum;
+    }
+  });
+}
 int launch_write(std::uint32_t* out, std::size_t n, std::uint32_t seed, int, Stream s, Passes passes) {
   if (!passes_ok(passes, n * 4)) return fail(cudaErrorInvalidValue);
   return as_kernel(s, [=] {

@@ -23,11 +23,12 @@ struct State {
   std::size_t free_bytes = std::size_t{4} << 30;  ///< what cudaMalloc may still hand out
   std::map<void*, std::size_t> sizes;             ///< live allocations
   cudaError_t last_error = cudaSuccess;
-  cudaError_t sticky = cudaSuccess;  ///< returned by synchronizing calls once set
-  bool thrust_synchronizes = false;  ///< thrust_copy synchronizes its stream (not capturable)
-  bool break_write = false;          ///< the write launcher corrupts one element
-  bool can_map_host_memory = true;   ///< cudaDevAttrCanMapHostMemory (PCIe SM-driven transfers)
-  int cc_major = 9;                  ///< compute capability (an H100: 9.0)
+  cudaError_t sticky = cudaSuccess;   ///< returned by synchronizing calls once set
+  bool thrust_synchronizes = false;   ///< thrust_copy synchronizes its stream (not capturable)
+  bool break_write = false;           ///< the write launcher corrupts one element
+  bool break_block_set_read = false;  ///< the last block of block_set_read skips the set's last word
+  bool can_map_host_memory = true;    ///< cudaDevAttrCanMapHostMemory (PCIe SM-driven transfers)
+  int cc_major = 9;                   ///< compute capability (an H100: 9.0)
   int cc_minor = 0;
   /// What a kernel boundary costs on the device (spent before each copy/read/write/thrust
   /// kernel runs, also when replayed from a graph): 0 by default; ~2-3 us on an H100.

@@ -327,7 +327,7 @@ TEST(CudaMemoryWorkloads, EveryCudaRowOfTheMemoryTableIsImplemented) {
     const bool host_only = c.variant == "memcpy";  // host memcpy; the GPU copy engine is memcpy_ce
     EXPECT_EQ(table.find(c, 90) != nullptr, !host_only) << c.name();
   }
-  EXPECT_EQ(kernels, (std::set<std::string>{"copy", "read", "write", "strided", "gather", "chase"}));
+  EXPECT_EQ(kernels, (std::set<std::string>{"copy", "read", "block_set_read", "write", "strided", "gather", "chase"}));
 }
 
 TEST(CudaMemoryWorkloads, OnlyForTheCudaBackend) {

@@ -464,6 +464,29 @@ def test_aggregates_only_files_plot_their_median_aggregates(tmp_path, host_doc):
     assert code == 2 and "too little data" in err and "aggregates_only" in err
 
 
+def test_the_per_sm_cache_read_draws_the_measured_l1_line_and_its_sweep(tmp_path):
+    """block_set_read rows (level l1): the measured L1 ceiling is their best GB/s, a diagonal,
+    and the bandwidth plot draws their sweep beside the streaming kernels'."""
+    doc = h100_result(labelled=True)
+    mem = {"verified": 1, "throttled": 0, "sm_clock_MHz": 1980, "mem_clock_MHz": 2619}
+    for tok, ws, gbps in (("16KiB", 16 << 10, 21000.0), ("64KiB", 64 << 10, 24500.0),
+                          ("1MiB", 1 << 20, 9100.0)):
+        doc["benchmarks"] += entries(f"bandwidth/block_set_read/kernel/bytes:{tok}",
+                                     _reps({**mem, "GB/s": gbps, "working_set_bytes": ws}),
+                                     label=label("l1", "GBps", "l1", "bytes"))
+    r = load_result(write_json(doc, tmp_path / "l1.json"))
+    s = roofline_data([r], [], CARDS).series[0]
+    l1 = s.ceiling("l1", measured=True)
+    assert l1.value == pytest.approx(raw_median(doc, "bandwidth/block_set_read/kernel/bytes:64KiB", "GB/s"))
+    assert l1.value == pytest.approx(24500, rel=0.01)
+    assert l1.label.startswith("measured L1 24.") and l1.label.endswith("(block_set_read kernel 64KiB)")
+    assert l1.diagonal and s.ceiling("l1") is None  # no theoretical L1 figure
+    line = next(l for l in bandwidth_data(r).lines if l.label.startswith("block_set_read [kernel]"))
+    assert line.xs == [16 << 10, 64 << 10, 1 << 20]
+    lines = labelled_lines(check_roofline_figure(roofline_data([r], [], CARDS)).axes[0])
+    assert any(k.startswith("measured L1 ") for k in lines)
+
+
 def test_host_sweep_marks_its_last_level_cache_not_an_l2(host_result, host_doc):
     r = load_result(host_result)
     bw = bandwidth_data(r)

@@ -25,9 +25,7 @@ TEST(HostBackend, DescribesTheMachine) {
 
 TEST(HostBackend, EveryQuickMemoryCaseRunsAndVerifies) {
   auto b = make_host_backend(host_workloads());
-  SweepOptions o;
-  o.quick = true;
-  o.backend_kind = "host";
+  const SweepOptions o = sweep_options(b->device(), "host", true);  // the host's own thread count
   int ran = 0;
   for (const auto& c : families::global_memory::cases(o)) {
     if (!b->supports(c)) continue;

@@ -33,6 +33,7 @@ std::string named_element(const std::string& key, std::size_t i) {
   if (key == "roofline/intensity_fp16x2/kernel" || key == "compute/peak_fp16x2_hfma2/kernel")
     return "word " + std::to_string(i);
   if (key == "bandwidth/read/kernel") return "sum of";
+  if (key == "bandwidth/block_set_read/kernel") return "thread " + std::to_string(i);  // each thread's own sum
   if (key == "bandwidth/chase/kernel") return "after";
   // The memory family: the block each allocate + free pair got, the copy of an alloc loop, the
   // word read back from each 4 KiB page of a first touch.
@@ -108,6 +109,7 @@ TEST(HostVerification, EveryHostWorkloadIsCovered) {
   std::set<std::string> expected = {"bandwidth/copy/kernel",
                                     "bandwidth/copy/memcpy",
                                     "bandwidth/read/kernel",
+                                    "bandwidth/block_set_read/kernel",
                                     "bandwidth/write/kernel",
                                     "bandwidth/strided/kernel",
                                     "bandwidth/gather/kernel",

@@ -116,9 +116,9 @@ TEST(WorkloadTable, AnArchitectureTooOldIsAReason) {
 
 TEST(RowLabel, EveryRowSaysItsPeakMetricLevelAndSweep) {
   const std::regex label(
-      "^peak=(none|dram|l2|smem|pcie_h2d|pcie_d2h|fp32|fp16_tensor|bf16_tensor|fp8_tensor) "
+      "^peak=(none|dram|l1|l2|smem|pcie_h2d|pcie_d2h|fp32|fp16_tensor|bf16_tensor|fp8_tensor) "
       "metric=(GBps|TFLOPS|latency_ns|latency_us) "
-      "level=(dram|l2|smem|pcie|p2p|none) sweep=[a-z_]+( path=[a-z_]+)?$");
+      "level=(dram|l1|l2|smem|pcie|p2p|none) sweep=[a-z_]+( path=[a-z_]+)?$");
   for (const auto& c : every_row())
     EXPECT_TRUE(std::regex_match(row_label(c), label)) << c.name() << ": " << row_label(c);
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "harness/cuda/cuda_backend.h"
@@ -32,6 +33,7 @@ std::vector<BenchCase> quick_cases() {
   o.backend_kind = "cuda";
   o.l2_bytes = kL2Bytes;
   o.memory_bytes = std::uint64_t{80} << 30;
+  o.sm_count = fake_backend::fake_device().sm_count;  // the fake device's
   return families::global_memory::cases(o);
 }
 
@@ -97,7 +99,7 @@ TEST_F(FakeCuda, EveryCudaMemoryRowRunsAndVerifies) {
       EXPECT_DOUBLE_EQ(counters.at("latency_ns"), 200.0);      // at the 1500 MHz maximum clock
     }
   }
-  EXPECT_EQ(kernels.size(), 10u);
+  EXPECT_EQ(kernels.size(), 11u);  // block_set_read among them
   EXPECT_GT(flushed, 0);
   EXPECT_GT(hot, 0);
 }
@@ -250,6 +252,30 @@ TEST_F(FakeCuda, AWrongOutputFailsVerificationWithTheIndex) {
   const Verification v = run_like_the_runner(*w, 2);
   EXPECT_FALSE(v.ok);
   EXPECT_EQ(v.message.rfind("element 3: expected ", 0), 0u) << v.message;
+}
+
+// The per-SM cache read: a grid of 4 blocks per SM, each block's sum checked, so one block that
+// read one word short is named; a row made for another device's grid is an error, not a guess.
+TEST_F(FakeCuda, BlockSetReadChecksEveryBlock) {
+  const BenchCase c = find_case(cases_, "bandwidth/block_set_read/kernel/bytes:64KiB");
+  const int readers = fake_backend::fake_device().sm_count * 4;
+  EXPECT_EQ(c.arg("readers"), readers);
+  EXPECT_EQ(c.level, "l1");
+  EXPECT_EQ(c.work.useful_bytes, 65536.0 * readers);
+  auto w = backend().create(c);
+  const Verification v = run_like_the_runner(*w, 4);
+  EXPECT_TRUE(v.ok) << v.message;
+  EXPECT_GE(w->extra_counters(1e-3).at("passes_per_launch"), 1);
+  fake_cuda::state().break_block_set_read = true;
+  auto broken = backend().create(c);
+  const Verification bad = run_like_the_runner(*broken, 4);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.message.rfind("block " + std::to_string(readers - 1) + ": sum of 16384 words", 0), 0u) << bad.message;
+  fake_cuda::state().break_block_set_read = false;
+  BenchCase other = c;
+  other.args["readers"] = readers + 4;  // made for a device with one more SM
+  auto mismatched = backend().create(other);
+  EXPECT_THROW(mismatched->prepare(), std::logic_error);
 }
 
 // A wrong value at the first, a middle and the last element of what the device returns fails

@@ -122,6 +122,27 @@ TEST(MemoryKernels, ReadSumsEveryElementOnce) {
   }
 }
 
+// Every block reads the whole set, `passes` times: each block's partial is passes x the sum.
+// Sizes below, at and above one unrolled sweep of a block (4 x threads vectors); odd grids.
+TEST(MemoryKernels, BlockSetReadEveryBlockReadsTheWholeSet) {
+  for (std::size_t n : {0u, 4u, 8u, 1020u, 1024u, 4096u, 4100u, 20004u}) {
+    for (Shape s : kShapes) {
+      if (s.threads % 32 != 0) continue;  // the block reduction needs whole warps
+      for (int passes : {1, 3}) {
+        const std::vector<std::uint32_t> in = random_words(n, static_cast<unsigned>(n + 11));
+        const auto expected = static_cast<std::uint32_t>(std::accumulate(in.begin(), in.end(), std::uint32_t{0}) *
+                                                         static_cast<std::uint32_t>(passes));
+        std::vector<std::uint32_t> partial(s.blocks + 1, kPoison);
+        launch(Dim3{s.blocks}, Dim3{s.threads}, k::block_set_read_kernel<k::kMemoryUnroll>, in.data(), n,
+               partial.data(), passes);
+        for (unsigned b = 0; b < s.blocks; ++b)
+          EXPECT_EQ(partial[b], expected) << "block " << b << ", passes " << passes << ", " << where(n, 0, s);
+        EXPECT_EQ(partial[s.blocks], kPoison) << "wrote past the partials, " << where(n, 0, s);
+      }
+    }
+  }
+}
+
 TEST(MemoryKernels, ReadSumWrapsModulo2To32) {
   std::vector<std::uint32_t> in(1000, 0xFFFFFFFFu);
   std::vector<std::uint32_t> partial(4, kPoison);
