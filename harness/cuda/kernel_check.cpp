@@ -279,7 +279,7 @@ bool wgmma_device() {
 
 // The wgmma GEMM on inputs that are multiples of 1/64 in (-2, 2): exact in FP16 and in BF16, so
 // the FP16 reference checks the BF16 run of the same values too.
-Verification wgmma_check(int m, int n, int k, kernels::Half16 type) {
+Verification wgmma_check(int m, int n, int k, kernels::Half16 type, kernels::WgmmaCluster cluster) {
   std::vector<std::uint16_t> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(k) * n);
   std::vector<std::uint16_t> a_in(a.size()), b_in(b.size());
   std::vector<float> c(static_cast<std::size_t>(m) * n);
@@ -301,7 +301,7 @@ Verification wgmma_check(int m, int n, int k, kernels::Half16 type) {
   db.upload(b_in.data());
   dc.poison();
   finish(kernels::launch_hgemm_wgmma(da.as<std::uint16_t>(), db.as<std::uint16_t>(), dc.as<float>(), m, n, k, type,
-                                     nullptr));
+                                     cluster, nullptr));
   dc.download(c.data());
   const kernels::GemmMismatch r = kernels::check_gemm_full(a.data(), b.data(), c.data(), m, n, k);
   return r.found ? Verification::fail(r.describe()) : Verification::pass();
@@ -664,27 +664,37 @@ std::vector<Check> all_checks(int sms) {
   checks.push_back({"random_permutation", [] { return permutation_check(); }});
   checks.push_back({"pcie_spin", [] { return pcie_spin_check(); }});
 #endif
-  // The Hopper wgmma kernel, on compute capability 9.0 only (sm_90a): partial tiles in M, N and K,
-  // more tiles than a small GPU has SMs, FP16 and BF16 inputs (BF16 patterns of the same values
-  // when they are exact: the FP16 reference then checks both).
+  // The Hopper wgmma kernel, on compute capability 9.0 only (sm_90a), in 2 x 1 clusters with B
+  // multicast and one block per tile: partial tiles in M, N and K, more tiles than a small GPU
+  // has SMs, FP16 and BF16 inputs (BF16 patterns of the same values when they are exact: the FP16
+  // reference then checks both). 300 rows are 3 tile rows: the second pair's second tile lies
+  // wholly below C.
   if (wgmma_device()) {
-    for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
-      const char* name =
-          type == kernels::Half16::fp16 ? "hgemm_wgmma fp16 300x520x136" : "hgemm_wgmma bf16 300x520x136";
-      checks.push_back({name, [=] {
-                          GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
-                          return wgmma_check(300, 520, 136, type);
-                        }});
-    }
+    struct WgmmaShape {
+      int m, n, k;
+    };
+    std::vector<WgmmaShape> shapes = {{300, 520, 136}};
 #ifndef GPUBENCH_KERNEL_CHECK_EMULATED
     // On a GPU only (minutes under the emulation): 9 x 17 = 153 tiles, more than an H100's 132
-    // SMs, so persistent blocks take a second tile with the ring's phase carried over; 9 K stages
-    // wrap the 4-stage ring; the last tile column and K stage are partial.
-    checks.push_back({"hgemm_wgmma fp16 1100x4104x520", [] {
-                        GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
-                        return wgmma_check(1100, 4104, 520, kernels::Half16::fp16);
-                      }});
+    // SMs, so persistent blocks take a second tile with the ring's phase carried over (clusters:
+    // 5 x 17 = 85 tile pairs on at most 66 clusters, the last pair row's second tiles below C);
+    // 9 K stages wrap the 4-stage ring; the last tile column and K stage are partial.
+    shapes.push_back({1100, 4104, 520});
 #endif
+    for (const WgmmaShape& s : shapes) {
+      for (const kernels::WgmmaCluster cluster : {kernels::WgmmaCluster::pair, kernels::WgmmaCluster::single}) {
+        for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
+          const std::string name =
+              std::string(cluster == kernels::WgmmaCluster::pair ? "hgemm_wgmma" : "hgemm_wgmma_unclustered") +
+              (type == kernels::Half16::fp16 ? " fp16 " : " bf16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
+              "x" + std::to_string(s.k);
+          checks.push_back({name, [=] {
+                              GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
+                              return wgmma_check(s.m, s.n, s.k, type, cluster);
+                            }});
+        }
+      }
+    }
   }
   checks.push_back({"hgemm_wmma 128x256x96", [] {
                       return gemm_check<std::uint16_t>(
