@@ -101,6 +101,11 @@ int launch_hgemm_wgmma(const std::uint16_t* a, const std::uint16_t* b, float* c,
 /// on first use per device (call it before graph capture).
 int hgemm_wgmma_configure();
 
+/// Clusters of the pair kernel that cudaOccupancyMaxActiveClusters said fit on the current device
+/// at once when hgemm_wgmma_configure asked (0: not asked yet, or it could not say; the launcher
+/// then uses half the SMs). A GPC with an odd number of free SMs leaves one idle.
+int hgemm_wgmma_resident_clusters();
+
 /// Dynamic shared memory the mma.sync FP16 kernel needs per block, in bytes.
 std::size_t hgemm_smem_bytes();
 

@@ -73,6 +73,12 @@ int hgemm_wgmma_configure() {
   return 0;
 }
 
+int hgemm_wgmma_resident_clusters() {
+  int dev = 0;
+  if (rt::current_device(&dev) != rt::kSuccess || dev < 0 || dev >= kMaxDevices) return 0;
+  return wgmma_resident_clusters[dev];
+}
+
 int launch_hgemm_wgmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Half16 type,
                        WgmmaCluster cluster, Stream stream) {
   using hgemm_sm90::kMaxClusterM;
