@@ -72,6 +72,51 @@ Error launch(void (*kernel)(P...), Grid grid, Grid block, std::size_t smem, Stre
   return cudaGetLastError();
 }
 
+namespace detail {
+/// A launch configuration with one attribute: clusters of cluster_x x 1 x 1 blocks.
+struct ClusterConfig {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attribute{};
+  ClusterConfig(Grid grid, Grid block, unsigned cluster_x, std::size_t smem, Stream stream) {
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = cluster_x;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  ClusterConfig(const ClusterConfig&) = delete;  // config.attrs points into this object
+  ClusterConfig& operator=(const ClusterConfig&) = delete;
+};
+}  // namespace detail
+
+/// Clusters of `cluster_x` x 1 x 1 blocks of `kernel` (`threads` threads and `smem` bytes of
+/// dynamic shared memory each, the dynamic limit raised first) that can be resident at once on
+/// the current device (cudaOccupancyMaxActiveClusters, CUDA 12.0). On an error the runtime's last
+/// error is cleared (the caller may fall back; the next launch must not report it).
+template <class Kernel>
+Error max_active_clusters(int* clusters, Kernel kernel, unsigned cluster_x, int threads, std::size_t smem) {
+  const detail::ClusterConfig c(Grid(cluster_x), Grid(static_cast<unsigned>(threads)), cluster_x, smem, nullptr);
+  const Error e = cudaOccupancyMaxActiveClusters(clusters, kernel, &c.config);
+  if (e != cudaSuccess) (void)cudaGetLastError();
+  return e;
+}
+/// Enqueues kernel(args...) on grid x block in clusters of cluster_x x 1 x 1 blocks
+/// (cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension, CUDA 12.0; grid.x a multiple of
+/// cluster_x) and returns the launch's error.
+template <class... P, class... A>
+Error launch_cluster(void (*kernel)(P...), Grid grid, Grid block, unsigned cluster_x, std::size_t smem, Stream stream,
+                     A... args) {
+  const detail::ClusterConfig c(grid, block, cluster_x, smem, stream);
+  const Error e = cudaLaunchKernelEx(&c.config, kernel, static_cast<P>(args)...);
+  const Error last = cudaGetLastError();
+  return e != cudaSuccess ? e : last;
+}
+
 #else  // the host build: the SIMT emulation and the stand-in (tests/cuda/emulated_launch.cpp)
 
 using Error = int;
@@ -103,6 +148,21 @@ template <class... P, class... A>
 Error launch(void (*kernel)(P...), Grid grid, Grid block, std::size_t smem, Stream stream, A... args) {
   return host::enqueue(stream, [=] {
     ::gpubench::simt::detail::run_launch(grid, block, smem, [&] { kernel(static_cast<P>(args)...); });
+  });
+}
+template <class Kernel>
+Error max_active_clusters(int* clusters, Kernel, unsigned cluster_x, int threads, std::size_t smem) {
+  return host::clusters_resident(clusters, static_cast<int>(cluster_x), threads, smem);
+}
+/// The emulated cluster launch: the grid must be a multiple of the cluster (as cudaLaunchKernelEx
+/// requires); the blocks of each cluster run co-scheduled under the SIMT emulation.
+template <class... P, class... A>
+Error launch_cluster(void (*kernel)(P...), Grid grid, Grid block, unsigned cluster_x, std::size_t smem, Stream stream,
+                     A... args) {
+  if (cluster_x == 0 || grid.x % cluster_x != 0) return kInvalidValue;
+  return host::enqueue(stream, [=] {
+    ::gpubench::simt::detail::run_launch(grid, block, ::gpubench::simt::Dim3{cluster_x, 1, 1}, smem,
+                                         [&] { kernel(static_cast<P>(args)...); });
   });
 }
 

@@ -16,6 +16,9 @@ int current_device(int* device);
 /// cudaOccupancyMaxActiveBlocksPerMultiprocessor for a kernel of `threads` threads and `smem`
 /// bytes of dynamic shared memory.
 int blocks_per_sm(int* per_sm, int threads, std::size_t smem);
+/// cudaOccupancyMaxActiveClusters for clusters of `cluster` blocks of `threads` threads and `smem`
+/// bytes of dynamic shared memory.
+int clusters_resident(int* clusters, int cluster, int threads, std::size_t smem);
 /// cudaDevAttrMaxSharedMemoryPerBlockOptin.
 int optin_smem_per_block(std::size_t* bytes);
 /// cudaDevAttrComputeCapabilityMajor/Minor and cudaDevAttrMultiProcessorCount.

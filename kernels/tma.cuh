@@ -2,7 +2,10 @@
 //   TmaMap                  the tensor map: CUtensorMap under nvcc, TensorMap2d (a host model of
 //                           a 2-D tiled CUtensorMap) under the emulation
 //   tma_load_2d             cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+//   tma_load_2d_multicast   the same with .multicast::cluster: one load lands in every block of a
+//                           cta mask of the cluster, completing on each one's mbarrier
 //   mbarrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_try_wait_parity,
+//   mbarrier_arrive_cluster (a remote arrive at a shared::cluster address, kernels/cluster.cuh),
 //   fence_proxy_async_shared, fence_mbarrier_init
 //   encode_tensor_map_2d    host side: a 2-D tiled tensor map of 16-bit elements (the driver's
 //                           cuTensorMapEncodeTiled under nvcc, found through the runtime, so
@@ -13,7 +16,10 @@
 //  - a load poisons its shared-memory box (0xFF bytes) when issued and lands, swizzled, with
 //    elements outside the tensor zero-filled, when a thread next polls the mbarrier it completes
 //    on; then it completes box bytes of transaction on that mbarrier. A kernel that reads a stage
-//    before waiting on its barrier reads poison here.
+//    before waiting on its barrier reads poison here. A multicast load does this in each block of
+//    its mask, at the same block-relative offsets of the box and of the mbarrier (PTX ISA:
+//    "the mbarrier signal is also multicast to the same CTA-relative offset"); each block's copy
+//    lands when that block's mbarrier is polled. Issuing into a block that has exited aborts.
 //  - the mbarrier is the 8-byte shared-memory object of the PTX ISA; the emulation packs its
 //    state into it: expected arrivals (bits 0-15), pending arrivals (16-31), transaction count
 //    (signed, 32-52) and the current phase's parity (bit 63). A phase completes when its pending
@@ -27,7 +33,8 @@
 
 #include <cstdint>
 
-#include "kernels/wgmma.cuh"  // Swizzle, swizzle_address, shared_address
+#include "kernels/cluster.cuh"  // map_shared_rank, cluster_shared_pointer
+#include "kernels/wgmma.cuh"    // Swizzle, swizzle_address, shared_address
 
 #if defined(__CUDACC__)
 #include <cuda.h>  // CUtensorMap
@@ -36,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 #endif
 
@@ -93,6 +101,22 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity(std::uint64_t* bar, uns
 #endif
 }
 
+/// mbarrier.arrive.shared::cluster: one arrival on the mbarrier at shared::cluster address
+/// `cluster_bar` (map_shared_rank of a barrier: this block's or a peer's), with the default
+/// semantics (.release.cta), as CUTLASS's ClusterBarrier::arrive(cta_id) does. Not
+/// .release.cluster: ptxas puts MEMBAR.ALL.CTA, MEMBAR.ALL.GPU, ERRBAR and CGAERRBAR before that
+/// arrive (seen in its SASS, nvcc 13.0), a GPU-scope fence per arrive that waits for the
+/// thread's outstanding stores, and it would order nothing this arrive must order: a consumer
+/// releases a stage its wgmma read, and those reads are complete once wgmma.wait_group returns
+/// (completion, which no generic-proxy release covers anyway); it wrote nothing the peer reads.
+__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint32_t cluster_bar) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_bar) : "memory");
+#endif
+}
+
 /// fence.proxy.async.shared::cta: makes this thread's generic-proxy shared-memory writes visible
 /// to the async proxy (TMA, wgmma) before it reads them.
 __device__ __forceinline__ void fence_proxy_async_shared() {
@@ -124,6 +148,22 @@ __device__ __forceinline__ void tma_load_2d(void* smem_dst, const TmaMap* map, i
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
           shared_address(smem_dst)),
       "l"(map), "r"(x), "r"(y), "r"(shared_address(bar))
+      : "memory");
+#endif
+}
+
+/// Like tma_load_2d, multicast: the box lands at the same block-relative offset as `smem_dst` in
+/// every block of the cluster whose rank bit is set in `cta_mask`, and completes its bytes on the
+/// mbarrier at `bar`'s offset in each of them. One thread issues it.
+__device__ __forceinline__ void tma_load_2d_multicast(void* smem_dst, const TmaMap* map, int x, int y,
+                                                      std::uint64_t* bar, std::uint16_t cta_mask) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
+      "%3}], [%4], %5;\n" ::"r"(shared_address(smem_dst)),
+      "l"(map), "r"(x), "r"(y), "r"(shared_address(bar)), "h"(cta_mask)
       : "memory");
 #endif
 }
@@ -270,6 +310,24 @@ struct MbarrierState {
   }
 };
 
+namespace detail {
+/// The mbarriers initialised so far, by address, with the simt::detail::cluster_serial of the
+/// block (cluster) that initialised them: a barrier counts as initialised only in that one.
+inline std::unordered_map<const void*, unsigned long long>& mbarrier_inits() {
+  static std::unordered_map<const void*, unsigned long long> inits;
+  return inits;
+}
+inline bool mbarrier_initialized(const std::uint64_t* bar) {
+  const auto it = mbarrier_inits().find(bar);
+  return it != mbarrier_inits().end() && it->second == gpubench::simt::detail::cluster_serial();
+}
+/// Aborts when `bar` has not been initialised by the running block (cluster): an mbarrier
+/// operation on one is undefined on a GPU (its 8 bytes hold whatever shared memory held).
+inline void require_initialized(const std::uint64_t* bar) {
+  if (!mbarrier_initialized(bar)) tma_abort("mbarrier used before mbarrier.init in this block");
+}
+}  // namespace detail
+
 /// Emulated mbarrier.init.
 inline void mbarrier_init(std::uint64_t* bar, unsigned arrivals) {
   if (arrivals < 1 || arrivals > 0xFFFFu) detail::tma_abort("mbarrier arrival count out of the emulated range");
@@ -277,10 +335,12 @@ inline void mbarrier_init(std::uint64_t* bar, unsigned arrivals) {
   s.expected = arrivals;
   s.pending = arrivals;
   s.store(bar);
+  detail::mbarrier_inits()[bar] = gpubench::simt::detail::cluster_serial();
 }
 
 /// Emulated mbarrier.expect_tx (the transaction half of arrive.expect_tx).
 inline void mbarrier_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  detail::require_initialized(bar);
   MbarrierState s = MbarrierState::load(bar);
   s.tx += static_cast<int>(bytes);
   if (s.tx >= (1 << 20)) detail::tma_abort("mbarrier transaction count above 2^20 - 1");
@@ -290,6 +350,7 @@ inline void mbarrier_expect_tx(std::uint64_t* bar, unsigned bytes) {
 
 /// Emulated mbarrier.complete_tx: `bytes` of the current phase's transactions arrived.
 inline void mbarrier_complete_tx(std::uint64_t* bar, unsigned bytes) {
+  detail::require_initialized(bar);
   MbarrierState s = MbarrierState::load(bar);
   s.tx -= static_cast<int>(bytes);
   if (s.tx <= -(1 << 20)) detail::tma_abort("mbarrier transaction count below -(2^20 - 1)");
@@ -300,6 +361,7 @@ inline void mbarrier_complete_tx(std::uint64_t* bar, unsigned bytes) {
 
 /// Emulated mbarrier.arrive.
 inline void mbarrier_arrive(std::uint64_t* bar) {
+  detail::require_initialized(bar);
   MbarrierState s = MbarrierState::load(bar);
   if (s.pending == 0) detail::tma_abort("mbarrier arrival beyond the expected count");
   --s.pending;
@@ -317,10 +379,11 @@ inline void mbarrier_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
 namespace detail {
 
 struct PendingTmaLoad {
-  unsigned char* dst;
-  TensorMap2d map;  // a copy: the kernel's parameter lives on the issuing thread's stack
+  unsigned char* block_smem;  // the dynamic shared memory of the block it lands in
+  std::uint32_t dst;          // block-relative shared address of the box
+  TensorMap2d map;            // a copy: the kernel's parameter lives on the issuing thread's stack
   int x, y;
-  std::uint64_t* bar;
+  std::uint64_t* bar;  // the mbarrier it completes on, in the same block
 };
 
 inline std::vector<PendingTmaLoad>& tma_pending() {
@@ -334,7 +397,7 @@ inline std::vector<PendingTmaLoad>& tma_pending() {
 inline void land(const PendingTmaLoad& l) {
   const TensorMap2d& m = l.map;
   const std::uint32_t row_bytes = m.box[0] * m.element_bytes;
-  const std::uint32_t base = shared_address(l.dst);
+  const std::uint32_t base = l.dst;
   const auto* g = static_cast<const unsigned char*>(m.global_address);
   for (std::uint32_t r = 0; r < m.box[1]; ++r) {
     const std::int64_t gy = static_cast<std::int64_t>(l.y) + r;
@@ -342,7 +405,7 @@ inline void land(const PendingTmaLoad& l) {
       const std::int64_t gx = static_cast<std::int64_t>(l.x) + e;
       const bool inside = gx >= 0 && gy >= 0 && static_cast<std::uint64_t>(gx) < m.dims[0] &&
                           static_cast<std::uint64_t>(gy) < m.dims[1];
-      unsigned char* to = shared_pointer(swizzle_address(base + r * row_bytes + e * m.element_bytes, m.swizzle));
+      unsigned char* to = l.block_smem + swizzle_address(base + r * row_bytes + e * m.element_bytes, m.swizzle);
       if (inside) {
         std::memcpy(
             to,
@@ -370,21 +433,68 @@ inline void land_loads_of(std::uint64_t* bar) {
 
 }  // namespace detail
 
+namespace detail {
+/// Checks the destination's alignment and returns its block-relative shared address.
+inline std::uint32_t tma_destination(const void* smem_dst, const TensorMap2d& map) {
+  const std::uint32_t dst = shared_address(smem_dst);
+  const std::uint32_t align = map.swizzle == Swizzle::kNone ? 128u : swizzle_atom_bytes(map.swizzle);
+  if (dst % align != 0) tma_abort("shared destination not aligned (128 bytes, or the swizzle atom)");
+  return dst;
+}
+}  // namespace detail
+
 /// Emulated cp.async.bulk.tensor.2d ... mbarrier::complete_tx::bytes: poisons the destination box
 /// now; the data lands (and its bytes complete on `bar`) when a thread next polls `bar`.
 inline void tma_load_2d(void* smem_dst, const TmaMap* map, int x, int y, std::uint64_t* bar) {
-  const std::uint32_t dst = shared_address(smem_dst);
-  const std::uint32_t align = map->swizzle == Swizzle::kNone ? 128u : swizzle_atom_bytes(map->swizzle);
-  if (dst % align != 0) detail::tma_abort("shared destination not aligned (128 bytes, or the swizzle atom)");
+  const std::uint32_t dst = detail::tma_destination(smem_dst, *map);
+  (void)shared_address(bar);  // the barrier is in this block's shared memory too
+  detail::require_initialized(bar);
   std::memset(smem_dst, 0xFF, map->box_bytes());
-  detail::tma_pending().push_back({static_cast<unsigned char*>(smem_dst), *map, x, y, bar});
+  detail::tma_pending().push_back({shared_pointer(0), dst, *map, x, y, bar});
   gpubench::simt::note_progress();
+}
+
+/// Emulated cp.async.bulk.tensor.2d ... .multicast::cluster: for every block of the cluster in
+/// `cta_mask`, poisons the box at smem_dst's block-relative offset there now; each block's copy
+/// lands (completing its bytes on the mbarrier at bar's offset in that block) when a thread next
+/// polls that mbarrier. Aborts for an empty mask, a rank outside the cluster or a block that has
+/// exited.
+inline void tma_load_2d_multicast(void* smem_dst, const TmaMap* map, int x, int y, std::uint64_t* bar,
+                                  std::uint16_t cta_mask) {
+  const std::uint32_t dst = detail::tma_destination(smem_dst, *map);
+  const std::uint32_t bar_offset = shared_address(bar);
+  const unsigned blocks = gpubench::simt::detail::cluster_blocks();
+  if (cta_mask == 0) detail::tma_abort("multicast with an empty cta mask");
+  if ((static_cast<unsigned>(cta_mask) >> blocks) != 0)
+    detail::tma_abort("multicast cta mask names a rank outside the cluster");
+  for (unsigned rank = 0; rank < blocks; ++rank) {
+    if ((cta_mask >> rank & 1u) == 0) continue;
+    unsigned char* box = cluster_shared_pointer(map_shared_rank(smem_dst, rank));  // aborts for an exited block
+    unsigned char* block_smem = box - dst;
+    // Its bytes may complete on that block's barrier any time from now on: the barrier must be
+    // initialised, and the initialisation visible to this block, before the copy is issued.
+    if (!detail::mbarrier_initialized(reinterpret_cast<std::uint64_t*>(block_smem + bar_offset))) {
+      detail::tma_abort(
+          "multicast completing on an mbarrier its block has not initialised yet (make mbarrier.init "
+          "visible to the cluster - fence.mbarrier_init and a cluster barrier - before a peer uses it)");
+    }
+    std::memset(box, 0xFF, map->box_bytes());
+    detail::tma_pending().push_back(
+        {block_smem, dst, *map, x, y, reinterpret_cast<std::uint64_t*>(block_smem + bar_offset)});
+  }
+  gpubench::simt::note_progress();
+}
+
+/// Emulated mbarrier.arrive.shared::cluster at a shared::cluster address.
+inline void mbarrier_arrive_cluster(std::uint32_t cluster_bar) {
+  mbarrier_arrive(reinterpret_cast<std::uint64_t*>(cluster_shared_pointer(cluster_bar)));
 }
 
 /// Emulated mbarrier.try_wait.parity: lands the loads pending on `bar`, then reports whether the
 /// phase with parity `parity` has completed (the current phase's parity differs from it). A
 /// failed poll yields to the other threads of the block (simt::spin_yield).
 inline bool mbarrier_try_wait_parity(std::uint64_t* bar, unsigned parity) {
+  detail::require_initialized(bar);
   detail::land_loads_of(bar);
   if (MbarrierState::load(bar).parity != (parity & 1u)) {
     gpubench::simt::note_progress();  // the caller moves on

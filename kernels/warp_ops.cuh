@@ -108,9 +108,6 @@ inline void require_aligned16(const void* p, const char* what) {
   if ((reinterpret_cast<std::uintptr_t>(p) & 15u) != 0) emulation_abort(what);
 }
 
-/// Flat index of the calling thread within its block (the key of its cp.async state).
-inline unsigned flat_thread_index() { return gpubench::simt::linear_thread_id(); }
-
 struct PendingCopy {
   void* dst;
   const void* src;
@@ -119,7 +116,7 @@ struct PendingCopy {
 
 /// One thread's cp.async groups (kernels/simt/async_groups.h).
 inline gpubench::simt::AsyncGroups<PendingCopy>& cp_async_groups() {
-  return gpubench::simt::async_groups_of_block<PendingCopy>()[flat_thread_index()];
+  return gpubench::simt::async_groups_of<PendingCopy>(gpubench::simt::detail::resident_thread_slot());
 }
 
 /// half_bits_to_float through a table: the emulated mma converts 384 halves per lane per call.

@@ -179,8 +179,9 @@ namespace detail {
   std::fprintf(stderr, "wgmma emulation: %s\n", what);
   std::abort();
 }
-/// The emulated shared window: the running launch's dynamic shared memory (the window a Hopper
-/// GEMM uses; static __shared__ arrays are function-local statics outside any window).
+/// The emulated shared window: the dynamic shared memory of the calling thread's block (the
+/// window a Hopper GEMM uses; static __shared__ arrays are function-local statics outside any
+/// window).
 inline unsigned char* shared_window() {
   auto* base = static_cast<unsigned char*>(gpubench::simt::detail::dynamic_shared_memory());
   if (base == nullptr) wgmma_abort("shared address of a pointer outside dynamic shared memory (none was requested)");
@@ -415,9 +416,9 @@ struct PendingWgmma {
   int scale_d;
 };
 
-/// One thread's wgmma groups (kernels/simt/async_groups.h).
-inline gpubench::simt::AsyncGroups<PendingWgmma>& wgmma_groups(unsigned thread) {
-  return gpubench::simt::async_groups_of_block<PendingWgmma>()[thread];
+/// The calling thread's wgmma groups (kernels/simt/async_groups.h).
+inline gpubench::simt::AsyncGroups<PendingWgmma>& wgmma_groups() {
+  return gpubench::simt::async_groups_of<PendingWgmma>(gpubench::simt::detail::resident_thread_slot());
 }
 
 inline float operand_value(std::uint32_t addr, bool bf16) {
@@ -477,8 +478,7 @@ inline void wgmma_m64k16_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64
   if ((t / 128u) * 128u + 128u > threads) detail::wgmma_abort("wgmma from a thread outside a complete warpgroup");
   detail::check_descriptor(desc_a, "descriptor of A has a non-zero base offset (not emulated)");
   detail::check_descriptor(desc_b, "descriptor of B has a non-zero base offset (not emulated)");
-  detail::wgmma_groups(t).open.push_back(
-      {d, N, std::is_same_v<T, BF16>, MajorB == Major::kMN, desc_a, desc_b, scale_d});
+  detail::wgmma_groups().open.push_back({d, N, std::is_same_v<T, BF16>, MajorB == Major::kMN, desc_a, desc_b, scale_d});
 }
 
 namespace detail {
@@ -508,14 +508,14 @@ template <int R>
 inline void wgmma_fence_operands(float (&)[R]) {}
 
 /// Emulated wgmma.commit_group.
-inline void wgmma_commit_group() { detail::wgmma_groups(gpubench::simt::linear_thread_id()).commit(); }
+inline void wgmma_commit_group() { detail::wgmma_groups().commit(); }
 
 /// Emulated wgmma.wait_group N: performs this thread's oldest committed groups, in issue order,
 /// until at most N remain.
 template <int N>
 inline void wgmma_wait_group() {
   const unsigned t = gpubench::simt::linear_thread_id();
-  detail::wgmma_groups(t).wait(N, [t](const detail::PendingWgmma& op) { detail::perform(op, t % 128u); });
+  detail::wgmma_groups().wait(N, [t](const detail::PendingWgmma& op) { detail::perform(op, t % 128u); });
 }
 
 /// Emulation only: wgmma operations of any thread not yet performed (tests assert 0 after a kernel).

@@ -24,9 +24,9 @@
 #              expected band, markdown, JUnit and JSON) with its wall time, then the same
 #              through --device=all (every GPU; the peer-to-peer matrix where there are two)
 #   ncu        Nsight Compute on copy at 1 GiB, strided at strides 8 and 32, gather at 256 MiB
-#              (DRAM bytes against the work model, L2 hit rate), the FP16 GEMMs (mma.sync and the
-#              Hopper wgmma kernel) and SGEMM at 4096 and 8192 (pipe utilization, shared-memory
-#              throughput, stall reasons)
+#              (DRAM bytes against the work model, L2 hit rate), the FP16 GEMMs (mma.sync, the
+#              Hopper wgmma kernel in 2 x 1 clusters and without) and SGEMM at 4096 and 8192 (pipe
+#              utilization, L2 and shared-memory throughput, stall reasons)
 #
 # Exit status: 0 the stage ran (read STAGE.txt for what it found), 2 bad usage or no GPU.
 set -euo pipefail
@@ -378,8 +378,12 @@ stage_ncu() {
   profile gather_256MiB 'gather_kernel' 'bandwidth/gather/kernel/bytes:256MiB$'
   profile hgemm_4096 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:4096,n:4096,k:4096$'
   profile hgemm_8192 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:8192,n:8192,k:8192$'
+  # The wgmma rows run the kernel in 2 x 1 clusters (B multicast), wgmma_unclustered the same
+  # kernel one block per tile: the L2 throughput and tensor-pipe figures of the two side by side.
   profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
   profile wgmma_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:8192,n:8192,k:8192$'
+  profile wgmma_unclustered_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:4096,n:4096,k:4096$'
+  profile wgmma_unclustered_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:8192,n:8192,k:8192$'
   profile sgemm_4096 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:4096,n:4096,k:4096$'
   profile sgemm_8192 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:8192,n:8192,k:8192$'
   python3 - "$WORK" >>"$WORK/summary.txt" 2>&1 <<'EOF' || true
@@ -390,6 +394,7 @@ want = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum
         "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
         "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+        "lts__t_bytes.sum", "lts__throughput.avg.pct_of_peak_sustained_elapsed",
         "sm__throughput.avg.pct_of_peak_sustained_elapsed",
         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"]
 for log in sorted(glob.glob(os.path.join(sys.argv[1], "ncu_*.log"))):

@@ -1,5 +1,6 @@
-// The GEMM table: compute/sgemm/{kernel,naive,cublas}, compute/hgemm/{kernel,wmma,wgmma,cublas},
-// compute/bf16gemm/{wgmma,cublas} and compute/fp8gemm/cublaslt over square sizes and shapes from real
+// The GEMM table: compute/sgemm/{kernel,naive,cublas},
+// compute/hgemm/{kernel,wmma,wgmma,wgmma_unclustered,cublas}, compute/bf16gemm/{wgmma,cublas} and
+// compute/fp8gemm/cublaslt over square sizes and shapes from real
 // models, each row C = A * B (row-major, families/gemm/gemm.h; FP32 C, FP32 accumulation) with the
 // 2MNK work model. cuBLAS rows sit beside the hand-written kernels at the same sizes; the
 // kernels' pct_of_cublas counter compares the two. The BF16 and FP8 library rows bound what the
@@ -70,9 +71,14 @@ std::vector<BenchCase> families::gemm::cases(const SweepOptions& o) {
     if (hgemm_wmma_shape_error(s.m, s.n, s.k) == nullptr) {
       cases.push_back(gemm_row("hgemm", "wmma", s, 2, PeakKind::fp16_tensor, 80));
     }
-    // wgmma and the TMA: the Hopper kernel, built for sm_90a (a 9.0 device; others skip the row).
+    // wgmma and the TMA: the Hopper kernel, built for sm_90a (a 9.0 device; others skip the row),
+    // in 2 x 1 clusters sharing B by multicast (wgmma) and one block per tile (wgmma_unclustered,
+    // FP16 only: the two side by side tell whether the clusters pay).
     const bool wgmma_shape = hgemm_wgmma_shape_error(s.m, s.n, s.k) == nullptr;
-    if (wgmma_shape) cases.push_back(gemm_row("hgemm", "wgmma", s, 2, PeakKind::fp16_tensor, 90));
+    if (wgmma_shape) {
+      cases.push_back(gemm_row("hgemm", "wgmma", s, 2, PeakKind::fp16_tensor, 90));
+      cases.push_back(gemm_row("hgemm", "wgmma_unclustered", s, 2, PeakKind::fp16_tensor, 90));
+    }
     cases.push_back(gemm_row("hgemm", "cublas", s, 2, PeakKind::fp16_tensor, 0));
     // BF16 tensor cores arrived with sm_80; FP8 ones with sm_89 (Ada) and sm_90 (Hopper).
     if (wgmma_shape) cases.push_back(gemm_row("bf16gemm", "wgmma", s, 2, PeakKind::bf16_tensor, 90));

@@ -1,6 +1,7 @@
 // The GEMM family on a CUDA device: compute/sgemm/{kernel,naive,cublas},
-// compute/hgemm/{kernel,wmma,wgmma,cublas}, compute/bf16gemm/{wgmma,cublas} and
-// compute/fp8gemm/cublaslt (wgmma: the Hopper kernel, compute capability 9.0 only; rows
+// compute/hgemm/{kernel,wmma,wgmma,wgmma_unclustered,cublas}, compute/bf16gemm/{wgmma,cublas} and
+// compute/fp8gemm/cublaslt (wgmma: the Hopper kernel in 2 x 1 clusters sharing B by TMA multicast,
+// wgmma_unclustered: the same kernel one block per tile; compute capability 9.0 only; rows
 // from families/gemm/cases.cpp, kernels from families/gemm/gemm.h). C = A * B, row-major, FP32 C;
 // FP16 rows take binary16 A and B and accumulate in FP32 (cuBLAS: cublasGemmEx with
 // CUBLAS_COMPUTE_32F, so no TF32 shortcut for the FP32 reference and the same FP32 accumulation as
@@ -56,7 +57,10 @@ namespace {
 /// cublasGemmEx on the same inputs: FP32, FP16 or BF16 (a Hopper BF16 kernel is compared with
 /// cuBLAS BF16, not FP16); FP8 has only the cuBLASLt row itself.
 enum class Precision { fp32, fp16, bf16, fp8 };
-enum class GemmVariant { kernel, naive, wmma, wgmma, cublas, cublaslt };
+enum class GemmVariant { kernel, naive, wmma, wgmma, wgmma_unclustered, cublas, cublaslt };
+
+/// The Hopper kernel's variants (sm_90a code, clusters of 2 or single blocks).
+constexpr bool is_wgmma(GemmVariant v) { return v == GemmVariant::wgmma || v == GemmVariant::wgmma_unclustered; }
 
 /// The host type of an input element of each precision.
 template <Precision P>
@@ -320,7 +324,7 @@ class GemmWorkload final : public CudaWorkload {
     if (const char* why = shape_error()) {
       throw SkipCase("shape " + std::to_string(m_) + "x" + std::to_string(n_) + "x" + std::to_string(k_) + ": " + why);
     }
-    if constexpr (V == GemmVariant::wgmma) {  // sm_90a code: compute capability 9.0 exactly
+    if constexpr (is_wgmma(V)) {  // sm_90a code: compute capability 9.0 exactly
       const DeviceDescription& d = dev_.description();
       if (const char* why = kernels::hgemm_wgmma_device_error(d.cc_major, d.cc_minor)) {
         throw SkipCase(std::string(why) + "; this device is " + std::to_string(d.cc_major) + "." +
@@ -361,7 +365,7 @@ class GemmWorkload final : public CudaWorkload {
     if constexpr (P == Precision::fp16 && V == GemmVariant::kernel) {
       GPUBENCH_CUDA_CHECK(kernels::hgemm_configure());  // before any graph capture
     }
-    if constexpr (V == GemmVariant::wgmma) {
+    if constexpr (is_wgmma(V)) {
       GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());  // before any graph capture
     }
   }
@@ -387,11 +391,12 @@ class GemmWorkload final : public CudaWorkload {
         return kernels::launch_sgemm_naive(a, b, c, m, n, k, s);
       } else if constexpr (P == Precision::fp16 && V == GemmVariant::kernel) {
         return kernels::launch_hgemm(a, b, c, m, n, k, s);
-      } else if constexpr (V == GemmVariant::wgmma) {
+      } else if constexpr (is_wgmma(V)) {
         static_assert(sizeof(In) == 2, "the wgmma kernel takes 16-bit inputs");
-        return kernels::launch_hgemm_wgmma(reinterpret_cast<const std::uint16_t*>(a),
-                                           reinterpret_cast<const std::uint16_t*>(b), c, m, n, k,
-                                           P == Precision::bf16 ? kernels::Half16::bf16 : kernels::Half16::fp16, s);
+        return kernels::launch_hgemm_wgmma(
+            reinterpret_cast<const std::uint16_t*>(a), reinterpret_cast<const std::uint16_t*>(b), c, m, n, k,
+            P == Precision::bf16 ? kernels::Half16::bf16 : kernels::Half16::fp16,
+            V == GemmVariant::wgmma ? kernels::WgmmaCluster::pair : kernels::WgmmaCluster::single, s);
       } else {
         static_assert(P == Precision::fp16 && V == GemmVariant::wmma, "no such GEMM workload");
         return kernels::launch_hgemm_wmma(a, b, c, m, n, k, s);
@@ -457,7 +462,7 @@ class GemmWorkload final : public CudaWorkload {
   const char* shape_error() const {
     if constexpr (P == Precision::fp16 && V == GemmVariant::kernel) return kernels::hgemm_shape_error(m_, n_, k_);
     if constexpr (P == Precision::fp16 && V == GemmVariant::wmma) return kernels::hgemm_wmma_shape_error(m_, n_, k_);
-    if constexpr (V == GemmVariant::wgmma) return kernels::hgemm_wgmma_shape_error(m_, n_, k_);
+    if constexpr (is_wgmma(V)) return kernels::hgemm_wgmma_shape_error(m_, n_, k_);
     if constexpr (V == GemmVariant::cublaslt) return kernels::fp8_gemm_shape_error(m_, n_, k_);
     return kernels::sgemm_shape_error(m_, n_, k_);
   }
@@ -537,7 +542,9 @@ void families::gemm::add_cuda_workloads(WorkloadTable& t) {
   t.add("compute/hgemm/kernel", &make<GemmWorkload<Precision::fp16, GemmVariant::kernel>>, 80);
   t.add("compute/hgemm/wmma", &make<GemmWorkload<Precision::fp16, GemmVariant::wmma>>, 80);
   // The Hopper kernel (sm_90a): skipped, with the reason, on any device but compute capability 9.0.
+  // In 2 x 1 clusters with B multicast, and (FP16 only) one block per tile, to compare the two.
   t.add("compute/hgemm/wgmma", &make<GemmWorkload<Precision::fp16, GemmVariant::wgmma>>, 90);
+  t.add("compute/hgemm/wgmma_unclustered", &make<GemmWorkload<Precision::fp16, GemmVariant::wgmma_unclustered>>, 90);
   t.add("compute/hgemm/cublas", &make<GemmWorkload<Precision::fp16, GemmVariant::cublas>>);
   // BF16 tensor cores: sm_80 on; FP8 tensor cores: sm_89 (Ada) and sm_90 (Hopper) on.
   t.add("compute/bf16gemm/wgmma", &make<GemmWorkload<Precision::bf16, GemmVariant::wgmma>>, 90);

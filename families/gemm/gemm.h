@@ -83,16 +83,28 @@ inline const char* hgemm_wgmma_device_error(int cc_major, int cc_minor) {
 /// Input type of the wgmma kernel: IEEE binary16 or bfloat16 bit patterns.
 enum class Half16 { fp16, bf16 };
 
+/// How the wgmma kernel's blocks get their operands: `pair` - thread-block clusters of 2 x 1
+/// blocks on vertically adjacent tiles, each loading half of their shared B tile and multicasting
+/// it to both (a third less L2 traffic); `single` - one block per tile, loading all of it.
+enum class WgmmaCluster { pair, single };
+
 /// FP16- or BF16-in, FP32-accumulate GEMM for Hopper: wgmma.m64n256k16 from shared memory filled
 /// by the tensor memory accelerator, a producer warpgroup and two consumer warpgroups, persistent
-/// over 128 x 256 tiles (families/gemm/hgemm_sm90.cuh). Shapes: see hgemm_wgmma_shape_error;
-/// devices: hgemm_wgmma_device_error (anything else returns cudaErrorNoKernelImageForDevice).
+/// over 128 x 256 tiles (families/gemm/hgemm_sm90.cuh), in clusters or not (`cluster`). Shapes:
+/// see hgemm_wgmma_shape_error; devices: hgemm_wgmma_device_error (anything else returns
+/// cudaErrorNoKernelImageForDevice).
 int launch_hgemm_wgmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Half16 type,
-                       Stream stream);
+                       WgmmaCluster cluster, Stream stream);
 
-/// Opts both instantiations of the wgmma kernel into their dynamic shared memory on the current
-/// device; launch_hgemm_wgmma does it on first use per device (call it before graph capture).
+/// Opts every instantiation of the wgmma kernel into its dynamic shared memory on the current
+/// device and asks how many clusters of the pair kernel fit at once; launch_hgemm_wgmma does it
+/// on first use per device (call it before graph capture).
 int hgemm_wgmma_configure();
+
+/// Clusters of the pair kernel that cudaOccupancyMaxActiveClusters said fit on the current device
+/// at once when hgemm_wgmma_configure asked (0: not asked yet, or it could not say; the launcher
+/// then uses half the SMs). A GPC with an odd number of free SMs leaves one idle.
+int hgemm_wgmma_resident_clusters();
 
 /// Dynamic shared memory the mma.sync FP16 kernel needs per block, in bytes.
 std::size_t hgemm_smem_bytes();

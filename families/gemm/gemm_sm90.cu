@@ -1,8 +1,10 @@
 // Launcher of the Hopper wgmma GEMM (declared in families/gemm/gemm.h; kernel body in
 // hgemm_sm90.cuh). nvcc builds this file for sm_90a only (families/gemm/CMakeLists.txt): wgmma
 // and setmaxnreg exist in no other target. Its host side builds the two tensor maps, checks the
-// device, opts into the shared memory and launches one persistent block per SM (at most one per
-// tile).
+// device, opts into the shared memory and launches the persistent grid: without clusters one
+// block per SM (at most one per tile); with 2 x 1 clusters (cudaLaunchKernelEx) one cluster per
+// tile pair, at most as many as cudaOccupancyMaxActiveClusters says fit at once (asked once per
+// device; half the SMs when it cannot say), so that every cluster is resident from the start.
 #include "families/gemm/gemm.h"
 #include "families/gemm/hgemm_sm90.cuh"
 #include "kernels/launch.cuh"
@@ -13,40 +15,73 @@ namespace {
 
 constexpr int kMaxDevices = 64;
 bool wgmma_configured[kMaxDevices] = {};
+int wgmma_resident_clusters[kMaxDevices] = {};  // of the pair kernel; 0 = unknown
 
 // cudaErrorNoKernelImageForDevice: the answer of a device this sm_90a-only kernel cannot run on.
 constexpr int kNoKernelImage = 209;
 
-template <class T>
+template <class T, int kClusterM>
 int launch_typed(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, hopper::TmaElement e,
-                 int sms, Stream stream) {
+                 int sms, int resident_clusters, Stream stream) {
   using namespace hgemm_sm90;
   hopper::TmaMap map_a{};
   hopper::TmaMap map_b{};
   int err = encode_operand_maps(&map_a, &map_b, a, b, m, n, k, e);
   if (err != 0) return err;
-  const int tiles = tiles_m(m) * tiles_n(n);
-  const unsigned blocks = static_cast<unsigned>(tiles < sms ? tiles : sms);
-  return rt::launch(hgemm_wgmma_kernel<T>, rt::Grid(blocks), rt::Grid(kThreads), kSmemBytes, stream, map_a, map_b, c, m,
-                    n, k);
+  const int units = work_units<kClusterM>(m, n);
+  if constexpr (kClusterM == 1) {
+    const unsigned blocks = static_cast<unsigned>(units < sms ? units : sms);
+    return rt::launch(hgemm_wgmma_kernel<T, 1>, rt::Grid(blocks), rt::Grid(kThreads), kSmemBytes, stream, map_a, map_b,
+                      c, m, n, k);
+  } else {
+    const int clusters = persistent_clusters(units, sms, kClusterM, resident_clusters);
+    return rt::launch_cluster(hgemm_wgmma_kernel<T, kClusterM>, rt::Grid(static_cast<unsigned>(clusters * kClusterM)),
+                              rt::Grid(kThreads), kClusterM, kSmemBytes, stream, map_a, map_b, c, m, n, k);
+  }
+}
+
+template <class T, int kClusterM>
+rt::Error allow_smem(rt::Error previous) {
+  return previous != rt::kSuccess
+             ? previous
+             : rt::allow_dynamic_smem(hgemm_sm90::hgemm_wgmma_kernel<T, kClusterM>, hgemm_sm90::kSmemBytes);
 }
 
 }  // namespace
 
 int hgemm_wgmma_configure() {
+  using hgemm_sm90::kMaxClusterM;
   int dev = 0;
   rt::Error err = rt::current_device(&dev);
   if (err != rt::kSuccess) return static_cast<int>(err);
-  err = rt::allow_dynamic_smem(hgemm_sm90::hgemm_wgmma_kernel<hopper::F16>, hgemm_sm90::kSmemBytes);
-  if (err == rt::kSuccess) {
-    err = rt::allow_dynamic_smem(hgemm_sm90::hgemm_wgmma_kernel<hopper::BF16>, hgemm_sm90::kSmemBytes);
+  err = allow_smem<hopper::F16, 1>(err);
+  err = allow_smem<hopper::BF16, 1>(err);
+  err = allow_smem<hopper::F16, kMaxClusterM>(err);
+  err = allow_smem<hopper::BF16, kMaxClusterM>(err);
+  if (err != rt::kSuccess) return static_cast<int>(err);
+  // Both input types have the same resources: one answer serves both. A failure leaves 0
+  // (unknown), and the launcher falls back to half the SMs.
+  int clusters = 0;
+  if (rt::max_active_clusters(&clusters, hgemm_sm90::hgemm_wgmma_kernel<hopper::F16, kMaxClusterM>, kMaxClusterM,
+                              hgemm_sm90::kThreads, hgemm_sm90::kSmemBytes) != rt::kSuccess) {
+    clusters = 0;
   }
-  if (err == rt::kSuccess && dev >= 0 && dev < kMaxDevices) wgmma_configured[dev] = true;
-  return static_cast<int>(err);
+  if (dev >= 0 && dev < kMaxDevices) {
+    wgmma_resident_clusters[dev] = clusters;
+    wgmma_configured[dev] = true;
+  }
+  return 0;
+}
+
+int hgemm_wgmma_resident_clusters() {
+  int dev = 0;
+  if (rt::current_device(&dev) != rt::kSuccess || dev < 0 || dev >= kMaxDevices) return 0;
+  return wgmma_resident_clusters[dev];
 }
 
 int launch_hgemm_wgmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Half16 type,
-                       Stream stream) {
+                       WgmmaCluster cluster, Stream stream) {
+  using hgemm_sm90::kMaxClusterM;
   if (hgemm_wgmma_shape_error(m, n, k) != nullptr) return rt::kInvalidValue;
   int major = 0, minor = 0, sms = 0;
   rt::Error err = rt::device_shape(&major, &minor, &sms);
@@ -57,8 +92,15 @@ int launch_hgemm_wgmma(const std::uint16_t* a, const std::uint16_t* b, float* c,
     const int e = hgemm_wgmma_configure();
     if (e != 0) return e;
   }
-  if (type == Half16::bf16) return launch_typed<hopper::BF16>(a, b, c, m, n, k, hopper::TmaElement::kBF16, sms, stream);
-  return launch_typed<hopper::F16>(a, b, c, m, n, k, hopper::TmaElement::kF16, sms, stream);
+  const int resident = dev >= 0 && dev < kMaxDevices ? wgmma_resident_clusters[dev] : 0;
+  const bool bf16 = type == Half16::bf16;
+  const hopper::TmaElement e = bf16 ? hopper::TmaElement::kBF16 : hopper::TmaElement::kF16;
+  if (cluster == WgmmaCluster::single) {
+    return bf16 ? launch_typed<hopper::BF16, 1>(a, b, c, m, n, k, e, sms, resident, stream)
+                : launch_typed<hopper::F16, 1>(a, b, c, m, n, k, e, sms, resident, stream);
+  }
+  return bf16 ? launch_typed<hopper::BF16, kMaxClusterM>(a, b, c, m, n, k, e, sms, resident, stream)
+              : launch_typed<hopper::F16, kMaxClusterM>(a, b, c, m, n, k, e, sms, resident, stream);
 }
 
 }  // namespace gpubench::kernels

@@ -32,11 +32,34 @@
 //  - Partial tiles: the TMA zero-fills elements outside the tensor (any M; N and K multiples of 8
 //    because each global row must be a multiple of 16 bytes); the epilogue stores only elements
 //    inside C, two adjacent floats per store.
+//
+// Clusters (kClusterM = 2): each block streams 48 KiB of operands from L2 per 4.2 MFLOP stage, so
+// 132 blocks at the tensor rate read ~8 TB/s of L2, close to what an H100's L2 gives. Two blocks
+// of a 2 x 1 cluster take vertically adjacent tiles (tile rows 2p and 2p + 1 of one column),
+// which need the same B tile: each block's producer loads its own A box and HALF of B (two of the
+// four 64-column boxes: ranks 0 and 1 take boxes 0-1 and 2-3), multicast to both blocks of the
+// cluster, so L2 serves 16 + 16 KiB per block and stage instead of 16 + 32 (a third less). Every
+// block's `full` barrier still expects the whole stage (A + all of B, 48 KiB): its own loads and
+// the peer's multicast half complete on it. A stage is refilled only when the consumers of BOTH
+// blocks have released it, since either producer writes into both: after its wgmma reads of a
+// stage are done, each consumer warp (lanes converged by __syncwarp) arrives on that stage's
+// `empty` barrier in every block of the cluster (lane r on rank r's, through mapa and a
+// shared::cluster arrive; kernels/tma.cuh says why its semantics are the default .release.cta),
+// so `empty` expects 2 ranks x 8 warps = 16 arrivals. The barriers are initialised, fenced
+// (fence.mbarrier_init.release.cluster) and the cluster barrier passed before any block touches a
+// peer's; at the end every thread passes the cluster barrier again (arrive.release), so no block
+// exits while its peer may still arrive on its barriers (the consumers' last releases). The
+// persistent schedule hands out tile PAIRS: cluster c takes pairs c, c + clusters, ... in the
+// grouped raster over pair rows (kGroupM / 2 pair rows per group: the same 8 tile rows). An M of
+// an odd number of tile rows gives the last pairs a second tile wholly below C: its block still
+// runs the pipeline (its A box is all zero-fill, and it must load and multicast its half of B for
+// its peer) and stores nothing (the epilogue's row guard).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cluster.cuh"
 #include "kernels/simt/simt.h"  // GPUBENCH_UNROLL and GPUBENCH_DYNAMIC_SHARED under nvcc
 #include "kernels/tma.cuh"
 #include "kernels/wgmma.cuh"
@@ -55,6 +78,7 @@ constexpr int kThreads = kWarpgroupThreads * (1 + kConsumers);   ///< producer +
 constexpr int kProducerRegisters = 40;                           ///< setmaxnreg.dec target of the producer
 constexpr int kConsumerRegisters = 232;                          ///< setmaxnreg.inc target of the consumers
 constexpr int kGroupM = 8;                                       ///< tile rows per rasterisation group
+constexpr int kMaxClusterM = 2;                                  ///< cluster sizes built: 1 and 2 (x 1)
 constexpr int kMmaN = kBlockN;                                   ///< N of each wgmma (one m64n256k16 per k16)
 constexpr int kAccumulators = kMmaN / 2;                         ///< floats per consumer thread (64 x 256 / 128)
 constexpr int kBoxN = 64;                                        ///< B box width: one 128-byte swizzle span of n
@@ -87,19 +111,89 @@ __host__ __device__ constexpr int tiles_m(int m) { return (m + kBlockM - 1) / kB
 __host__ __device__ constexpr int tiles_n(int n) { return (n + kBlockN - 1) / kBlockN; }
 __host__ __device__ constexpr int k_stages(int k) { return (k + kBlockK - 1) / kBlockK; }
 
-/// Tile (row, column) of linear tile index `tile` in the grouped raster: groups of kGroupM tile
-/// rows (fewer in the last group), column-major within a group.
+/// Work units of the kernel with clusters of kClusterM blocks along M: tiles (kClusterM = 1) or
+/// vertical tile pairs (2), `units_m` rows of them by tiles_n columns.
+template <int kClusterM>
+__host__ __device__ constexpr int unit_rows(int m) {
+  return (tiles_m(m) + kClusterM - 1) / kClusterM;
+}
+template <int kClusterM>
+__host__ __device__ constexpr int work_units(int m, int n) {
+  return unit_rows<kClusterM>(m) * tiles_n(n);
+}
+
+/// Tile (row, column) of linear tile index `tile` in the grouped raster: groups of `group_m` tile
+/// rows (fewer in the last group), column-major within a group. The cluster kernel rasters tile
+/// pairs the same way, with pair rows for tile rows and kGroupM / 2 of them per group.
 struct TileCoord {
   int m;  ///< tile row
   int n;  ///< tile column
 };
-__host__ __device__ constexpr TileCoord tile_coord(int tile, int tiles_along_m, int tiles_along_n) {
-  const int group_tiles = kGroupM * tiles_along_n;
-  const int first_m = (tile / group_tiles) * kGroupM;
-  const int rows = tiles_along_m - first_m < kGroupM ? tiles_along_m - first_m : kGroupM;
+__host__ __device__ constexpr TileCoord tile_coord(int tile, int tiles_along_m, int tiles_along_n,
+                                                   int group_m = kGroupM) {
+  const int group_tiles = group_m * tiles_along_n;
+  const int first_m = (tile / group_tiles) * group_m;
+  const int rows = tiles_along_m - first_m < group_m ? tiles_along_m - first_m : group_m;
   const int in_group = tile % group_tiles;
   return TileCoord{first_m + in_group % rows, in_group / rows};
 }
+
+/// Clusters of the persistent cluster kernel: one per work unit, at most as many as can be
+/// resident together (`resident`, from cudaOccupancyMaxActiveClusters; 0 when unknown) and as
+/// the SMs hold one block each (sms / cluster_m, at least 1).
+constexpr int persistent_clusters(int units, int sms, int cluster_m, int resident) {
+  int cap = sms / cluster_m;
+  if (resident > 0 && resident < cap) cap = resident;
+  if (cap < 1) cap = 1;
+  return units < cap ? units : cap;
+}
+
+/// Arrivals per phase on a stage's `empty` barrier: every consumer thread (1 block), or every
+/// consumer warp of every block of the cluster.
+template <int kClusterM>
+__host__ __device__ constexpr unsigned empty_arrivals() {
+  return kClusterM == 1 ? kConsumers * kWarpgroupThreads : kClusterM * kConsumers * (kWarpgroupThreads / 32);
+}
+
+/// The multicast mask of every block of a cluster of kClusterM.
+template <int kClusterM>
+__host__ __device__ constexpr std::uint16_t cluster_mask() {
+  return static_cast<std::uint16_t>((1u << kClusterM) - 1u);
+}
+
+/// B boxes (of 64 columns) each block of the cluster loads and multicasts.
+template <int kClusterM>
+__host__ __device__ constexpr int b_boxes_per_rank() {
+  return kBlockN / kBoxN / kClusterM;
+}
+
+/// Where a block is in the persistent schedule: its first work unit, the step to the next one,
+/// and its rank in the cluster (the tile row of a unit is unit row * kClusterM + rank).
+struct Schedule {
+  int first;  ///< first work unit (cluster index)
+  int step;   ///< clusters in the grid
+  int rank;   ///< rank in the cluster (0 without clusters)
+};
+
+template <int kClusterM>
+__device__ __forceinline__ Schedule block_schedule() {
+  if constexpr (kClusterM == 1) {
+    return Schedule{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x), 0};
+  } else {
+    return Schedule{static_cast<int>(hopper::cluster_id_x()), static_cast<int>(hopper::cluster_count_x()),
+                    static_cast<int>(hopper::cluster_ctarank())};
+  }
+}
+
+/// The tile of work unit `unit` a block of rank `rank` computes.
+template <int kClusterM>
+__host__ __device__ constexpr TileCoord unit_tile(int unit, int rank, int m, int n) {
+  const TileCoord u = tile_coord(unit, unit_rows<kClusterM>(m), tiles_n(n), kGroupM / kClusterM);
+  return TileCoord{u.m * kClusterM + rank, u.n};
+}
+
+static_assert(kGroupM % kMaxClusterM == 0, "a raster group holds whole tile pairs");
+static_assert((kBlockN / kBoxN) % kMaxClusterM == 0, "the B boxes split evenly between the blocks of a cluster");
 
 /// The kernel's tensor maps (host side): A as a K-inner tensor in 64 x 128 boxes, B as an N-inner
 /// tensor in 64 x 64 boxes, both with the 128-byte swizzle. Returns 0 or the encoder's error.
@@ -112,26 +206,39 @@ inline int encode_operand_maps(hopper::TmaMap* map_a, hopper::TmaMap* map_b, con
   return hopper::encode_tensor_map_2d(map_b, b, nu, ku, nu * 2, kBoxN, kBlockK, element, hopper::Swizzle::k128B);
 }
 
-/// The producer: one thread issues every stage's loads for the tiles of this block.
+/// The producer: one thread issues every stage's loads for the tiles of this block (with
+/// clusters: its A and its half of B, multicast to the cluster).
+template <int kClusterM>
 __device__ __forceinline__ void produce(const hopper::TmaMap* map_a, const hopper::TmaMap* map_b, unsigned char* stages,
                                         std::uint64_t* full, std::uint64_t* empty, int m, int n, int k) {
-  const int tm = tiles_m(m), tn = tiles_n(n), kt_count = k_stages(k);
+  const int units = work_units<kClusterM>(m, n), kt_count = k_stages(k);
+  const Schedule sched = block_schedule<kClusterM>();
   int stage = 0;
   unsigned phase = 0;
-  for (int tile = static_cast<int>(blockIdx.x); tile < tm * tn; tile += static_cast<int>(gridDim.x)) {
-    const TileCoord t = tile_coord(tile, tm, tn);
+  for (int unit = sched.first; unit < units; unit += sched.step) {
+    const TileCoord t = unit_tile<kClusterM>(unit, sched.rank, m, n);
     for (int kt = 0; kt < kt_count; ++kt) {
-      // Wait until the consumers have released this stage (the first pass finds it free: the
-      // phase before parity 0 counts as complete).
+      // Wait until the consumers (of every block of the cluster) have released this stage (the
+      // first pass finds it free: the phase before parity 0 counts as complete).
       while (!hopper::mbarrier_try_wait_parity(&empty[stage], phase ^ 1u)) {
       }
       unsigned char* a = stages + stage * kStageBytes;
       unsigned char* b = a + kABytes;
+      // The whole stage: this block's loads and, with clusters, the peers' multicast halves of B.
       hopper::mbarrier_arrive_expect_tx(&full[stage], kStageBytes);
       hopper::tma_load_2d(a, map_a, kt * kBlockK, t.m * kBlockM, &full[stage]);
-      GPUBENCH_UNROLL
-      for (int j = 0; j < kBlockN / kBoxN; ++j) {
-        hopper::tma_load_2d(b + j * kBBoxBytes, map_b, t.n * kBlockN + j * kBoxN, kt * kBlockK, &full[stage]);
+      if constexpr (kClusterM == 1) {
+        GPUBENCH_UNROLL
+        for (int j = 0; j < kBlockN / kBoxN; ++j) {
+          hopper::tma_load_2d(b + j * kBBoxBytes, map_b, t.n * kBlockN + j * kBoxN, kt * kBlockK, &full[stage]);
+        }
+      } else {
+        GPUBENCH_UNROLL
+        for (int i = 0; i < b_boxes_per_rank<kClusterM>(); ++i) {
+          const int j = sched.rank * b_boxes_per_rank<kClusterM>() + i;
+          hopper::tma_load_2d_multicast(b + j * kBBoxBytes, map_b, t.n * kBlockN + j * kBoxN, kt * kBlockK,
+                                        &full[stage], cluster_mask<kClusterM>());
+        }
       }
       if (++stage == kStages) {
         stage = 0;
@@ -141,15 +248,30 @@ __device__ __forceinline__ void produce(const hopper::TmaMap* map_a, const hoppe
   }
 }
 
+/// Releases a stage the calling consumer thread's MMAs no longer read: every consumer thread
+/// arrives on this block's `empty` barrier; with clusters, each consumer warp once its lanes have
+/// converged, lane r arriving on the barrier of the block of rank r.
+template <int kClusterM>
+__device__ __forceinline__ void release_stage(std::uint64_t* empty, int thread) {
+  if constexpr (kClusterM == 1) {
+    hopper::mbarrier_arrive(empty);
+  } else {
+    __syncwarp();  // every lane's wgmma_wait_group for the stage has returned
+    const int lane = thread % 32;
+    if (lane < kClusterM) hopper::mbarrier_arrive_cluster(hopper::map_shared_rank(empty, static_cast<unsigned>(lane)));
+  }
+}
+
 /// One consumer warpgroup's 64 x 256 slice of each tile: the MMAs, then the FP32 stores.
-template <class T>
+template <class T, int kClusterM>
 __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64_t* full, std::uint64_t* empty,
                                         float* c, int m, int n, int k, int consumer, int thread) {
-  const int tm = tiles_m(m), tn = tiles_n(n), kt_count = k_stages(k);
+  const int units = work_units<kClusterM>(m, n), kt_count = k_stages(k);
+  const Schedule sched = block_schedule<kClusterM>();
   int stage = 0;
   unsigned phase = 0;
-  for (int tile = static_cast<int>(blockIdx.x); tile < tm * tn; tile += static_cast<int>(gridDim.x)) {
-    const TileCoord t = tile_coord(tile, tm, tn);
+  for (int unit = sched.first; unit < units; unit += sched.step) {
+    const TileCoord t = unit_tile<kClusterM>(unit, sched.rank, m, n);
     float acc[kAccumulators];
     int previous = 0;
     for (int kt = 0; kt < kt_count; ++kt) {
@@ -172,7 +294,7 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
       // The previous stage's MMAs are complete once at most this stage's group is pending.
       hopper::wgmma_wait_group<1>();
       hopper::wgmma_fence_operands(acc);
-      if (kt > 0) hopper::mbarrier_arrive(&empty[previous]);
+      if (kt > 0) release_stage<kClusterM>(&empty[previous], thread);
       previous = stage;
       if (++stage == kStages) {
         stage = 0;
@@ -181,9 +303,10 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
     }
     hopper::wgmma_wait_group<0>();
     hopper::wgmma_fence_operands(acc);
-    hopper::mbarrier_arrive(&empty[previous]);
+    release_stage<kClusterM>(&empty[previous], thread);
 
-    // Epilogue: accumulator pair (i, i + 1) holds two adjacent columns of one row.
+    // Epilogue: accumulator pair (i, i + 1) holds two adjacent columns of one row. A tile wholly
+    // below C (the second of a pair at the M edge) stores nothing.
     const int row0 = t.m * kBlockM + consumer * 64;
     const int col0 = t.n * kBlockN;
     GPUBENCH_UNROLL
@@ -200,11 +323,14 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
 
 /// C = A * B (see the file comment). map_a: A as a K-inner tensor (box 64 x 128, 128B swizzle);
 /// map_b: B as an N-inner tensor (box 64 x 64, 128B swizzle). kThreads threads, kSmemBytes of
-/// dynamic shared memory, gridDim.x <= tiles.
-template <class T>
+/// dynamic shared memory. kClusterM = 1: gridDim.x <= tiles. kClusterM = 2: launched in clusters
+/// of 2 x 1 x 1 blocks (cudaLaunchAttributeClusterDimension), gridDim.x = 2 x clusters, clusters
+/// <= work_units<2> (tile pairs).
+template <class T, int kClusterM>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_wgmma_kernel(const __grid_constant__ hopper::TmaMap map_a, const __grid_constant__ hopper::TmaMap map_b,
                        float* c, int m, int n, int k) {
+  static_assert(kClusterM == 1 || kClusterM == kMaxClusterM, "clusters of 1 or 2 blocks along M");
   GPUBENCH_DYNAMIC_SHARED(unsigned char, smem_raw);
   // Align the stages to the swizzle atom: the TMA swizzles and wgmma unswizzles by address bits.
   const std::uint32_t misalign = hopper::shared_address(smem_raw) % kSwizzleAtomBytes;
@@ -214,23 +340,38 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      hopper::mbarrier_init(&full[s], 1);                                // the producer's arrive.expect_tx
-      hopper::mbarrier_init(&empty[s], kConsumers * kWarpgroupThreads);  // every consumer thread
+      hopper::mbarrier_init(&full[s], 1);  // the producer's arrive.expect_tx
+      hopper::mbarrier_init(&empty[s], empty_arrivals<kClusterM>());
     }
-    hopper::fence_mbarrier_init();  // visible to the TMA unit (async proxy) before any load
+    // Visible to the TMA unit (async proxy) and, released at cluster scope, to the peer blocks.
+    hopper::fence_mbarrier_init();
   }
-  __syncthreads();
+  if constexpr (kClusterM == 1) {
+    __syncthreads();
+  } else {
+    // No block arrives on or multicasts into a peer's barriers before they exist: the fence above
+    // released the initialisation at cluster scope, the wait acquires it.
+    hopper::cluster_arrive_relaxed();
+    hopper::cluster_wait();
+  }
 
   const int warpgroup = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   // One branch per role: setmaxnreg applies only where each warpgroup's role is one side of a
   // single if/else (ptxas warns C7508 otherwise).
   if (warpgroup == 0) {
     hopper::warpgroup_reg_dealloc<kProducerRegisters>();
-    if (threadIdx.x == 0) produce(&map_a, &map_b, stages, full, empty, m, n, k);
+    if (threadIdx.x == 0) produce<kClusterM>(&map_a, &map_b, stages, full, empty, m, n, k);
+    if constexpr (kClusterM > 1) {
+      __syncwarp();
+      hopper::cluster_sync();  // see below
+    }
   } else {
     hopper::warpgroup_reg_alloc<kConsumerRegisters>();
-    consume<T>(stages, full, empty, c, m, n, k, warpgroup - 1,
-               static_cast<int>(threadIdx.x) - warpgroup * kWarpgroupThreads);
+    consume<T, kClusterM>(stages, full, empty, c, m, n, k, warpgroup - 1,
+                          static_cast<int>(threadIdx.x) - warpgroup * kWarpgroupThreads);
+    // No block exits while a peer may still arrive on its `empty` barriers (the consumers' last
+    // releases) - every multicast into it has landed already: its consumers waited for each one.
+    if constexpr (kClusterM > 1) hopper::cluster_sync();
   }
 }
 

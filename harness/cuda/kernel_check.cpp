@@ -17,8 +17,11 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "families/gemm/gemm.h"
@@ -299,34 +302,77 @@ bool wgmma_device() {
   return kernels::hgemm_wgmma_device_error(major, minor) == nullptr;
 }
 
-// The wgmma GEMM on inputs that are multiples of 1/64 in (-2, 2): exact in FP16 and in BF16, so
-// the FP16 reference checks the BF16 run of the same values too.
-Verification wgmma_check(int m, int n, int k, kernels::Half16 type) {
-  std::vector<std::uint16_t> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(k) * n);
-  std::vector<std::uint16_t> a_in(a.size()), b_in(b.size());
-  std::vector<float> c(static_cast<std::size_t>(m) * n);
-  std::vector<float> fa(a.size()), fb(b.size());
-  fill_random_float(fa.data(), fa.size(), 18, -2.0f, 2.0f);
-  fill_random_float(fb.data(), fb.size(), 19, -2.0f, 2.0f);
-  auto encode = [type](float x, std::uint16_t& f16, std::uint16_t& in) {
-    float q = std::round(x * 64.0f) / 64.0f;
-    if (q == 0.0f) q = 1.0f / 64.0f;
-    f16 = kernels::float_to_half_bits(q);
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &q, sizeof bits);
-    in = type == kernels::Half16::bf16 ? static_cast<std::uint16_t>(bits >> 16) : f16;  // exact: low half is 0
+// The wgmma GEMM's inputs at one shape, multiples of 1/64 in (-2, 2): exact in FP16 and in BF16,
+// so the FP16 reference checks the BF16 run of the same values too; and that reference (value and
+// tolerance of every element of C), computed once per shape for the four checks that use it (two
+// kernels, two input types): at 1100x4104x520 it costs seconds of one host core, and the device
+// kit runs the kernel checks five times (plain and under each compute-sanitizer tool).
+struct WgmmaCase {
+  std::vector<std::uint16_t> a_f16, b_f16, a_bf16, b_bf16;
+  std::vector<double> expected, tolerance;  ///< per element of C (m x n, row-major)
+};
+
+const WgmmaCase& wgmma_case(int m, int n, int k) {
+  static std::map<std::tuple<int, int, int>, WgmmaCase> cases;
+  auto it = cases.find({m, n, k});
+  if (it != cases.end()) return it->second;
+  WgmmaCase w;
+  const std::size_t a_n = static_cast<std::size_t>(m) * k, b_n = static_cast<std::size_t>(k) * n;
+  std::vector<float> fa(a_n), fb(b_n);
+  fill_random_float(fa.data(), a_n, 18, -2.0f, 2.0f);
+  fill_random_float(fb.data(), b_n, 19, -2.0f, 2.0f);
+  auto encode = [](const std::vector<float>& x, std::vector<std::uint16_t>& f16, std::vector<std::uint16_t>& bf16) {
+    f16.resize(x.size());
+    bf16.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      float q = std::round(x[i] * 64.0f) / 64.0f;
+      if (q == 0.0f) q = 1.0f / 64.0f;
+      f16[i] = kernels::float_to_half_bits(q);
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &q, sizeof bits);
+      bf16[i] = static_cast<std::uint16_t>(bits >> 16);  // exact: the low half is 0
+    }
   };
-  for (std::size_t i = 0; i < a.size(); ++i) encode(fa[i], a[i], a_in[i]);
-  for (std::size_t i = 0; i < b.size(); ++i) encode(fb[i], b[i], b_in[i]);
+  encode(fa, w.a_f16, w.a_bf16);
+  encode(fb, w.b_f16, w.b_bf16);
+  w.expected.resize(static_cast<std::size_t>(m) * n);
+  w.tolerance.resize(w.expected.size());
+  std::vector<double> mag(static_cast<std::size_t>(n));
+  for (int i = 0; i < m; ++i) {
+    double* ref = w.expected.data() + static_cast<std::size_t>(i) * n;
+    kernels::gemm_reference_row(w.a_f16.data(), w.b_f16.data(), n, k, i, ref, mag.data());
+    for (int j = 0; j < n; ++j) w.tolerance[static_cast<std::size_t>(i) * n + j] = kernels::gemm_tolerance(k, mag[j]);
+  }
+  return cases.emplace(std::make_tuple(m, n, k), std::move(w)).first->second;
+}
+
+Verification wgmma_check(int m, int n, int k, kernels::Half16 type, kernels::WgmmaCluster cluster) {
+  const WgmmaCase& w = wgmma_case(m, n, k);
+  const bool bf16 = type == kernels::Half16::bf16;
+  const std::vector<std::uint16_t>& a = bf16 ? w.a_bf16 : w.a_f16;
+  const std::vector<std::uint16_t>& b = bf16 ? w.b_bf16 : w.b_f16;
+  std::vector<float> c(w.expected.size());
   Dev da(a.size() * 2), db(b.size() * 2), dc(c.size() * 4);
-  da.upload(a_in.data());
-  db.upload(b_in.data());
+  da.upload(a.data());
+  db.upload(b.data());
   dc.poison();
   finish(kernels::launch_hgemm_wgmma(da.as<std::uint16_t>(), db.as<std::uint16_t>(), dc.as<float>(), m, n, k, type,
-                                     nullptr));
+                                     cluster, nullptr));
   dc.download(c.data());
-  const kernels::GemmMismatch r = kernels::check_gemm_full(a.data(), b.data(), c.data(), m, n, k);
-  return r.found ? Verification::fail(r.describe()) : Verification::pass();
+  for (std::size_t e = 0; e < c.size(); ++e) {
+    const double got = c[e];
+    if (!(std::fabs(got - w.expected[e]) <= w.tolerance[e])) {  // NaN (poison) fails too
+      kernels::GemmMismatch r;
+      r.found = true;
+      r.row = static_cast<int>(e / static_cast<std::size_t>(n));
+      r.col = static_cast<int>(e % static_cast<std::size_t>(n));
+      r.expected = w.expected[e];
+      r.actual = got;
+      r.tolerance = w.tolerance[e];
+      return Verification::fail(r.describe());
+    }
+  }
+  return Verification::pass();
 }
 
 Verification intensity_f32_check(int sms, int fma, int every) {
@@ -687,27 +733,47 @@ std::vector<Check> all_checks(int sms) {
   checks.push_back({"random_permutation", [] { return permutation_check(); }});
   checks.push_back({"pcie_spin", [] { return pcie_spin_check(); }});
 #endif
-  // The Hopper wgmma kernel, on compute capability 9.0 only (sm_90a): partial tiles in M, N and K,
-  // more tiles than a small GPU has SMs, FP16 and BF16 inputs (BF16 patterns of the same values
-  // when they are exact: the FP16 reference then checks both).
+  // The Hopper wgmma kernel, on compute capability 9.0 only (sm_90a), in 2 x 1 clusters with B
+  // multicast and one block per tile: partial tiles in M, N and K, more tiles than a small GPU
+  // has SMs, FP16 and BF16 inputs (BF16 patterns of the same values when they are exact: the FP16
+  // reference then checks both). 300 rows are 3 tile rows: the second pair's second tile lies
+  // wholly below C.
   if (wgmma_device()) {
-    for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
-      const char* name =
-          type == kernels::Half16::fp16 ? "hgemm_wgmma fp16 300x520x136" : "hgemm_wgmma bf16 300x520x136";
-      checks.push_back({name, [=] {
-                          GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
-                          return wgmma_check(300, 520, 136, type);
-                        }});
-    }
+    struct WgmmaShape {
+      int m, n, k;
+    };
+    std::vector<WgmmaShape> shapes = {{300, 520, 136}};
 #ifndef GPUBENCH_KERNEL_CHECK_EMULATED
     // On a GPU only (minutes under the emulation): 9 x 17 = 153 tiles, more than an H100's 132
-    // SMs, so persistent blocks take a second tile with the ring's phase carried over; 9 K stages
-    // wrap the 4-stage ring; the last tile column and K stage are partial.
-    checks.push_back({"hgemm_wgmma fp16 1100x4104x520", [] {
-                        GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
-                        return wgmma_check(1100, 4104, 520, kernels::Half16::fp16);
-                      }});
+    // SMs, so persistent blocks take a second tile with the ring's phase carried over (clusters:
+    // 5 x 17 = 85 tile pairs on at most 66 clusters, the last pair row's second tiles below C);
+    // 9 K stages wrap the 4-stage ring; the last tile column and K stage are partial.
+    shapes.push_back({1100, 4104, 520});
 #endif
+    for (const WgmmaShape& s : shapes) {
+      for (const kernels::WgmmaCluster cluster : {kernels::WgmmaCluster::pair, kernels::WgmmaCluster::single}) {
+        for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
+          const std::string name =
+              std::string(cluster == kernels::WgmmaCluster::pair ? "hgemm_wgmma" : "hgemm_wgmma_unclustered") +
+              (type == kernels::Half16::fp16 ? " fp16 " : " bf16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
+              "x" + std::to_string(s.k);
+          const bool first =
+              &s == &shapes.front() && cluster == kernels::WgmmaCluster::pair && type == kernels::Half16::fp16;
+          checks.push_back({name, [=] {
+                              GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
+                              if (first) {
+                                // How many SMs the pair kernel's persistent grid gets (GPCs with an
+                                // odd number of SMs can leave some idle): a figure only a GPU gives.
+                                std::printf(
+                                    "info hgemm_wgmma: cudaOccupancyMaxActiveClusters: %d clusters of 2 "
+                                    "blocks resident at once, %d SMs\n",
+                                    kernels::hgemm_wgmma_resident_clusters(), sms);
+                              }
+                              return wgmma_check(s.m, s.n, s.k, type, cluster);
+                            }});
+        }
+      }
+    }
   }
   checks.push_back({"hgemm_wmma 128x256x96", [] {
                       return gemm_check<std::uint16_t>(

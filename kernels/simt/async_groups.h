@@ -40,12 +40,20 @@ struct AsyncGroups {
   }
 };
 
-/// The groups of every thread of the running block (blocks run one at a time: one slot per
-/// thread), one table per operation kind.
+/// The groups of every thread of the running block or cluster (clusters run one at a time: one
+/// slot per resident thread, simt::resident_thread_slot), one table per operation kind.
 template <class Op>
 std::vector<AsyncGroups<Op> >& async_groups_of_block() {
   static std::vector<AsyncGroups<Op> > groups(1024);
   return groups;
+}
+
+/// The groups of the thread in `slot` (the table grows for clusters of more than 1024 threads).
+template <class Op>
+AsyncGroups<Op>& async_groups_of(unsigned slot) {
+  auto& groups = async_groups_of_block<Op>();
+  if (slot >= groups.size()) groups.resize(slot + 1);
+  return groups[slot];
 }
 
 /// Operations of kind Op any thread has not had performed (tests assert 0 after a kernel).

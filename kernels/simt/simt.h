@@ -10,7 +10,19 @@
 // Execution model. Blocks run one after another. The threads of one block run concurrently as
 // cooperative fibers (ucontext, one stack each), so a block-wide barrier really waits for every
 // thread of the block: a thread switches out only at __syncthreads(), __syncwarp(), a warp
-// collective (warp_exchange and everything built on it) or when it returns. Between those points
+// collective (warp_exchange and everything built on it), a failed poll (spin_yield), a cluster
+// barrier or when it returns.
+//
+// Thread-block clusters (sm_90; launch_cluster_with_smem): the blocks of one cluster are
+// co-scheduled - the fibers of all its blocks run interleaved, each block with its own dynamic
+// shared memory - and clusters run one after another. Each thread knows its block's rank in the
+// cluster (%cluster_ctarank: x fastest), the cluster's index and dimensions; a block reaches a
+// peer's shared memory through cluster_shared_memory(rank) (what mapa and the shared::cluster
+// state space give a kernel; kernels/cluster.cuh builds the PTX-level wrappers on it), and
+// barrier.cluster arrive/wait (cluster_arrive, cluster_wait) is strict like __syncthreads: every
+// thread of every block of the cluster must arrive, a thread that returned never does, a thread
+// arrives once per phase and waits only after arriving. Static __shared__ variables are one
+// instance for every block of a cluster, so a cluster kernel must use dynamic shared memory only. Between those points
 // a thread runs alone, so atomics are trivial and plain shared-memory accesses do not race.
 // There is no preemption: a thread that spins on memory another thread of the launch must write
 // (a flag, a lock) never yields and hangs the emulation; wait at a barrier instead.
@@ -23,7 +35,7 @@
 //    missing lanes are inactive, and warp_exchange returns a zero-filled T for them. Masks
 //    passed to the *_sync functions are not interpreted: every existing lane must call.
 //  - a launch in which some threads wait and none can run is a deadlock: the process prints a
-//    message naming the block, the waiting threads and what they wait at, and aborts.
+//    message naming the block (or cluster), the waiting threads and what they wait at, and aborts.
 //
 // `__shared__` becomes a function-local `static`: one instance shared by the threads of the
 // running block (blocks never overlap). Shared memory keeps its contents from one block to the
@@ -84,6 +96,29 @@ void* dynamic_shared_memory();
 
 /// Runs `body` once per thread of every block, blocks one at a time, threads as fibers.
 void run_launch(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes, const std::function<void()>& body);
+/// Like run_launch, the grid in clusters of `cluster` blocks (dividing it in every dimension, 1..16
+/// blocks): the blocks of one cluster run together, clusters one at a time.
+void run_launch(Dim3 grid, Dim3 block, Dim3 cluster, std::size_t dynamic_smem_bytes, const std::function<void()>& body);
+
+/// Cluster dimensions of the running launch (%cluster_nctaid; 1 x 1 x 1 without clusters).
+const Index3& cluster_dim();
+/// Index of the running cluster in the grid (%clusterid).
+const Index3& cluster_idx();
+/// Rank of the calling thread's block in its cluster (%cluster_ctarank).
+unsigned cluster_rank();
+/// Blocks per cluster of the running launch (%cluster_nctarank).
+unsigned cluster_blocks();
+/// Base of the dynamic shared memory of the block of rank `rank` in the running cluster (aborts
+/// for a rank outside it; nullptr when no dynamic shared memory was requested).
+void* cluster_shared_memory(unsigned rank);
+/// True once every thread of the block of rank `rank` in the running cluster has returned.
+bool cluster_block_exited(unsigned rank);
+/// Index of the calling thread among the threads of the running cluster (rank-major): the slot of
+/// its per-thread emulation state (kernels/simt/async_groups.h).
+unsigned resident_thread_slot();
+/// A number that differs for every cluster (or block, without clusters) run by this process's
+/// thread: state kept per running block (which mbarriers were initialised) is keyed by it.
+unsigned long long cluster_serial();
 
 /// Warp rendezvous: copies `bytes` from `mine` into the warp's slot of the calling lane, waits
 /// for every existing lane of the warp to arrive at a collective of the same `kind`, then
@@ -105,6 +140,14 @@ void launch_with_smem(Dim3 grid, Dim3 block, std::size_t dynamic_smem_bytes, K k
   detail::run_launch(grid, block, dynamic_smem_bytes, [&]() { kernel(args...); });
 }
 
+/// Like launch_with_smem(), in thread-block clusters of `cluster` blocks (cudaLaunchKernelEx with
+/// cudaLaunchAttributeClusterDimension): each block of a cluster has its own dynamic shared memory.
+template <class K, class... A>
+void launch_cluster_with_smem(Dim3 grid, Dim3 block, Dim3 cluster, std::size_t dynamic_smem_bytes, K kernel,
+                              A... args) {
+  detail::run_launch(grid, block, cluster, dynamic_smem_bytes, [&]() { kernel(args...); });
+}
+
 /// Linear index of the calling thread within its block (x fastest, as on a GPU).
 unsigned linear_thread_id();
 /// Lane of the calling thread within its warp (linear thread index mod 32).
@@ -120,6 +163,12 @@ void spin_yield();
 void note_progress();
 /// Warp-wide barrier (__syncwarp): every existing lane of the warp must call it.
 void syncwarp();
+/// barrier.cluster.arrive: the calling thread arrives on the cluster barrier's current phase
+/// (once per phase; never blocks).
+void cluster_arrive();
+/// barrier.cluster.wait: waits until every thread of every block of the cluster has arrived on
+/// the phase the calling thread arrived on.
+void cluster_wait();
 
 /// Warp collective: every existing lane of the calling warp calls it with its value and gets
 /// the 32 values of its warp, indexed by lane (zero-filled for inactive lanes of a partial

@@ -6,7 +6,8 @@
 // has the same address on both sides (as with unified virtual addressing on a GPU).
 //
 // The device it pretends to be: compute capability 9.0, 4 SMs, 2 resident blocks per SM whatever the kernel (so grids
-// are small and grid-stride loops wrap), 227 KiB of opt-in shared memory per block (an H100).
+// are small and grid-stride loops wrap), as many resident clusters as those blocks make, 227 KiB of opt-in shared
+// memory per block (an H100).
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
@@ -40,6 +41,15 @@ int current_device(int* device) {
 int blocks_per_sm(int* per_sm, int threads, std::size_t smem) {
   if (threads < 1 || threads > 1024 || smem > kOptinSmemBytes) return record(cudaErrorInvalidValue);
   *per_sm = kBlocksPerSm;
+  return 0;
+}
+
+int clusters_resident(int* clusters, int cluster, int threads, std::size_t smem) {
+  int per_sm = 0;
+  const int e = blocks_per_sm(&per_sm, threads, smem);
+  if (e != 0) return e;
+  if (cluster < 1 || cluster > 8) return record(cudaErrorInvalidValue);  // 8: the portable cluster size limit
+  *clusters = kSmCount * per_sm / cluster;
   return 0;
 }
 

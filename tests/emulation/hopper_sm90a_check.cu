@@ -5,6 +5,7 @@
 //        -c tests/emulation/hopper_sm90a_check.cu
 #include <cstdint>
 
+#include "kernels/cluster.cuh"
 #include "kernels/tma.cuh"
 #include "kernels/wgmma.cuh"
 
@@ -37,6 +38,35 @@ __global__ void wgmma_tma_check(const __grid_constant__ CUtensorMap map_a, const
   hopper::wgmma_commit_group();
   hopper::wgmma_wait_group<0>();
   for (int i = 0; i < N / 2; ++i) out[threadIdx.x * (N / 2) + i] = d[i];
+}
+
+// The cluster wrappers (kernels/cluster.cuh) and the cluster forms of the TMA load and the
+// mbarrier arrive (kernels/tma.cuh): a 2 x 1 cluster in which each block multicasts one box to
+// both and arrives on both blocks' barriers.
+__global__ void __cluster_dims__(2, 1, 1) cluster_check(const __grid_constant__ CUtensorMap map, float* out) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  auto* bar = reinterpret_cast<std::uint64_t*>(smem + 2 * 64 * 64 * 2);
+  std::uint64_t* done = bar + 1;
+  const unsigned rank = hopper::cluster_ctarank();
+  if (threadIdx.x == 0) {
+    hopper::mbarrier_init(bar, 1);
+    hopper::mbarrier_init(done, 2);
+    hopper::fence_mbarrier_init();
+  }
+  hopper::cluster_arrive_relaxed();
+  hopper::cluster_wait();
+  if (threadIdx.x == 0) {
+    hopper::mbarrier_arrive_expect_tx(bar, 2 * 64 * 64 * 2);
+    hopper::tma_load_2d_multicast(smem + rank * 64 * 64 * 2, &map, 0, 64 * static_cast<int>(rank), bar, 3);
+  }
+  while (!hopper::mbarrier_try_wait_parity(bar, 0)) {
+  }
+  if (threadIdx.x < 2) hopper::mbarrier_arrive_cluster(hopper::map_shared_rank(done, threadIdx.x));
+  while (!hopper::mbarrier_try_wait_parity(done, 0)) {
+  }
+  out[(hopper::cluster_id_x() * 2 + rank) * blockDim.x + threadIdx.x] =
+      static_cast<float>(smem[threadIdx.x]) + static_cast<float>(hopper::cluster_count_x());
+  hopper::cluster_sync();
 }
 
 template __global__ void wgmma_tma_check<64, hopper::F16>(const __grid_constant__ CUtensorMap,

@@ -36,8 +36,8 @@ TEST(GemmCases, EveryVariantCoversTheSquareSweepAndModelShapes) {
   std::map<std::string, std::set<Shape>> by_key;
   for (const auto& c : gemm_rows(false)) by_key[c.key()].insert(shape_of(c));
   for (const char* key : {"compute/sgemm/kernel", "compute/sgemm/cublas", "compute/hgemm/kernel", "compute/hgemm/wmma",
-                          "compute/hgemm/wgmma", "compute/hgemm/cublas", "compute/bf16gemm/wgmma",
-                          "compute/bf16gemm/cublas", "compute/fp8gemm/cublaslt"}) {
+                          "compute/hgemm/wgmma", "compute/hgemm/wgmma_unclustered", "compute/hgemm/cublas",
+                          "compute/bf16gemm/wgmma", "compute/bf16gemm/cublas", "compute/fp8gemm/cublaslt"}) {
     const auto& shapes = by_key[key];
     for (int s : {512, 1024, 2048, 4096, 8192}) EXPECT_TRUE(shapes.count({s, s, s})) << key << " lacks " << s;
     EXPECT_TRUE(shapes.count({4096, 4096, 11008})) << key;
@@ -87,14 +87,15 @@ TEST(GemmCases, LibraryRowsForBf16AndFp8) {
 TEST(GemmCases, HopperKernelRows) {
   // The wgmma kernel in FP16 and BF16, beside cuBLAS of its input type at each shape it takes,
   // against that type's tensor peak, from compute capability 9.0 (the workload skips any other
-  // than 9.0 itself: sm_90a code).
+  // than 9.0 itself: sm_90a code). wgmma is the kernel in 2 x 1 clusters; wgmma_unclustered, one
+  // block per tile, runs beside it in FP16 at the same shapes.
   std::map<std::string, std::set<Shape>> by_key;
   for (bool quick : {false, true}) {
     for (const auto& c : gemm_rows(quick)) {
       by_key[c.key()].insert(shape_of(c));
-      if (c.variant != "wgmma") continue;
+      if (c.variant != "wgmma" && c.variant != "wgmma_unclustered") continue;
       const auto [m, n, k] = shape_of(c);
-      ASSERT_TRUE(c.kernel == "hgemm" || c.kernel == "bf16gemm") << c.name();
+      ASSERT_TRUE(c.kernel == "hgemm" || (c.kernel == "bf16gemm" && c.variant == "wgmma")) << c.name();
       EXPECT_EQ(c.work.peak, c.kernel == "hgemm" ? PeakKind::fp16_tensor : PeakKind::bf16_tensor) << c.name();
       EXPECT_EQ(c.min_cc, 90) << c.name();
       EXPECT_DOUBLE_EQ(c.work.useful_bytes, 2.0 * (double(m) * k + double(k) * n) + 4.0 * m * n) << c.name();
@@ -102,6 +103,7 @@ TEST(GemmCases, HopperKernelRows) {
     }
   }
   EXPECT_EQ(by_key["compute/hgemm/wgmma"], by_key["compute/bf16gemm/wgmma"]);
+  EXPECT_EQ(by_key["compute/hgemm/wgmma"], by_key["compute/hgemm/wgmma_unclustered"]);
   for (const Shape& s : by_key["compute/hgemm/wgmma"]) EXPECT_TRUE(by_key["compute/hgemm/cublas"].count(s));
   for (const Shape& s : by_key["compute/bf16gemm/wgmma"]) EXPECT_TRUE(by_key["compute/bf16gemm/cublas"].count(s));
   EXPECT_EQ(by_key["compute/hgemm/wgmma"].size(), 10u);  // the 9 full shapes and --quick's 256^3
@@ -114,7 +116,7 @@ TEST(GemmCases, NamesArgsWorkModelAndPeak) {
       EXPECT_EQ(c.name(), "compute/" + c.kernel + "/" + c.variant + "/m:" + std::to_string(m) +
                               ",n:" + std::to_string(n) + ",k:" + std::to_string(k));
       EXPECT_DOUBLE_EQ(c.work.flop, 2.0 * m * n * k) << c.name();
-      if (c.variant == "wgmma") {  // HopperKernelRows
+      if (c.variant == "wgmma" || c.variant == "wgmma_unclustered") {  // HopperKernelRows
         continue;
       }
       if (c.kernel == "bf16gemm" || c.kernel == "fp8gemm") continue;  // LibraryRowsForBf16AndFp8

@@ -59,7 +59,8 @@ TEST_F(FakeGemm, EveryVariantRunsAndVerifiesLikeTheRunner) {
         Shape{"compute/sgemm/cublas", 64, 48, 40, true}, Shape{"compute/hgemm/kernel", 131, 136, 72, false},
         Shape{"compute/hgemm/wmma", 128, 128, 64, false}, Shape{"compute/hgemm/cublas", 64, 64, 32, true},
         Shape{"compute/bf16gemm/cublas", 67, 45, 33, true}, Shape{"compute/fp8gemm/cublaslt", 48, 80, 32, true},
-        Shape{"compute/hgemm/wgmma", 131, 264, 72, false}, Shape{"compute/bf16gemm/wgmma", 67, 40, 136, false}}) {
+        Shape{"compute/hgemm/wgmma", 131, 264, 72, false}, Shape{"compute/bf16gemm/wgmma", 67, 40, 136, false},
+        Shape{"compute/hgemm/wgmma_unclustered", 131, 264, 72, false}}) {
     SCOPED_TRACE(s.key);
     const BenchCase c = row(s.key, s.m, s.n, s.k);
     ASSERT_TRUE(backend().supports(c)) << backend().unavailable_reason(c);
@@ -85,7 +86,8 @@ TEST_F(FakeGemm, AWrongElementAnywhereFailsVerificationNamingIt) {
     int m, n, k;
   };
   for (const Shape& s : {Shape{"compute/sgemm/kernel", 131, 137, 73}, Shape{"compute/bf16gemm/cublas", 67, 45, 33},
-                         Shape{"compute/fp8gemm/cublaslt", 48, 80, 32}, Shape{"compute/bf16gemm/wgmma", 67, 40, 136}}) {
+                         Shape{"compute/fp8gemm/cublaslt", 48, 80, 32}, Shape{"compute/bf16gemm/wgmma", 67, 40, 136},
+                         Shape{"compute/hgemm/wgmma_unclustered", 67, 40, 136}}) {
     SCOPED_TRACE(s.key);
     const int n = s.n;
     auto w = backend().create(row(s.key, s.m, s.n, s.k));
@@ -169,7 +171,7 @@ TEST_F(FakeGemm, TheFp8GemmIsPlannedOnceAndCapturedWithoutNewPlans) {
 // skips the rows with the reason; one below 9.0 never gets them.
 TEST_F(FakeGemm, TheWgmmaKernelRunsOnComputeCapability90Only) {
   fake_cuda::state().cc_major = 10;
-  for (const char* key : {"compute/hgemm/wgmma", "compute/bf16gemm/wgmma"}) {
+  for (const char* key : {"compute/hgemm/wgmma", "compute/bf16gemm/wgmma", "compute/hgemm/wgmma_unclustered"}) {
     const BenchCase c = row(key, 128, 256, 64);
     ASSERT_TRUE(backend().supports(c)) << backend().unavailable_reason(c);
     auto w = backend().create(c);
@@ -184,6 +186,7 @@ TEST_F(FakeGemm, TheWgmmaKernelRunsOnComputeCapability90Only) {
   backend_.reset();
   fake_cuda::state().cc_major = 8;
   EXPECT_FALSE(backend().supports(row("compute/hgemm/wgmma", 128, 256, 64)));
+  EXPECT_FALSE(backend().supports(row("compute/hgemm/wgmma_unclustered", 128, 256, 64)));
 }
 
 TEST_F(FakeGemm, AShapeAKernelCannotRunIsSkippedWithTheReason) {

@@ -5,6 +5,12 @@
 // the predicated epilogue. Compared element by element with the double-precision reference
 // (families/gemm/reference.h) at one tile, a wrapping ring, odd shapes with partial tiles, more
 // tiles than blocks, and BF16 inputs. C starts poisoned (NaN) between guard elements.
+//
+// The cluster kernel (kClusterM = 2) the same way, its two blocks co-scheduled by the emulation,
+// each with its own shared memory: the multicast halves of B landing in both blocks and completing
+// on both `full` barriers, the consumers' releases arriving on the `empty` barrier of both blocks
+// (a remote arrive through mapa), the cluster barriers at the start and the end, the tile-pair
+// schedule, and pairs at the M edge whose second tile lies wholly below C.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -58,8 +64,21 @@ Inputs random_inputs(std::size_t n, std::uint32_t seed) {
   return in;
 }
 
+template <int kClusterM, class T>
+void launch_kernel(unsigned blocks, const hopper::TmaMap& map_a, const hopper::TmaMap& map_b, float* c, int m, int n,
+                   int kk) {
+  if constexpr (kClusterM == 1) {
+    gpubench::simt::launch_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, sm90::kSmemBytes,
+                                     sm90::hgemm_wgmma_kernel<T, 1>, map_a, map_b, c, m, n, kk);
+  } else {
+    gpubench::simt::launch_cluster_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, Dim3{kClusterM}, sm90::kSmemBytes,
+                                             sm90::hgemm_wgmma_kernel<T, kClusterM>, map_a, map_b, c, m, n, kk);
+  }
+}
+
 // Runs the kernel as the launcher does (encode_operand_maps, kThreads, kSmemBytes) on `blocks`
-// persistent blocks; returns C with its guards.
+// persistent blocks (blocks / kClusterM clusters); returns C with its guards.
+template <int kClusterM = 1>
 std::vector<float> run_wgmma(const Inputs& a, const Inputs& b, int m, int n, int kk, k::Half16 type, unsigned blocks) {
   std::vector<float> storage(static_cast<std::size_t>(m) * n + 2 * kGuard, std::nanf(""));
   float* c = storage.data() + kGuard;
@@ -71,24 +90,24 @@ std::vector<float> run_wgmma(const Inputs& a, const Inputs& b, int m, int n, int
                                       bf16 ? hopper::TmaElement::kBF16 : hopper::TmaElement::kF16),
             0);
   if (bf16) {
-    gpubench::simt::launch_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, sm90::kSmemBytes,
-                                     sm90::hgemm_wgmma_kernel<hopper::BF16>, map_a, map_b, c, m, n, kk);
+    launch_kernel<kClusterM, hopper::BF16>(blocks, map_a, map_b, c, m, n, kk);
   } else {
-    gpubench::simt::launch_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, sm90::kSmemBytes,
-                                     sm90::hgemm_wgmma_kernel<hopper::F16>, map_a, map_b, c, m, n, kk);
+    launch_kernel<kClusterM, hopper::F16>(blocks, map_a, map_b, c, m, n, kk);
   }
   EXPECT_EQ(hopper::wgmma_outstanding(), 0u) << "wgmma issued and never waited for";
   EXPECT_EQ(hopper::tma_outstanding(), 0u) << "TMA loads issued and never consumed";
   return storage;
 }
 
+template <int kClusterM = 1>
 void expect_wgmma_matches(int m, int n, int kk, unsigned blocks, k::Half16 type = k::Half16::fp16) {
   SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << kk << " on " << blocks << " blocks"
+                                  << (kClusterM > 1 ? " in clusters of 2" : "")
                                   << (type == k::Half16::bf16 ? " (bf16)" : " (fp16)"));
   ASSERT_EQ(k::hgemm_wgmma_shape_error(m, n, kk), nullptr);
   const Inputs a = random_inputs(static_cast<std::size_t>(m) * kk, 31);
   const Inputs b = random_inputs(static_cast<std::size_t>(kk) * n, 37);
-  const std::vector<float> storage = run_wgmma(a, b, m, n, kk, type, blocks);
+  const std::vector<float> storage = run_wgmma<kClusterM>(a, b, m, n, kk, type, blocks);
   for (int i = 0; i < kGuard; ++i) {
     ASSERT_TRUE(std::isnan(storage[i])) << "the kernel wrote before C";
     ASSERT_TRUE(std::isnan(storage[kGuard + static_cast<std::size_t>(m) * n + i])) << "the kernel wrote after C";
@@ -136,6 +155,104 @@ TEST(HgemmWgmmaEmulation, TheReferenceRejectsInputsDecodedAsTheWrongType) {
   Inputs swapped_b{b.bf16, b.f16};
   const std::vector<float> storage = run_wgmma(swapped_a, swapped_b, m, n, kk, k::Half16::fp16, 1);
   EXPECT_TRUE(k::check_gemm_full(a.f16.data(), b.f16.data(), storage.data() + kGuard, m, n, kk).found);
+}
+
+// ---- the cluster kernel: 2 x 1 clusters, B multicast ----
+
+constexpr int kPair = 2;
+
+// One tile pair: each block loads its A and half of B, multicast to both.
+TEST(HgemmWgmmaClusterEmulation, OneTilePairOneStage) { expect_wgmma_matches<kPair>(256, 256, 64, 2); }
+
+// 6 K stages through a ring of 4: a stage is refilled only once both blocks' consumers released it.
+TEST(HgemmWgmmaClusterEmulation, PipelineWrapsTheStageRing) { expect_wgmma_matches<kPair>(256, 256, 384, 2); }
+
+// Partial tiles in M, N and K; 300 rows are 3 tile rows, so the second pair's second tile is
+// wholly below C (its block zero-fills A, still multicasts its half of B, stores nothing). Then
+// M = 129 (a pair whose second tile has one row) and M = 100 (one pair, the second tile empty).
+TEST(HgemmWgmmaClusterEmulation, OddShapesWithPartialTilesAndAnEmptySecondTile) {
+  expect_wgmma_matches<kPair>(300, 264, 72, 4);
+  expect_wgmma_matches<kPair>(129, 136, 200, 2);
+  expect_wgmma_matches<kPair>(100, 520, 64, 2);
+}
+
+// 3 x 3 = 9 tile pairs of 3 stages on 2 clusters: the ring's stage and parity carry over from
+// pair to pair in both blocks of a cluster.
+TEST(HgemmWgmmaClusterEmulation, MorePairsThanClustersCarryTheRingAcrossPairs) {
+  expect_wgmma_matches<kPair>(700, 520, 136, 4);
+}
+
+TEST(HgemmWgmmaClusterEmulation, SmallerThanOneTileInEveryDimension) { expect_wgmma_matches<kPair>(5, 24, 8, 2); }
+
+TEST(HgemmWgmmaClusterEmulation, Bf16Inputs) {
+  expect_wgmma_matches<kPair>(300, 264, 72, 4, k::Half16::bf16);
+  expect_wgmma_matches<kPair>(700, 520, 136, 2, k::Half16::bf16);
+}
+
+// Seeded shapes anywhere in the kernel's domain, on 1-3 clusters.
+TEST(HgemmWgmmaClusterEmulation, SeededShapesAcrossTheDomain) {
+  std::mt19937 gen(20261124);
+  for (int i = 0; i < 5; ++i) {
+    const int m = std::uniform_int_distribution<int>(1, 600)(gen);
+    const int n = 8 * std::uniform_int_distribution<int>(1, 70)(gen);
+    const int kk = 8 * std::uniform_int_distribution<int>(1, 40)(gen);
+    const auto clusters = static_cast<unsigned>(std::uniform_int_distribution<int>(1, 3)(gen));
+    expect_wgmma_matches<kPair>(m, n, kk, kPair * clusters, i % 2 == 0 ? k::Half16::fp16 : k::Half16::bf16);
+  }
+}
+
+// The pair schedule: every tile of C belongs to exactly one (unit, rank), the two ranks of a unit
+// are vertically adjacent tiles of one column, and only the second tile of a pair in the last
+// pair row can lie below C (when the tile rows are odd).
+TEST(HgemmWgmmaTiles, TilePairsCoverEveryTileOnceAndShareTheirColumn) {
+  for (const auto& [m, n] :
+       std::vector<std::pair<int, int>>{{128, 256}, {300, 520}, {1100, 4104}, {4096, 4096}, {8192, 11008}}) {
+    const int tm = sm90::tiles_m(m), tn = sm90::tiles_n(n);
+    const int units = sm90::work_units<kPair>(m, n);
+    EXPECT_EQ(units, (tm + 1) / 2 * tn);
+    std::set<std::pair<int, int>> seen;
+    int below = 0;
+    for (int u = 0; u < units; ++u) {
+      const sm90::TileCoord t0 = sm90::unit_tile<kPair>(u, 0, m, n);
+      const sm90::TileCoord t1 = sm90::unit_tile<kPair>(u, 1, m, n);
+      EXPECT_EQ(t0.n, t1.n);
+      EXPECT_EQ(t0.m % 2, 0);
+      EXPECT_EQ(t1.m, t0.m + 1);
+      ASSERT_LT(t0.m, tm);
+      ASSERT_LT(t0.n, tn);
+      seen.insert({t0.m, t0.n});
+      if (t1.m < tm) {
+        seen.insert({t1.m, t1.n});
+      } else {
+        ++below;
+        EXPECT_EQ(t1.m, tm) << "only the last pair row reaches below C";
+      }
+      // Consecutive units stay within one group of kGroupM tile rows.
+      EXPECT_EQ(t0.m / sm90::kGroupM, u / (sm90::kGroupM / kPair * tn));
+    }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(tm * tn)) << m << "x" << n;
+    EXPECT_EQ(below, tm % 2 == 1 ? tn : 0) << m << "x" << n;
+  }
+  // Without clusters a unit is a tile, in the grouped raster of tile_coord.
+  EXPECT_EQ(sm90::work_units<1>(300, 520), 3 * 3);
+  for (int u = 0; u < 9; ++u) {
+    EXPECT_EQ(sm90::unit_tile<1>(u, 0, 300, 520).m, sm90::tile_coord(u, 3, 3).m);
+    EXPECT_EQ(sm90::unit_tile<1>(u, 0, 300, 520).n, sm90::tile_coord(u, 3, 3).n);
+  }
+}
+
+TEST(HgemmWgmmaTiles, PersistentClustersFitTheWorkTheSmsAndTheResidentClusters) {
+  // An H100 SXM: 132 SMs, 66 pairs of them; the occupancy answer caps it where it is lower.
+  EXPECT_EQ(sm90::persistent_clusters(1024, 132, 2, 66), 66);
+  EXPECT_EQ(sm90::persistent_clusters(1024, 132, 2, 60), 60);
+  EXPECT_EQ(sm90::persistent_clusters(1024, 132, 2, 0), 66);    // unknown: half the SMs
+  EXPECT_EQ(sm90::persistent_clusters(1024, 132, 2, 500), 66);  // never more than the SMs hold
+  EXPECT_EQ(sm90::persistent_clusters(3, 132, 2, 66), 3);       // never more than the work
+  EXPECT_EQ(sm90::persistent_clusters(5, 1, 2, 0), 1);          // at least one
+  EXPECT_EQ(sm90::empty_arrivals<1>(), 256u);                   // every consumer thread
+  EXPECT_EQ(sm90::empty_arrivals<2>(), 16u);                    // 8 consumer warps x 2 blocks
+  EXPECT_EQ(sm90::cluster_mask<2>(), 3u);
+  EXPECT_EQ(sm90::b_boxes_per_rank<2>() * sm90::kBBoxBytes * 2, sm90::kBBytes);
 }
 
 TEST(HgemmWgmmaTiles, RasterVisitsEveryTileOnceInGroupsOfRows) {
