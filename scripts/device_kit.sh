@@ -24,7 +24,8 @@
 #              expected band, markdown, JUnit and JSON) with its wall time, then the same
 #              through --device=all (every GPU; the peer-to-peer matrix where there are two)
 #   ncu        Nsight Compute on copy at 1 GiB, strided at strides 8 and 32, gather at 256 MiB
-#              (DRAM bytes against the work model, L2 hit rate), the FP16 GEMMs (mma.sync, the
+#              (DRAM bytes against the work model, L2 hit rate), block_set_read at 64 KiB (L1
+#              hit rate), the FP16 GEMMs (mma.sync, the
 #              Hopper wgmma kernel in 2 x 1 clusters and without) and SGEMM at 4096 and 8192 (pipe
 #              utilization, L2 and shared-memory throughput, stall reasons)
 #
@@ -366,7 +367,7 @@ profile() {
   timed "ncu_$name" 90 ncu --clock-control none -k "regex:$kernel" --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     --section WarpStateStats --section LaunchStats --section Occupancy \
-    --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,gpu__time_duration.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,gpu__time_duration.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum \
     --print-units base --csv --page raw \
     "$BIN/gpubench" --device=0 "--filter=$filter" --benchmark_repetitions=1 --benchmark_min_time=0.001
 }
@@ -376,6 +377,7 @@ stage_ncu() {
   profile strided_8 'strided_copy_kernel' 'bandwidth/strided/kernel/bytes:256MiB,stride:8$'
   profile strided_32 'strided_copy_kernel' 'bandwidth/strided/kernel/bytes:256MiB,stride:32$'
   profile gather_256MiB 'gather_kernel' 'bandwidth/gather/kernel/bytes:256MiB$'
+  profile block_set_read_64KiB 'block_set_read_kernel' 'bandwidth/block_set_read/kernel/bytes:64KiB$'
   profile hgemm_4096 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:4096,n:4096,k:4096$'
   profile hgemm_8192 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:8192,n:8192,k:8192$'
   # The wgmma rows run the kernel in 2 x 1 clusters (B multicast), wgmma_unclustered the same
@@ -389,6 +391,7 @@ stage_ncu() {
   python3 - "$WORK" >>"$WORK/summary.txt" 2>&1 <<'EOF' || true
 import csv, glob, io, os, sys
 want = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
+        "l1tex__t_sector_hit_rate.pct",
         "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
         "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
         "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",

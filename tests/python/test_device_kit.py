@@ -171,5 +171,5 @@ def test_a_stage_stops_starting_work_when_its_time_is_spent(tmp_path, stand_in_p
     assert r.returncode == 0, r.stderr
     summary = (out / "ncu.txt").read_text()
     profiles = [line for line in summary.splitlines() if line.startswith("ncu_")]
-    assert len(profiles) == 12  # copy, strided x2, gather, hgemm x2, wgmma x2, wgmma_unclustered x2, sgemm x2
+    assert len(profiles) == 13  # copy, strided x2, gather, block_set_read, hgemm x2, wgmma x2, wgmma_unclustered x2, sgemm x2
     assert all(line.endswith("skipped: the stage ran out of time") for line in profiles), profiles
