@@ -47,10 +47,11 @@ TEST(FakeRunCost, EveryQuickMemoryRowVerifiedOnceWithBoundedGraphCaptures) {
       const int captures = after.captures - before.captures;
       EXPECT_EQ(last.at("verified").value, 1);
       EXPECT_GE(calls, 3);  // one per repetition at least, Google Benchmark's trial runs besides
-      // Graphs of a single operation, of at most four sizing rounds and of at most two
-      // re-sizings in the timed loop (a busy host can make a sample fall short): a bound on the
-      // row, never one per call. (Quiet runs capture 0-3.)
-      EXPECT_LE(captures, 7) << calls << " calls";
+      // A bound on the row, never one per call: the graph of a single operation, at most four
+      // sizing rounds, at most two re-sizings in the timed loop (each needs the device 4x faster
+      // than before: a busy host that went quiet) and the single operation's graph again after
+      // the two batch graphs evicted it. (Quiet runs capture 0-3.)
+      EXPECT_LE(captures, 1 + 4 + 2 + 1) << calls << " calls";
       std::printf("| %s | %d | %d | %d | %d | %.3f | %.3f | %.3f |\n", c.name().c_str(), calls,
                   after.kernel_launches - before.kernel_launches, captures,
                   after.graph_launches - before.graph_launches, last.at("wall_s").value, last.at("sizing_s").value,
