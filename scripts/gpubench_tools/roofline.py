@@ -193,9 +193,12 @@ class RooflineData:
 
 
 def level_name(kind: str, host: bool = False) -> str:
-    """A ceiling kind's name ("last-level cache" for the host's l2)."""
+    """A ceiling kind's name ("last-level cache" for the host's l2; "per-core cache" for the
+    host's l1, since every thread re-reads its set from whichever of its core's caches holds it)."""
     if kind == "l2" and host:
         return "last-level cache"
+    if kind == "l1" and host:
+        return "per-core cache"
     return LEVELS.get(kind) or PRECISIONS.get(kind) or kind
 
 

@@ -487,6 +487,19 @@ def test_the_per_sm_cache_read_draws_the_measured_l1_line_and_its_sweep(tmp_path
     assert any(k.startswith("measured L1 ") for k in lines)
 
 
+def test_the_hosts_per_core_cache_read_is_not_called_an_l1(tmp_path, host_doc):
+    """On the host every thread re-reads one set from its own core's caches (L1 or L2 by size):
+    the measured line of a real host run with block_set_read rows added says per-core cache."""
+    doc = json.loads(json.dumps(host_doc))
+    doc["benchmarks"] += entries("bandwidth/block_set_read/kernel/bytes:16KiB",
+                                 _reps({"verified": 1, "GB/s": 98.5, "working_set_bytes": 16 << 10}),
+                                 label=label("l1", "GBps", "l1", "bytes"))
+    r = load_result(write_json(doc, tmp_path / "host_l1.json"))
+    assert r.backend == "host"
+    line = roofline_data([r], [], CARDS).series[0].ceiling("l1", measured=True)
+    assert line.label.startswith("measured per-core cache 98.") and " L1 " not in line.label
+
+
 def test_host_sweep_marks_its_last_level_cache_not_an_l2(host_result, host_doc):
     r = load_result(host_result)
     bw = bandwidth_data(r)
