@@ -4,14 +4,11 @@
 #include <string>
 #include <utility>
 
+#include "kernels/seeded_words.h"
+
 namespace gpubench {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+std::uint64_t splitmix64(std::uint64_t x) { return kernels::splitmix64_mix(x); }
 
 std::uint64_t splitmix64_next(std::uint64_t& state) {
   const std::uint64_t x = splitmix64(state);

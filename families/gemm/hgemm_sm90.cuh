@@ -52,8 +52,8 @@
 // persistent schedule hands out tile PAIRS: cluster c takes pairs c, c + clusters, ... in the
 // grouped raster over pair rows (kGroupM / 2 pair rows per group: the same 8 tile rows). An M of
 // an odd number of tile rows gives the last pairs a second tile wholly below C: its block still
-// runs the pipeline (its A box is all zero-fill, and it must load and multicast its half of B for
-// its peer) and stores nothing (the epilogue's row guard).
+// runs the pipeline (it loads tile row 0's A, never a box wholly outside the tensor, and it must
+// load and multicast its half of B for its peer) and stores nothing (the epilogue's row guard).
 #pragma once
 
 #include <cstddef>
@@ -226,7 +226,12 @@ __device__ __forceinline__ void produce(const hopper::TmaMap* map_a, const hoppe
       unsigned char* b = a + kABytes;
       // The whole stage: this block's loads and, with clusters, the peers' multicast halves of B.
       hopper::mbarrier_arrive_expect_tx(&full[stage], kStageBytes);
-      hopper::tma_load_2d(a, map_a, kt * kBlockK, t.m * kBlockM, &full[stage]);
+      // A tile wholly below C (the second of an odd last pair) stores nothing, so its A rows do not
+      // matter: it loads tile row 0's instead of a box wholly outside the tensor, whose transaction
+      // bytes the `full` barrier would then rely on the TMA to credit (partly outside is the
+      // documented, common case; wholly outside is not one to bet a hang on).
+      const int a_row = t.m * kBlockM < m ? t.m * kBlockM : 0;
+      hopper::tma_load_2d(a, map_a, kt * kBlockK, a_row, &full[stage]);
       if constexpr (kClusterM == 1) {
         GPUBENCH_UNROLL
         for (int j = 0; j < kBlockN / kBoxN; ++j) {

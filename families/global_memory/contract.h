@@ -80,6 +80,17 @@ inline const contract::FileContract kMemoryContract = {
         .ptx({R"(\bld\.global(\.nc)?\.u32\b)", R"(\bld\.global(\.nc)?\.f32\b)", R"(\bst\.global\.f32\b)"})
         .on_arch(100, 40, 0.75)
         .on_arch(120, 40, 0.75),
+    // The input fill (words and floats): stores only (the inputs are a formula of the index),
+    // never a load.
+    contract::kernel(R"(::seeded_fill_kernel<(false|true)>\()")
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
+        .ptx({R"(\bst\.global\.(u32|b32|f32)\b)"})
+        .no_ptx({R"(\bld\.global)"})
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 40, 0.75),
     // One thread by design (latency, not bandwidth): occupancy is irrelevant.
     contract::kernel(R"(::pointer_chase_kernel<4>\()")
         .block(1)

@@ -3,11 +3,12 @@
 // Thrust) and the dependent pointer chase. Names, arguments and work models come from the
 // table in families/global_memory/cases.cpp; the kernels from families/global_memory/global_memory.h.
 //
-// Every workload: inputs are seeded random data (never zeros) filled on the host and copied,
-// or generated on the device (the gather's permutation); outputs are poisoned by poison() and
-// copied back and checked with the verify.h checkers by verify(); sizes that do not fit in free
-// device memory are skipped with the reason. Timing (graph-batched when cache-resident, one
-// event pair per L2-flushed run otherwise) is harness/cuda/timing.h's.
+// Every workload: inputs are seeded random data (never zeros) generated on the device (the
+// seeded words and floats of kernels/seeded_words.h, which the host checks recompute; the
+// gather's permutation) or, for the chase ring, built on the host and copied; outputs are
+// poisoned by poison() and copied back and checked with the verify.h checkers by verify(); sizes that do not fit in
+// free device memory are skipped with the reason. Timing (graph-batched when cache-resident, one event pair per
+// L2-flushed run otherwise) is harness/cuda/timing.h's.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -143,25 +144,21 @@ class CudaMemoryWorkload : public CudaWorkload {
   int passes_ = 0;  // 0 until calibrated
 };
 
-// Random input words on the host, copied to a fresh device buffer; the host copy is kept as
-// the reference for verify().
-DeviceBuffer upload_random_u32(std::vector<std::uint32_t>& host, std::size_t bytes, std::uint64_t seed, CUstream_st* s,
-                               std::size_t device_bytes = 0) {
-  host.assign((bytes + 3) / 4, 0);
-  fill_random_u32(host.data(), bytes, seed);
+// A fresh device buffer of at least `bytes` (`device_bytes` when larger) whose first `bytes` hold
+// the seeded inputs of `seed`, filled on the device: words, or (bytes a multiple of 4) floats.
+// The host keeps no copy: verify() recomputes them (harness/verify.h's SeededWords and
+// SeededFloats checks).
+DeviceBuffer seeded_input(std::size_t bytes, std::uint64_t seed, bool floats, int sms, CUstream_st* s,
+                          std::size_t device_bytes = 0) {
   DeviceBuffer d(std::max(bytes, device_bytes));
-  copy_to_device(d.get(), host.data(), bytes, s);
+  if (floats) {
+    fill_seeded_device(d.as<float>(), bytes / 4, SeededFloats{seed}, sms, s);
+  } else {
+    fill_seeded_device(d.get(), bytes, SeededWords{seed}, sms, s);
+  }
   return d;
 }
-
-DeviceBuffer upload_random_float(std::vector<float>& host, std::size_t n, std::uint64_t seed, CUstream_st* s,
-                                 std::size_t device_bytes = 0) {
-  host.assign(n, 0.0f);
-  fill_random_float(host.data(), n, seed, -1.0f, 1.0f);
-  DeviceBuffer d(std::max(n * sizeof(float), device_bytes));
-  copy_to_device(d.get(), host.data(), n * sizeof(float), s);
-  return d;
-}
+constexpr bool kFloats = true, kWords = false;
 
 // ---- copy: kernel | memcpy_ce | thrust ----
 
@@ -175,14 +172,8 @@ class CopyWorkload final : public CudaMemoryWorkload {
     // Thrust copies floats, so its size must be whole floats.
     bytes_ = size_arg(c_, "bytes", V == CopyVariant::thrust ? 4 : 1);
     begin_prepare(2 * slotted(bytes_));
-    if (V == CopyVariant::thrust) {
-      std::vector<float> f;
-      in_ = upload_random_float(f, bytes_ / 4, seed_, stream(), slotted(bytes_));
-      host_in_.assign(f.size(), 0);
-      std::memcpy(host_in_.data(), f.data(), bytes_);
-    } else {
-      in_ = upload_random_u32(host_in_, bytes_, seed_, stream(), slotted(bytes_));
-    }
+    // Thrust copies floats: seeded floats (no NaN patterns); the others copy bytes: seeded words.
+    in_ = seeded_input(bytes_, seed_, V == CopyVariant::thrust ? kFloats : kWords, sms(), stream(), slotted(bytes_));
     replicate_slots(in_, bytes_);
     out_ = DeviceBuffer(slotted(bytes_));
     if (V != CopyVariant::kernel) library_call_as_issued();
@@ -216,7 +207,9 @@ class CopyWorkload final : public CudaMemoryWorkload {
     for (int k = 0; k < std::max(touched_, 1); ++k) {
       const void* got =
           fetch_to_host(static_cast<const unsigned char*>(out_.get()) + k * slot_stride(bytes_), bytes_, stream());
-      Verification v = check_copy(host_in_.data(), got, bytes_);
+      Verification v = V == CopyVariant::thrust
+                           ? check_copy(SeededFloats{seed_}, static_cast<const float*>(got), bytes_ / 4)
+                           : check_copy(SeededWords{seed_}, got, bytes_);
       if (!v.ok) return c_.slots > 1 ? Verification::fail("slot " + std::to_string(k) + ": " + v.message) : v;
     }
     return Verification::pass();
@@ -225,7 +218,6 @@ class CopyWorkload final : public CudaMemoryWorkload {
  private:
   std::size_t bytes_ = 0;
   int touched_ = 0;  // slots written since the last poison
-  std::vector<std::uint32_t> host_in_;
   DeviceBuffer in_, out_;
 };
 
@@ -243,11 +235,11 @@ class ReadWorkload final : public CudaMemoryWorkload {
     if (V == ReadVariant::kernel) {
       max_blocks_ = 64 * std::max(sms(), 1);
       begin_prepare(slotted(bytes) + static_cast<std::size_t>(max_blocks_) * 4);
-      in_ = upload_random_u32(host_in_, bytes, seed_, stream(), slotted(bytes));
+      in_ = seeded_input(bytes, seed_, kWords, sms(), stream(), slotted(bytes));
       out_ = DeviceBuffer(static_cast<std::size_t>(max_blocks_) * 4);
     } else {
       begin_prepare(slotted(bytes));
-      in_ = upload_random_u32(host_in_, bytes, seed_, stream(), slotted(bytes));
+      in_ = seeded_input(bytes, seed_, kWords, sms(), stream(), slotted(bytes));
       out_ = DeviceBuffer(4);
       std::size_t temp_bytes = 0;  // size query only: CUB enqueues nothing
       GPUBENCH_CUDA_CHECK(kernels::cub_reduce_sum(in_.as<std::uint32_t>(), n_, out_.as<std::uint32_t>(), nullptr,
@@ -292,14 +284,13 @@ class ReadWorkload final : public CudaMemoryWorkload {
     } else {
       sum = copy_to_host(out_.as<const std::uint32_t>(), 1, stream())[0];
     }
-    return check_sum_u32(host_in_.data(), n_, sum, times);
+    return check_sum_u32(SeededWords{seed_}, n_, sum, times);
   }
 
  private:
   std::size_t n_ = 0;
   int max_blocks_ = 0;
   int blocks_ = 0;
-  std::vector<std::uint32_t> host_in_;
   DeviceBuffer in_, out_, temp_;
 };
 
@@ -319,7 +310,7 @@ class BlockSetReadWorkload final : public CudaMemoryWorkload {
       throw std::logic_error(c_.name() + ": made for " + std::to_string(blocks_) + " blocks, this device runs " +
                              std::to_string(sms() * kernels::kBlockSetReadBlocksPerSm));
     begin_prepare(bytes + static_cast<std::size_t>(blocks_) * 4);
-    in_ = upload_random_u32(host_in_, bytes, seed_, stream());
+    in_ = seeded_input(bytes, seed_, kWords, sms(), stream());
     out_ = DeviceBuffer(static_cast<std::size_t>(blocks_) * 4);
   }
   void poison() override { poison_device(out_.get(), out_.bytes(), stream()); }
@@ -336,19 +327,18 @@ class BlockSetReadWorkload final : public CudaMemoryWorkload {
     const auto partial = copy_to_host(out_.as<const std::uint32_t>(), static_cast<std::size_t>(blocks_), stream());
     const auto times = static_cast<std::uint32_t>(std::max(passes(), 1));
     // Block 0 against the host's sum; every other block must have read exactly what it did.
-    Verification v = check_sum_u32(host_in_.data(), n_, partial.at(0), times);
+    Verification v = check_sum_u32(SeededWords{seed_}, n_, partial.at(0), times);
     if (!v.ok) return Verification::fail("block 0: " + v.message);
     for (std::size_t b = 1; b < partial.size(); ++b)
       if (partial[b] != partial[0])
         return Verification::fail("block " + std::to_string(b) + ": " +
-                                  check_sum_u32(host_in_.data(), n_, partial[b], times).message);
+                                  check_sum_u32(SeededWords{seed_}, n_, partial[b], times).message);
     return Verification::pass();
   }
 
  private:
   std::size_t n_ = 0;
   int blocks_ = 0;
-  std::vector<std::uint32_t> host_in_;
   DeviceBuffer in_, out_;
 };
 
@@ -402,7 +392,7 @@ class StridedWorkload final : public CudaMemoryWorkload {
     n_ = bytes / 4;
     stride_ = static_cast<int>(stride);
     begin_prepare(2 * bytes);
-    in_ = upload_random_float(host_in_, n_, seed_, stream());
+    in_ = seeded_input(bytes, seed_, kFloats, sms(), stream());
     out_ = DeviceBuffer(bytes);
   }
   // Every element of out is poisoned, so untouched ones can be checked to still be poison.
@@ -415,13 +405,12 @@ class StridedWorkload final : public CudaMemoryWorkload {
     return timed(batch, [=](CUstream_st* s, int) { return kernels::launch_strided_copy(in, out, n, stride, sms, s); });
   }
   Verification verify() override {
-    return check_strided(host_in_.data(), fetch_to_host(out_.as<const float>(), n_, stream()), n_, stride_);
+    return check_strided(SeededFloats{seed_}, fetch_to_host(out_.as<const float>(), n_, stream()), n_, stride_);
   }
 
  private:
   std::size_t n_ = 0;
   int stride_ = 1;
-  std::vector<float> host_in_;
   DeviceBuffer in_, out_;
 };
 
@@ -438,7 +427,7 @@ class GatherWorkload final : public CudaMemoryWorkload {
     n_ = bytes / 4;
     require_u32_count(n_, "the gather");
     begin_prepare(3 * bytes);  // in, idx, out
-    in_ = upload_random_float(host_in_, n_, seed_, stream());
+    in_ = seeded_input(bytes, seed_, kFloats, sms(), stream());
     idx_ = DeviceBuffer(n_ * 4);
     out_ = DeviceBuffer(bytes);
     // The permutation is generated on the device (large index arrays cost no host time) and
@@ -465,12 +454,11 @@ class GatherWorkload final : public CudaMemoryWorkload {
       if (host_idx_[i] >= n_)
         return Verification::fail("random_permutation produced idx[" + std::to_string(i) +
                                   "] = " + std::to_string(host_idx_[i]) + " >= n = " + std::to_string(n_));
-    return check_gather(host_in_.data(), host_idx_.data(), got, n_);
+    return check_gather(SeededFloats{seed_}, host_idx_.data(), got, n_);
   }
 
  private:
   std::size_t n_ = 0;
-  std::vector<float> host_in_;
   std::vector<std::uint32_t> host_idx_;
   DeviceBuffer in_, idx_, out_;
 };

@@ -99,6 +99,31 @@ int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::si
   return rt::launch(kernel, grid, kMemoryBlockThreads, 0, stream, in, idx, out, n);
 }
 
+namespace {
+
+template <bool kFloats>
+int launch_seeded_fill_of(std::uint32_t* dst, std::size_t bytes, std::uint64_t seed, int sm_count, Stream stream) {
+  static OccupancyCache cache(kMemoryBlockThreads);
+  const auto kernel = seeded_fill_kernel<kFloats>;
+  int grid = 0;
+  // One word per thread and pass; the byte tail is one more item (thread 0's).
+  const Error err = grid_for(kernel, cache, sm_count, bytes / 4 + 1, 1, &grid);
+  if (err != rt::kSuccess) return err;
+  return rt::launch(kernel, grid, kMemoryBlockThreads, 0, stream, dst, bytes, seed);
+}
+
+}  // namespace
+
+int launch_seeded_fill(void* dst, std::size_t bytes, std::uint64_t seed, SeededData data, int sm_count, Stream stream) {
+  const bool floats = data == SeededData::floats;
+  if (sm_count < 1 || dst == nullptr || reinterpret_cast<std::uintptr_t>(dst) % 4 != 0 || (floats && bytes % 4 != 0))
+    return rt::kInvalidValue;
+  if (bytes == 0) return rt::kSuccess;
+  auto* words = static_cast<std::uint32_t*>(dst);
+  return floats ? launch_seeded_fill_of<true>(words, bytes, seed, sm_count, stream)
+                : launch_seeded_fill_of<false>(words, bytes, seed, sm_count, stream);
+}
+
 int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
                          long long* cycles, Stream stream) {
   if (next == nullptr || sink == nullptr || cycles == nullptr) return rt::kInvalidValue;

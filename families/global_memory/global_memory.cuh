@@ -26,7 +26,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <cstring>
+
 #include "kernels/grid.cuh"
+#include "kernels/seeded_words.h"
 #include "kernels/simt/simt.h"
 
 namespace gpubench::kernels {
@@ -268,6 +271,31 @@ __global__ void __launch_bounds__(kMemoryBlockThreads)
   }
   sum = detail::block_sum(sum);
   if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+}
+
+/// Fills an input with the seeded data of kernels/seeded_words.h, so that no input is made on
+/// the host (the host checks recompute it): kFloats false, the bytes / 4 words of seeded_word
+/// then seeded_tail_byte for the bytes after them; true, the bytes / 4 floats of seeded_float.
+/// `dst` 4-byte aligned. A grid-stride loop of 4-byte stores, coalesced across each warp.
+template <bool kFloats>
+__global__ void __launch_bounds__(kMemoryBlockThreads)
+    seeded_fill_kernel(std::uint32_t* __restrict__ dst, std::size_t bytes, std::uint64_t seed) {
+  const GridPosition g = grid_position();
+  const std::size_t words = bytes / 4u;
+  for (std::size_t i = g.thread; i < words; i += g.threads) {
+    if (kFloats) {
+      const float f = seeded_float(seed, i);
+      std::uint32_t bits;
+      std::memcpy(&bits, &f, sizeof bits);  // a register move under nvcc
+      dst[i] = bits;
+    } else {
+      dst[i] = seeded_word(seed, i);
+    }
+  }
+  if (!kFloats && g.thread == 0) {
+    auto* tail = reinterpret_cast<unsigned char*>(dst + words);
+    for (std::size_t t = 0; t < bytes % 4u; ++t) tail[t] = seeded_tail_byte(seed, words, t);
+  }
 }
 
 /// One thread follows p = next[p] `steps` times from `start` (every load depends on the

@@ -72,6 +72,13 @@ int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::si
 int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
                          long long* cycles, Stream stream);
 
+/// What launch_seeded_fill writes (kernels/seeded_words.h): seeded words (with a byte tail), or
+/// seeded floats in [-1, 1) (bytes a multiple of 4).
+enum class SeededData { words, floats };
+/// Fills dst[0..bytes) with the seeded inputs of `seed`, the data harness/verify.h's SeededWords
+/// and SeededFloats checks recompute on the host. `dst` 4-byte aligned.
+int launch_seeded_fill(void* dst, std::size_t bytes, std::uint64_t seed, SeededData data, int sm_count, Stream stream);
+
 // ---- library references (families/global_memory/library.cu) ----
 
 /// thrust::copy of n floats.

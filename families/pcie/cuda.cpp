@@ -17,7 +17,7 @@
 //    counter_transfers(batch) = 2 x batch + 1 transfers released at the same moment, so the
 //    measured transfers never run alone; only A is timed; each direction is its own benchmark.
 // Verification, after the timed runs: what arrived on the other side is compared byte for
-// byte with a pageable reference copy of what was sent (seeded random data, never zeros).
+// byte with the seeded words that were sent (random, never zero), recomputed on the host.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -80,16 +80,15 @@ class SpinControl {
   HostBuffer words_;
 };
 
-/// One direction of transfers: the host side, the device side, and a pageable reference of
-/// the data sent. Host-to-device: host -> device; device-to-host: device -> host.
+/// One direction of transfers: the host side, the device side, and the seed of the words sent
+/// (the SeededWords of harness/verify.h, which verification recomputes). Host-to-device: host ->
+/// device; device-to-host: device -> host.
 struct Direction {
   bool h2d = true;
   HostMemory memory = HostMemory::pinned;
+  std::uint64_t seed = 0;
   std::unique_ptr<HostBuffer> host;
-  std::unique_ptr<HostBuffer> reference;  ///< pageable; for pageable h2d it is also the source
   DeviceBuffer device;
-
-  void* host_ptr() const { return memory == HostMemory::pageable && h2d ? reference->get() : host->get(); }
 };
 
 /// What each benchmark key runs.
@@ -179,18 +178,19 @@ class PcieTransferWorkload final : public Workload {
       throw std::runtime_error("the preloaded spin kernel did not see its release flag");
   }
 
+  // The sent words are made where they are sent from: on the host for host-to-device (written
+  // once, in sequential runs: write-combined memory's fast path, and it is never read), on the
+  // device for device-to-host. No reference copy: verify() recomputes them.
   void setup(Direction& d, bool h2d, HostMemory memory, std::uint64_t seed) {
     d.h2d = h2d;
     d.memory = memory;
-    d.reference = std::make_unique<HostBuffer>(bytes_, HostMemory::pageable);
-    fill_random_u32(d.reference->get(), bytes_, seed);
-    if (!(memory == HostMemory::pageable && h2d)) d.host = std::make_unique<HostBuffer>(bytes_, memory);
+    d.seed = seed;
+    d.host = std::make_unique<HostBuffer>(bytes_, memory);
     d.device = DeviceBuffer(bytes_);
     if (h2d) {
-      // Write-combined memory is written here once, sequentially (its fast path), never read.
-      if (d.host) std::memcpy(d.host->get(), d.reference->get(), bytes_);
+      fill_random_u32(d.host->get(), bytes_, seed);
     } else {
-      copy_to_device(d.device.get(), d.reference->get(), bytes_, a_->get());
+      fill_seeded_device(d.device.get(), bytes_, SeededWords{seed}, dev_.sm_count(), a_->get());
     }
   }
 
@@ -203,10 +203,8 @@ class PcieTransferWorkload final : public Workload {
   }
 
   Verification verify_direction(const Direction& d) {
-    if (d.h2d) {
-      return check_copy(d.reference->get(), fetch_to_host(d.device.get(), bytes_, a_->get()), bytes_);
-    }
-    return check_copy(d.reference->get(), d.host->get(), bytes_);
+    if (d.h2d) return check_copy(SeededWords{d.seed}, fetch_to_host(d.device.get(), bytes_, a_->get()), bytes_);
+    return check_copy(SeededWords{d.seed}, d.host->get(), bytes_);
   }
 
   /// Enqueues one transfer of `d` on `s`.
@@ -216,7 +214,7 @@ class PcieTransferWorkload final : public Workload {
       void* dst = d.h2d ? d.device.get() : d.host->device_view();
       return kernels::launch_pcie_sm_copy(src, dst, bytes_, dev_.sm_count(), s);
     }
-    if (d.h2d) return cudaMemcpyAsync(d.device.get(), d.host_ptr(), bytes_, cudaMemcpyHostToDevice, s);
+    if (d.h2d) return cudaMemcpyAsync(d.device.get(), d.host->get(), bytes_, cudaMemcpyHostToDevice, s);
     return cudaMemcpyAsync(d.host->get(), d.device.get(), bytes_, cudaMemcpyDeviceToHost, s);
   }
 

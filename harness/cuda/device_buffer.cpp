@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "families/global_memory/global_memory.h"
 #include "harness/backend.h"
 #include "harness/cuda/cuda_check.h"
 #include "harness/verify.h"
@@ -76,6 +77,19 @@ const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* strea
   }
   copy_to_host(staging.data.get(), src, bytes, stream);
   return staging.data.get();
+}
+
+void fill_seeded_device(void* dst, std::size_t bytes, SeededWords in, int sm_count, CUstream_st* stream) {
+  if (bytes == 0) return;
+  GPUBENCH_CUDA_CHECK(kernels::launch_seeded_fill(dst, bytes, in.seed, kernels::SeededData::words, sm_count, stream));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void fill_seeded_device(float* dst, std::size_t n, SeededFloats in, int sm_count, CUstream_st* stream) {
+  if (n == 0) return;
+  GPUBENCH_CUDA_CHECK(
+      kernels::launch_seeded_fill(dst, n * sizeof(float), in.seed, kernels::SeededData::floats, sm_count, stream));
+  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void poison_device(void* dst, std::size_t bytes, CUstream_st* stream) {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/verify.h"
+
 struct CUstream_st;
 
 namespace gpubench {
@@ -73,6 +75,13 @@ template <class T>
 const T* fetch_to_host(const T* src, std::size_t n, CUstream_st* stream) {
   return static_cast<const T*>(fetch_to_host(static_cast<const void*>(src), n * sizeof(T), stream));
 }
+
+/// Fills dst[0..bytes) on the device with the seeded words of `in` (kernels::launch_seeded_fill),
+/// the inputs harness/verify.h's SeededWords checks recompute on the host, so no host copy of
+/// them is made or kept; returns once done. `dst` 4-byte aligned.
+void fill_seeded_device(void* dst, std::size_t bytes, SeededWords in, int sm_count, CUstream_st* stream);
+/// The same with the seeded floats of `in` (SeededFloats), n of them.
+void fill_seeded_device(float* dst, std::size_t n, SeededFloats in, int sm_count, CUstream_st* stream);
 
 /// Fills device memory with the kPoisonU32 pattern of poison_fill() (one small host->device
 /// copy, then device-to-device doubling); returns once done.

@@ -147,6 +147,33 @@ Verification write_check(int sms) {
   return check_write_pattern(out.data(), kOddWords, 0x1234567u);
 }
 
+// The device fill of the seeded inputs against the host's formula: words with a byte tail,
+// and floats, into poisoned buffers one word longer than the fill (which must stay poison).
+Verification seeded_fill_check(int sms) {
+  constexpr std::uint64_t kSeed = 0x5eed5eed5eedull;
+  Dev words(kOddBytes + 4), floats(kOddWords * 4 + 4);
+  words.poison();
+  floats.poison();
+  finish(kernels::launch_seeded_fill(words.as<void>(), kOddBytes, kSeed, kernels::SeededData::words, sms, nullptr));
+  finish(
+      kernels::launch_seeded_fill(floats.as<void>(), kOddWords * 4, kSeed, kernels::SeededData::floats, sms, nullptr));
+  std::vector<unsigned char> w(kOddBytes + 4);
+  std::vector<float> f(kOddWords + 1);
+  words.download(w.data());
+  floats.download(f.data());
+  Verification v = check_copy(SeededWords{kSeed}, w.data(), kOddBytes);
+  if (!v.ok) return Verification::fail("words: " + v.message);
+  v = check_copy(SeededFloats{kSeed}, f.data(), kOddWords);
+  if (!v.ok) return Verification::fail("floats: " + v.message);
+  unsigned char poison[4];
+  std::memcpy(poison, &kPoisonU32, 4);
+  std::uint32_t after_floats = 0;
+  std::memcpy(&after_floats, f.data() + kOddWords, 4);
+  if (w[kOddBytes] != poison[kOddBytes % 4] || after_floats != kPoisonU32)
+    return Verification::fail("the fill wrote past its end");
+  return Verification::pass();
+}
+
 Verification strided_check(int sms, int stride) {
   std::vector<float> in(kOddWords), out(kOddWords);
   fill_random_float(in.data(), kOddWords, 13, -1.0f, 1.0f);
@@ -694,6 +721,7 @@ std::vector<Check> all_checks(int sms) {
   using U16 = std::uint16_t;
   std::vector<Check> checks = {
       {"copy", [=] { return copy_check(sms); }},
+      {"seeded_fill, words and floats", [=] { return seeded_fill_check(sms); }},
       {"read", [=] { return read_check(sms); }},
       {"block_set_read, 3 passes", [=] { return block_set_read_check(sms); }},
       {"write", [=] { return write_check(sms); }},

@@ -28,6 +28,7 @@
 #include <random>
 
 #include "families/global_memory/global_memory.h"
+#include "harness/verify.h"
 
 struct CUstream_st {
   int device = 0;
@@ -443,6 +444,21 @@ int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint
     for (std::size_t i = 0; i < steps; ++i) p = next[p];
     *sink = p;
     *cycles = static_cast<long long>(steps) * 300;  // a pretend 300 cycles per load
+  });
+}
+// The seeded inputs from the formula the host checks use (the kernel itself is checked under the
+// SIMT emulation and by gpubench_kernel_check); a planted fault makes it write one word wrong.
+int launch_seeded_fill(void* dst, std::size_t bytes, std::uint64_t seed, SeededData data, int, Stream s) {
+  if (dst == nullptr || reinterpret_cast<std::uintptr_t>(dst) % 4 != 0 ||
+      (data == SeededData::floats && bytes % 4 != 0))
+    return fail(cudaErrorInvalidValue);
+  return as_kernel(s, [=] {
+    if (data == SeededData::floats) {
+      gpubench::fill_seeded(static_cast<float*>(dst), bytes / 4, gpubench::SeededFloats{seed});
+    } else {
+      gpubench::fill_seeded(dst, bytes, gpubench::SeededWords{seed});
+    }
+    if (state().break_seeded_fill && bytes >= 8) static_cast<std::uint32_t*>(dst)[bytes / 8] ^= 0x00010000u;
   });
 }
 int thrust_copy(const float* in, float* out, std::size_t n, Stream s) {

@@ -84,6 +84,59 @@ TEST(Verify, SumAndWritePattern) {
   EXPECT_FALSE(check_write_pattern(v.data(), v.size(), 42).ok);
 }
 
+// The seeded inputs (kernels/seeded_words.h): the checks recompute them from the seed, agree
+// with the host fill of the same seed, and name the first wrong byte or element.
+TEST(Verify, SeededChecksRecomputeTheInputs) {
+  const std::size_t bytes = 4 * 2503 + 3;  // a byte tail
+  std::vector<unsigned char> w(bytes);
+  fill_seeded(w.data(), bytes, SeededWords{21});
+  std::vector<unsigned char> host(bytes);
+  fill_random_u32(host.data(), bytes, 21);
+  EXPECT_EQ(w, host);  // one formula: the host fill of the same seed
+  EXPECT_TRUE(check_copy(SeededWords{21}, w.data(), bytes).ok);
+  EXPECT_FALSE(check_copy(SeededWords{22}, w.data(), bytes).ok);
+  for (std::size_t at : {std::size_t{0}, std::size_t{4 * 1000 + 2}, bytes - 1}) {
+    std::vector<unsigned char> bad = w;
+    bad[at] ^= 0x10;
+    const Verification v = check_copy(SeededWords{21}, bad.data(), bytes);
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.message.rfind("byte " + std::to_string(at) + " of " + std::to_string(bytes) + ": ", 0), 0u)
+        << v.message;
+  }
+
+  const std::size_t n = 3001;
+  std::vector<float> f(n);
+  fill_seeded(f.data(), n, SeededFloats{5});
+  EXPECT_TRUE(check_copy(SeededFloats{5}, f.data(), n).ok);
+  f[1234] = -f[1234];
+  const Verification v = check_copy(SeededFloats{5}, f.data(), n);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.message.rfind("element 1234 of 3001: ", 0), 0u) << v.message;
+  f[1234] = -f[1234];
+
+  std::vector<float> out(n);
+  poison_fill(out.data(), n * 4);
+  for (std::size_t i = 0; i < n; i += 3) out[i] = f[i];
+  EXPECT_TRUE(check_strided(SeededFloats{5}, out.data(), n, 3).ok);
+  out[4] = f[4];  // an element the kernel must not touch
+  EXPECT_NE(check_strided(SeededFloats{5}, out.data(), n, 3).message.find("element 4 (not to be touched)"),
+            std::string::npos);
+
+  std::vector<std::uint32_t> idx(n);
+  make_permutation(idx.data(), n, 2);
+  for (std::size_t i = 0; i < n; ++i) out[i] = f[idx[i]];
+  EXPECT_TRUE(check_gather(SeededFloats{5}, idx.data(), out.data(), n).ok);
+  std::swap(out[10], out[11]);
+  EXPECT_FALSE(check_gather(SeededFloats{5}, idx.data(), out.data(), n).ok);
+
+  std::vector<std::uint32_t> words(n);
+  fill_seeded(words.data(), n * 4, SeededWords{9});
+  std::uint32_t sum = 0;
+  for (auto x : words) sum += x;
+  EXPECT_TRUE(check_sum_u32(SeededWords{9}, n, sum * 3, 3).ok);
+  EXPECT_FALSE(check_sum_u32(SeededWords{9}, n, sum * 3 + 1, 3).ok);
+}
+
 TEST(Verify, CloseRejectsNaNAndOutOfTolerance) {
   const double expected[3] = {1.0, 2.0, 3.0};
   float actual[3] = {1.0f, 2.001f, 3.0f};

@@ -109,9 +109,10 @@ TEST_F(FakeCuda, HotRunsCaptureOnceAndReplayTheGraph) {
   w->prepare();
   w->poison();
   const auto& s = fake_cuda::state();
+  const int filled = s.kernel_launches;  // prepare's input fill
   (void)w->run(5);
   const int captures = s.captures, launches = s.kernel_launches;
-  EXPECT_EQ(launches, 1 + 5);  // one plain warm-up execution, then five captured
+  EXPECT_EQ(launches - filled, 1 + 5);  // one plain warm-up execution, then five captured
   for (int i = 0; i < 3; ++i) (void)w->run(5);
   EXPECT_EQ(s.captures, captures);  // the instantiated graph is reused for the same batch
   EXPECT_EQ(s.graph_launches, 4);   // one graph launch per run
@@ -276,6 +277,32 @@ TEST_F(FakeCuda, BlockSetReadChecksEveryBlock) {
   other.args["readers"] = readers + 4;  // made for a device with one more SM
   auto mismatched = backend().create(other);
   EXPECT_THROW(mismatched->prepare(), std::logic_error);
+}
+
+// Inputs are made on the device and checked against the host's formula, not against a host copy
+// of what was uploaded: an input fill that writes one word wrong fails every row that reads it
+// (were an input still uploaded from the host, the row would pass).
+TEST_F(FakeCuda, AWrongInputFillFailsEveryRowThatReadsIt) {
+  const char* const rows[] = {"bandwidth/copy/kernel/bytes:64KiB",
+                              "bandwidth/copy/memcpy_ce/bytes:64KiB",
+                              "bandwidth/copy/thrust/bytes:64KiB",
+                              "bandwidth/read/kernel/bytes:64KiB",
+                              "bandwidth/read/cub/bytes:64KiB",
+                              "bandwidth/block_set_read/kernel/bytes:64KiB",
+                              "bandwidth/strided/kernel/bytes:16MiB,stride:1",
+                              "bandwidth/gather/kernel/bytes:1MiB"};
+  for (const char* name : rows) {
+    SCOPED_TRACE(name);
+    fake_cuda::state().break_seeded_fill = false;
+    auto good = backend().create(find_case(cases_, name));
+    const Verification ok = run_like_the_runner(*good, 2);
+    EXPECT_TRUE(ok.ok) << ok.message;
+    fake_cuda::state().break_seeded_fill = true;
+    auto broken = backend().create(find_case(cases_, name));
+    const Verification bad = run_like_the_runner(*broken, 2);
+    EXPECT_FALSE(bad.ok);
+  }
+  fake_cuda::state().break_seeded_fill = false;
 }
 
 // A wrong value at the first, a middle and the last element of what the device returns fails

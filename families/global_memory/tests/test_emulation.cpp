@@ -209,6 +209,54 @@ TEST(MemoryKernels, WriteFillsSeedPlusIndex) {
   }
 }
 
+// The input fill writes the formula of kernels/seeded_words.h at every index of its words (and
+// its byte tail), whatever the grid, and nothing after them.
+TEST(MemoryKernels, SeededFillWritesTheFormulaAndNothingElse) {
+  const std::uint64_t seed = 0x0123456789abcdefull;
+  for (std::size_t bytes : {0u, 1u, 3u, 4u, 5u, 7u, 64u, 1027u, 4099u, 65551u}) {
+    for (Shape s : kShapes) {
+      std::vector<std::uint32_t> out(bytes / 4 + 4, kPoison);
+      launch(Dim3{s.blocks}, Dim3{s.threads}, k::seeded_fill_kernel<false>, out.data(), bytes, seed);
+      const auto* b = reinterpret_cast<const unsigned char*>(out.data());
+      for (std::size_t i = 0; i < bytes / 4; ++i)
+        ASSERT_EQ(out[i], k::seeded_word(seed, i)) << "word " << i << ", " << where(bytes, 0, s);
+      for (std::size_t t = 0; t < bytes % 4; ++t)
+        ASSERT_EQ(b[bytes / 4 * 4 + t], k::seeded_tail_byte(seed, bytes / 4, t)) << "tail byte " << t;
+      const auto* poison = reinterpret_cast<const unsigned char*>(&kPoison);
+      for (std::size_t i = bytes; i < out.size() * 4; ++i)
+        ASSERT_EQ(b[i], poison[i % 4]) << "byte " << i << " after the fill, " << where(bytes, 0, s);
+
+      if (bytes % 4 != 0) continue;  // floats: whole words only
+      std::vector<std::uint32_t> f(bytes / 4 + 4, kPoison);
+      launch(Dim3{s.blocks}, Dim3{s.threads}, k::seeded_fill_kernel<true>, f.data(), bytes, seed);
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        const float v = k::seeded_float(seed, i);
+        std::uint32_t want_bits;
+        std::memcpy(&want_bits, &v, sizeof want_bits);
+        ASSERT_EQ(f[i], i < bytes / 4 ? want_bits : kPoison) << "float " << i << ", " << where(bytes, 0, s);
+      }
+    }
+  }
+}
+
+// The seeded floats: exact multiples of 2^-23 in [-1, 1), spread over the whole range.
+TEST(MemoryKernels, SeededFloatsAreExactAndInRange) {
+  double lo = 1, hi = -1;
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    const float v = k::seeded_float(7, i);
+    ASSERT_GE(v, -1.0f);
+    ASSERT_LT(v, 1.0f);
+    const double scaled = static_cast<double>(v) * 8388608.0;
+    ASSERT_EQ(scaled, static_cast<double>(static_cast<std::int64_t>(scaled))) << "float " << i;
+    const auto top = static_cast<std::int64_t>(k::seeded_bits(7, i) >> 40) - (1 << 23);
+    ASSERT_EQ(static_cast<std::int64_t>(scaled), top) << "float " << i;
+    lo = std::min(lo, static_cast<double>(v));
+    hi = std::max(hi, static_cast<double>(v));
+  }
+  EXPECT_LT(lo, -0.99);
+  EXPECT_GT(hi, 0.99);
+}
+
 float as_float(std::uint32_t u) {
   float f;
   std::memcpy(&f, &u, sizeof f);

@@ -136,6 +136,25 @@ TEST_F(FakePcie, WrongDataFailsVerification) {
   }
 }
 
+// The words sent are checked against the seed, not a copy of themselves: device-to-host rows send
+// what the device fill wrote, so a fill that writes one word wrong fails them; host-to-device rows
+// send words written on the host and still pass.
+TEST_F(FakePcie, SentWordsAreCheckedAgainstTheirSeed) {
+  fake_cuda::state().break_seeded_fill = true;
+  for (const char* name : {"bandwidth/pcie_d2h/pinned_ce/bytes:64KiB", "bandwidth/pcie_d2h/pageable_ce/bytes:64KiB",
+                           "bandwidth/pcie_bidir_h2d/pinned_ce/bytes:64KiB"}) {
+    SCOPED_TRACE(name);
+    auto w = backend().create(find_case(cases_, name));
+    const Verification v = run_like_the_runner(*w, 2);
+    EXPECT_FALSE(v.ok);
+    // The fill's wrong word is the middle one (bit 16 of word 8192: byte 32770).
+    EXPECT_NE(v.message.find("byte 32770 of 65536"), std::string::npos) << v.message;
+  }
+  auto h2d = backend().create(find_case(cases_, "bandwidth/pcie_h2d/pinned_ce/bytes:64KiB"));
+  const Verification ok = run_like_the_runner(*h2d, 2);
+  EXPECT_TRUE(ok.ok) << ok.message;
+}
+
 TEST_F(FakePcie, UnwrittenOutputFailsVerification) {
   // Poisoned after the timed runs, as if the transfers had never happened.
   auto w = backend().create(find_case(cases_, "bandwidth/pcie_d2h/pinned_ce/bytes:64KiB"));
