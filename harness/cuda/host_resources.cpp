@@ -46,5 +46,7 @@ void OrderEvent::order(cudaStream_t signal, cudaStream_t waiter) {
   GPUBENCH_CUDA_CHECK(cudaEventRecord(e_, signal));
   GPUBENCH_CUDA_CHECK(cudaStreamWaitEvent(waiter, e_, 0));
 }
+void OrderEvent::mark(cudaStream_t s) { GPUBENCH_CUDA_CHECK(cudaEventRecord(e_, s)); }
+void OrderEvent::wait() { GPUBENCH_CUDA_CHECK(cudaEventSynchronize(e_)); }
 
 }  // namespace gpubench

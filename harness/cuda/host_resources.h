@@ -49,7 +49,8 @@ class OwnedStream {
   cudaStream_t s_ = nullptr;
 };
 
-/// An event for ordering only (stream B waits for stream A's release); timing disabled.
+/// An event for ordering only (stream B waits for stream A's release, or the host for what a
+/// stream has done so far); timing disabled.
 class OrderEvent {
  public:
   OrderEvent();
@@ -58,6 +59,10 @@ class OrderEvent {
   OrderEvent& operator=(const OrderEvent&) = delete;
   /// Makes everything enqueued on `waiter` from now on wait for what is enqueued on `signal` so far.
   void order(cudaStream_t signal, cudaStream_t waiter);
+  /// Marks what is enqueued on `s` so far, for wait().
+  void mark(cudaStream_t s);
+  /// Blocks the host until what was enqueued before the last mark() (or order()) is done.
+  void wait();
 
  private:
   cudaEvent_t e_ = nullptr;

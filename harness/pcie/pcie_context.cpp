@@ -9,7 +9,9 @@ namespace gpubench::pcie {
 
 const char* const kPcieTiming =
     "pinned and mapped (copy engine and SM-driven) transfers: CUDA events; below 4MiB a batch is "
-    "queued behind a spin kernel and released, so queueing is not timed; from 4MiB up, events "
+    "queued in chunks of at most 127 operations, each behind its own spin kernel and released once "
+    "queued, so queueing is not timed (the next chunk is queued while the previous one runs); from "
+    "4MiB up, events "
     "around the batch. pageable transfers: host steady_clock around the batch (host_clock_timed=1). "
     "bidirectional: the measured direction on its own stream while the other direction runs on a "
     "second stream with twice the batch, so it overlaps the whole timed interval. Bytes counted "

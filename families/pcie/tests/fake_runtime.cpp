@@ -93,6 +93,7 @@ int launch_pcie_spin(const std::uint32_t* release_flag, std::uint32_t* status, s
   auto* s = static_cast<std::uint32_t*>(fake_pcie::resolve(status, 4));
   if (!s) return cudaErrorIllegalAddress;
   ++state().spin_launches;
+  state().spin_flags.push_back(release_flag);
   *s = state().spin_times_out ? kSpinTimedOut : kSpinReleased;
   return cudaSuccess;
 }

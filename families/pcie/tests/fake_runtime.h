@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <vector>
 
 namespace fake_pcie {
 
@@ -19,6 +20,7 @@ struct State {
   /// emulation and dereference it (the memory family's zero-copy row).
   bool device_view_is_host = false;
   int spin_launches = 0;
+  std::vector<const void*> spin_flags;  ///< the release flag of each spin launch, in order
   int sm_copy_launches = 0;
   int stream_waits = 0;
 };

@@ -88,6 +88,11 @@ TEST_F(FakePcie, SmallBatchesAreChunkedBehindTheSpinKernel) {
   w->run(300);
   EXPECT_EQ(fake_pcie::state().spin_launches - after_prepare, 3);  // 127 + 127 + 46
   EXPECT_TRUE(w->verify().ok);
+  // Two chunks in flight: consecutive chunks are held by two different spin controls, in turn.
+  const auto& flags = fake_pcie::state().spin_flags;
+  ASSERT_EQ(flags.size(), 4u);
+  EXPECT_NE(flags[1], flags[2]);
+  EXPECT_EQ(flags[1], flags[3]);
 
   auto bidir = backend().create(find_case(cases_, "bandwidth/pcie_bidir_d2h/pinned_ce/bytes:64KiB"));
   bidir->prepare();
