@@ -125,7 +125,8 @@ class PcieTransferWorkload final : public Workload {
       setup(counter_, !spec_.h2d, HostMemory::pinned, spec_.h2d ? kSeedD2h : kSeedH2d);
     }
     timer_ = std::make_unique<EventPair>();
-    spins_ = std::vector<SpinControl>(2);  // the preload uses the first
+    // The preload uses the first; spin-held rows hold their chunks with both, in turn.
+    spins_ = std::vector<SpinControl>(timing_ == pcie::TransferTimer::spin_held ? 2 : 1);
     if (timing_ == pcie::TransferTimer::spin_held) {
       chunk_timers_ = std::vector<EventPair>(2);
       if (spec_.bidir) counter_done_ = std::vector<OrderEvent>(2);
@@ -273,27 +274,32 @@ class PcieTransferWorkload final : public Workload {
     };
     // Bidirectional chunks queue three operations per measured transfer.
     const std::vector<int> chunks = pcie::spin_chunks(batch, spec_.bidir ? 3 : 1);
-    for (int k = 0; k < static_cast<int>(chunks.size()); ++k) {
-      SpinControl& spin = spins_[k % 2];
-      EventPair& timer = chunk_timers_[k % 2];
-      spin.arm();
-      GPUBENCH_CUDA_CHECK(
-          kernels::launch_pcie_spin(spin.device_flag(), spin.device_status(), kSpinTimeoutNs, a_->get()));
-      if (spec_.bidir) go_->order(a_->get(), b_->get());  // B starts when the spin kernel ends, too
-      timer.record_start(a_->get());
-      try {
+    try {
+      for (int k = 0; k < static_cast<int>(chunks.size()); ++k) {
+        SpinControl& spin = spins_[k % 2];
+        EventPair& timer = chunk_timers_[k % 2];
+        spin.arm();
+        GPUBENCH_CUDA_CHECK(
+            kernels::launch_pcie_spin(spin.device_flag(), spin.device_status(), kSpinTimeoutNs, a_->get()));
+        if (spec_.bidir) go_->order(a_->get(), b_->get());  // B starts when the spin kernel ends, too
+        timer.record_start(a_->get());
         enqueue_batch(chunks[static_cast<std::size_t>(k)]);
         timer.record_stop(a_->get());
         if (spec_.bidir) counter_done_[k % 2].mark(b_->get());
-      } catch (...) {
-        spin.release();  // never leave the stream held behind a failed enqueue
-        throw;
+        spin.release();
+        if (in_flight >= 0) collect(in_flight);
+        in_flight = k;
       }
-      spin.release();
       if (in_flight >= 0) collect(in_flight);
-      in_flight = k;
+    } catch (...) {
+      // Never leave a stream held behind a failed enqueue, nor chunks running into buffers the
+      // caller may free once this throws (the runner drops a failed workload): release both
+      // controls and drain both streams, then report the error.
+      for (SpinControl& spin : spins_) spin.release();
+      GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamSynchronize(a_->get()));
+      if (spec_.bidir) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamSynchronize(b_->get()));
+      throw;
     }
-    if (in_flight >= 0) collect(in_flight);
     return total;
   }
 

@@ -13,7 +13,9 @@ constexpr std::size_t kSpinBelowBytes = std::size_t{4} << 20;
 
 /// Operations (transfers, events excluded) queued behind one spin kernel: far below the depth
 /// at which enqueueing blocks the host, which would deadlock against the held stream until the
-/// spin kernel's timeout.
+/// spin kernel's timeout. Only one chunk is ever held: the chunk queued before it has been
+/// released (it runs while the next is queued), so a host blocked on queue depth waits for
+/// released work only.
 constexpr int kMaxHeldOps = 128;
 
 /// How one batch is timed.
