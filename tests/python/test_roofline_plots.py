@@ -659,6 +659,16 @@ def test_tags_of_close_diagonals_do_not_overlap():
         ("l2", "last-level cache 54.78 GB/s (measured)")]
     (_, _, _, x_dram), (_, _, _, x_llc) = tags
     assert x_dram == pytest.approx(d.x_range[0] * 1.25) and x_llc > x_dram * 4
+    # Lines 0.18 decades apart (a host's per-core cache under its last-level cache) are still
+    # too close for two tags side by side: staggered too.
+    doc = {"context": dict(HOST_CONTEXT), "benchmarks": []}
+    for kernel, tok, ws, gbps, level in (("block_set_read", "256KiB", 256 << 10, 101.4, "l1"),
+                                         ("copy", "4MiB", 8 << 20, 151.6, "l2")):
+        doc["benchmarks"] += entries(f"bandwidth/{kernel}/kernel/bytes:{tok}",
+                                     _reps({"verified": 1, "GB/s": gbps, "working_set_bytes": ws}),
+                                     label=label(level, "GBps", level, "bytes"))
+    close = {c.kind: x for _, c, _, x in diagonal_tags(roofline_data([parse_result(doc)], [], CARDS))}
+    assert close["l2"] > close["l1"] * 4
     cards = diagonal_tags(roofline_data([], [find_card("h100_sxm", CARDS)], CARDS))
     assert [text for _, _, text, _ in cards] == ["PCIe 63.02 GB/s", "DRAM 3350 GB/s",
                                                   "shared memory 33.5 TB/s"]
