@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -190,14 +191,35 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
   return gb_argc > 1 ? gb_argv[1] : "";
 }
 
-// Runs the registered benchmarks (on `console` when given, else Google Benchmark's display);
-// SIGINT / SIGTERM finish the current sample and skip the rest. Returns the number run.
-std::size_t run_benchmarks(benchmark::BenchmarkReporter* console) {
-  struct sigaction on_signal {};
-  on_signal.sa_handler = [](int sig) { request_interrupt(sig); };
-  sigemptyset(&on_signal.sa_mask);
-  sigaction(SIGINT, &on_signal, nullptr);
-  sigaction(SIGTERM, &on_signal, nullptr);
+// The first SIGINT / SIGTERM asks the run to stop after the current sample; a second one ends
+// the process at once, for a sample that never finishes (a hung kernel), removing the partial
+// result first. Only async-signal-safe calls in the handler.
+char g_partial_result[4096] = {};  // the temporary result file ("" when none)
+std::atomic<int> g_signals{0};
+static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
+void on_signal(int sig) {
+  if (g_signals.fetch_add(1) == 0) {
+    request_interrupt(sig);
+    return;
+  }
+  if (g_partial_result[0] != '\0') (void)::unlink(g_partial_result);
+  static const char kMessage[] = "gpubench: stopped at once by a second signal; no result written\n";
+  (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  ::_exit(128 + sig);
+}
+
+// Runs the registered benchmarks (on `console` when given, else Google Benchmark's display),
+// `partial_result` being the temporary file they write to (or ""). SIGINT / SIGTERM: see
+// on_signal. Returns the number run.
+std::size_t run_benchmarks(benchmark::BenchmarkReporter* console, const std::string& partial_result) {
+  if (partial_result.size() < sizeof g_partial_result)
+    std::memcpy(g_partial_result, partial_result.c_str(), partial_result.size() + 1);
+  struct sigaction on_signal_action {};
+  on_signal_action.sa_handler = on_signal;
+  on_signal_action.sa_flags = SA_RESTART;
+  sigemptyset(&on_signal_action.sa_mask);
+  sigaction(SIGINT, &on_signal_action, nullptr);
+  sigaction(SIGTERM, &on_signal_action, nullptr);
   const std::size_t ran = console ? benchmark::RunSpecifiedBenchmarks(console) : benchmark::RunSpecifiedBenchmarks();
   release_cached_workload();
   benchmark::Shutdown();
@@ -331,7 +353,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     console = std::make_unique<ConsoleReporter>(console_header(result_context(*backend, o.quick, memory_start)),
                                                 registered, progress, terminal);
   }
-  const std::size_t ran = run_benchmarks(console.get());
+  const std::size_t ran = run_benchmarks(console.get(), dest.tmp);
   if (const int sig = interrupt_signal(); sig != 0) {
     if (!dest.tmp.empty()) std::remove(dest.tmp.c_str());
     std::cerr << "gpubench: interrupted ("

@@ -193,7 +193,7 @@ timed() {
   local name="$1" limit="$2"
   shift 2
   local t0 t1 rc=0 left
-  left=$((STAGE_SECONDS - SECONDS - 15))
+  left=$((STAGE_SECONDS - SECONDS - 25))
   if ((left < 10)); then
     printf '%-28s skipped: the stage ran out of time\n' "$name" >>"$WORK/summary.txt"
     : >"$WORK/$name.log"
@@ -201,10 +201,12 @@ timed() {
   fi
   ((limit > left)) && limit=$left
   t0="$(date +%s.%N)"
-  timeout "$limit" "$@" >"$WORK/$name.log" 2>&1 || rc=$?
+  # TERM at the limit (gpubench stops after its current sample), KILL 10 s later (a hung kernel's
+  # sample never ends): the stage goes on either way.
+  timeout -k 10 "$limit" "$@" >"$WORK/$name.log" 2>&1 || rc=$?
   t1="$(date +%s.%N)"
   printf '%-28s exit %-3s %7.1f s%s\n' "$name" "$rc" "$(awk "BEGIN {print $t1 - $t0}")" \
-    "$( ((rc == 124)) && echo "  (stopped at the ${limit} s limit)")" >>"$WORK/summary.txt"
+    "$( ((rc == 124 || rc == 137)) && echo "  (stopped at the ${limit} s limit)")" >>"$WORK/summary.txt"
   return 0
 }
 

@@ -226,6 +226,29 @@ def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, code, name):
     assert list(tmp_path.iterdir()) == []  # neither the result nor its temporary file
 
 
+def test_a_second_signal_ends_a_run_whose_sample_never_finishes(tmp_path):
+    """A hung kernel never finishes its sample, so the first signal's graceful stop never comes:
+    the second SIGTERM ends the process at once (gpubench_stuck: tests/e2e/gpubench_stuck.cpp)."""
+    import signal
+    import subprocess
+    import time
+    from conftest import E2E_DIR
+    stuck = E2E_DIR / "gpubench_stuck"
+    assert stuck.exists(), f"{stuck} not found: build the gpubench_stuck target beside gpubench"
+    p = subprocess.Popen([str(stuck), "--device=host", "--quick", "--filter=bandwidth/write/kernel/bytes:4KiB$",
+                          f"--out={tmp_path / 'r.json'}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(2.0)  # in the hanging sample by now
+    p.send_signal(signal.SIGTERM)
+    time.sleep(1.0)
+    assert p.poll() is None, "the first signal waits for the current sample"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=20)
+    assert p.returncode == 143, err
+    assert "stopped at once by a second signal; no result written" in err
+    assert list(tmp_path.iterdir()) == []  # the partial result removed, nothing half written
+
+
 def test_filters_are_matched_in_linear_time():
     """A pattern std::regex backtracks on for ever is answered at once (RE2 matches the names;
     Google Benchmark never sees the pattern)."""
