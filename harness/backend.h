@@ -85,7 +85,8 @@ struct Telemetry {
   double seconds = 0;                  ///< wall-clock length of the region
   std::uint64_t throttle_reasons = 0;  ///< every reason seen (NVML bits)
   int samples = 0;
-  bool throttled = false;  ///< clocks were pulled down (power cap, thermal, slowdown) at some point
+  bool throttled = false;     ///< clocks were pulled down by heat or a fault (thermal, slowdown) at some point
+  bool power_capped = false;  ///< the software power cap held the clocks at some point
   bool available = false;
 };
 

@@ -70,6 +70,7 @@ std::map<std::string, double> telemetry_counters(const Telemetry& t, const WorkM
   k["sm_clock_min_MHz"] = t.sm_clock_min_MHz;
   k["mem_clock_MHz"] = t.mem_clock_MHz;
   k["throttled"] = t.throttled ? 1 : 0;
+  k["power_capped"] = t.power_capped ? 1 : 0;
   if (t.power_W >= 0) k["power_W"] = t.power_W;
   if (t.temperature_C >= 0) k["temperature_C"] = t.temperature_C;
   // NVML's energy counter moves in steps (an H100 run showed 2-3x the board's power over 0.1 s

@@ -44,6 +44,7 @@ Telemetry summarize_telemetry(const std::vector<TelemetryReading>& readings, dou
   if (!temp.empty()) t.temperature_C = *std::max_element(temp.begin(), temp.end());
   for (const auto& r : readings) {
     t.throttled = t.throttled || r.throttled;
+    t.power_capped = t.power_capped || r.power_capped;
     t.throttle_reasons |= r.throttle_reasons;
   }
   t.energy_J = energy_J;
@@ -73,8 +74,9 @@ void TelemetrySampler::loop() {
     s.at = std::chrono::steady_clock::now();  // when the reading was complete
     lock.lock();
     readings_.push_back(s);
+    read_now_ = false;
     wake_.notify_all();
-    wake_.wait_for(lock, period_, [this] { return stopping_; });
+    wake_.wait_for(lock, period_, [this] { return stopping_ || read_now_; });
   }
 }
 
@@ -93,14 +95,24 @@ Telemetry TelemetrySampler::stop() {
   in_region_ = false;
   const auto ended = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mutex_);
-  // The thread's first reading (once per sampler): a region that ends before it has nothing else.
-  wake_.wait_for(lock, std::chrono::seconds(2), [this] { return !readings_.empty(); });
+  const auto read_since = [this](std::chrono::steady_clock::time_point t) {
+    return !readings_.empty() && readings_.back().at >= t;
+  };
+  if (!read_since(started_)) {
+    // No reading inside (a region shorter than a period): one now, as the region ends, rather
+    // than the latest before it (verification idle, or the previous row).
+    read_now_ = true;
+    wake_.notify_all();
+    wake_.wait_for(lock, std::chrono::seconds(1), [&] { return read_since(ended); });
+  }
   std::vector<const Stamped*> inside;
   const Stamped* before = nullptr;
   for (const auto& s : readings_) {
     if (s.at < started_) before = &s;
     if (s.at >= started_ && s.at <= ended) inside.push_back(&s);
   }
+  // The reading taken as the region ended stands for a region with none of its own.
+  if (inside.empty() && !readings_.empty() && readings_.back().at > ended) inside.push_back(&readings_.back());
   if (inside.empty() && !readings_.empty()) inside.push_back(before ? before : &readings_.front());
   std::vector<TelemetryReading> values;
   for (const Stamped* s : inside)

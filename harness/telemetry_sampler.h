@@ -25,11 +25,12 @@ struct TelemetryReading {
   double power_W = -1;
   double temperature_C = -1;
   std::uint64_t throttle_reasons = 0;
-  bool throttled = false;  ///< the reasons include throttling (power cap, thermal, slowdown)
+  bool throttled = false;     ///< the reasons include throttling (thermal, slowdown)
+  bool power_capped = false;  ///< the reasons include the software power cap
 };
 
 /// The summary of the readings of one timed region: SM clock median and minimum, memory clock
-/// median, power mean, temperature maximum, throttled when any reading was, every reason seen,
+/// median, power mean, temperature maximum, throttled (power-capped) when any reading was, every reason seen,
 /// and the energy (`energy_J` < 0 when unknown). available=false without a reading.
 Telemetry summarize_telemetry(const std::vector<TelemetryReading>& readings, double energy_J);
 
@@ -51,9 +52,10 @@ class TelemetrySampler {
   /// Begins a region (the first call starts the thread, which reads at once).
   void start();
   /// Ends the region and summarizes its readings. A region shorter than a period may hold
-  /// none: then the latest reading before its end stands for it (waiting for the thread's very
-  /// first reading if need be). Energy: the counter's difference between the region's first and
-  /// last readings, scaled to the region's length; unknown with fewer than two.
+  /// none: then the thread reads at once and that reading, taken as the region ends, stands for
+  /// it (the latest one before the region only if none comes within a second). Energy: the
+  /// counter's difference between the region's first and last readings, scaled to the region's
+  /// length; unknown with fewer than two.
   Telemetry stop();
 
  private:
@@ -71,6 +73,7 @@ class TelemetrySampler {
   std::mutex mutex_;
   std::condition_variable wake_;   // the thread's stop signal, and the first reading's arrival
   bool stopping_ = false;          // guarded by mutex_
+  bool read_now_ = false;          // guarded by mutex_: stop() wants a reading without waiting a period
   std::vector<Stamped> readings_;  // guarded by mutex_; oldest first, pruned at each start()
   bool in_region_ = false;
   std::chrono::steady_clock::time_point started_;

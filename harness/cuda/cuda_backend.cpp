@@ -162,14 +162,17 @@ class CudaBackend final : public CudaBackendBase {
     if (!f) throw SkipCase(unavailable_reason(c));
     return f(c, *this);
   }
-  // NVML every 10 ms in a background thread while the samples run, and the energy counter's
-  // difference over the region.
+  // NVML in a background thread while the samples run: clocks and throttle reasons every 10 ms,
+  // power, temperature and the energy counter every 50 ms (each NVML query goes to the driver,
+  // and the power reading is itself an average; a region too short for one has none).
   void telemetry_start() override {
     const Nvml* nvml = device_.nvml();
     if (!nvml) return;
     if (!sampler_) {
+      auto readings = std::make_shared<long long>(0);  // the sampler thread's count: full every kFullEvery
+      constexpr long long kFullEvery = 5;
       sampler_ = std::make_unique<TelemetrySampler>(
-          [nvml]() -> std::optional<TelemetryReading> {
+          [nvml, readings]() -> std::optional<TelemetryReading> {
             const Telemetry now = nvml->sample();
             if (!now.available) return std::nullopt;
             TelemetryReading r;
@@ -177,12 +180,17 @@ class CudaBackend final : public CudaBackendBase {
             r.mem_clock_MHz = now.mem_clock_MHz;
             r.throttle_reasons = nvml->throttle_reasons();
             r.throttled = is_throttled(r.throttle_reasons);
-            r.power_W = nvml->power_W();
-            r.temperature_C = nvml->temperature_C();
+            r.power_capped = is_power_capped(r.throttle_reasons);
+            if (*readings % kFullEvery == 0) {
+              r.power_W = nvml->power_W();
+              r.temperature_C = nvml->temperature_C();
+            }
             return r;
           },
-          [nvml]() -> std::optional<double> {
-            const double joules = nvml->total_energy_J();
+          // Called right after the reading above, on the same thread: the same count.
+          [nvml, readings]() -> std::optional<double> {
+            const bool full = (*readings)++ % kFullEvery == 0;
+            const double joules = full ? nvml->total_energy_J() : -1;
             return joules >= 0 ? std::optional<double>(joules) : std::nullopt;
           },
           std::chrono::milliseconds(10));

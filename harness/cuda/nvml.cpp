@@ -2,16 +2,20 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
+#include <cstdint>
+
 #include <utility>
 
 namespace gpubench {
 
 bool is_throttled(std::uint64_t reasons) {
   using namespace nvml_reason;
-  constexpr std::uint64_t kThrottling =
-      kSwPowerCap | kHwSlowdown | kSwThermalSlowdown | kHwThermalSlowdown | kHwPowerBrakeSlowdown;
+  constexpr std::uint64_t kThrottling = kHwSlowdown | kSwThermalSlowdown | kHwThermalSlowdown | kHwPowerBrakeSlowdown;
   return (reasons & kThrottling) != 0;
 }
+
+bool is_power_capped(std::uint64_t reasons) { return (reasons & nvml_reason::kSwPowerCap) != 0; }
 
 std::string throttle_reason_names(std::uint64_t reasons) {
   using namespace nvml_reason;
@@ -45,6 +49,44 @@ constexpr int kNvmlClockSm = 1;
 constexpr int kNvmlClockMem = 2;
 constexpr int kNvmlTemperatureGpu = 0;
 
+// nvmlDeviceGetFieldValues' record (nvml.h's nvmlFieldValue_t: two 32-bit ids, two 64-bit
+// times, the value's type and return code, an 8-byte value) and the fields read through it.
+union NvmlValue {
+  double d;
+  unsigned int ui;
+  unsigned long ul;
+  unsigned long long ull;
+  long long sll;
+  int si;
+  unsigned short us;
+};
+struct NvmlFieldValue {
+  std::uint32_t field_id;
+  std::uint32_t scope_id;
+  std::int64_t timestamp;
+  std::int64_t latency_us;
+  unsigned int value_type;  // 0 double, 1 uint, 2 ulong, 3 ulonglong, 4 longlong, 5 int, 6 ushort
+  int nvml_return;
+  NvmlValue value;
+};
+static_assert(sizeof(NvmlFieldValue) == 40 && offsetof(NvmlFieldValue, value) == 32, "nvmlFieldValue_t's layout");
+constexpr std::uint32_t kFieldPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT, milliwatts
+
+// The field's value as a number; false when it was not read or has a type we do not know.
+bool field_number(const NvmlFieldValue& f, double* out) {
+  if (f.nvml_return != kNvmlSuccess) return false;
+  switch (f.value_type) {
+    case 0: *out = f.value.d; return true;
+    case 1: *out = f.value.ui; return true;
+    case 2: *out = static_cast<double>(f.value.ul); return true;
+    case 3: *out = static_cast<double>(f.value.ull); return true;
+    case 4: *out = static_cast<double>(f.value.sll); return true;
+    case 5: *out = f.value.si; return true;
+    case 6: *out = f.value.us; return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 struct Nvml::Api {
@@ -66,6 +108,7 @@ struct Nvml::Api {
   nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned int*) = nullptr;
   nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
   nvmlReturn_t (*total_energy)(nvmlDevice_t, unsigned long long*) = nullptr;
+  nvmlReturn_t (*field_values)(nvmlDevice_t, int, NvmlFieldValue*) = nullptr;  // optional
 };
 
 namespace {
@@ -104,6 +147,7 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& pci_bus_id, std::string* why
   bind(handle, "nvmlDeviceGetPowerUsage", &api->power_usage);
   bind(handle, "nvmlDeviceGetTemperature", &api->temperature);
   bind(handle, "nvmlDeviceGetTotalEnergyConsumption", &api->total_energy);
+  bind(handle, "nvmlDeviceGetFieldValues", &api->field_values);
   if (!ok) {
     dlclose(handle);
     return fail(std::string("NVML not available (") + library + " lacks the expected functions)");
@@ -136,7 +180,6 @@ Telemetry Nvml::sample() const {
   if (api_->clock_info(device_, kNvmlClockMem, &mem) != kNvmlSuccess) return t;
   t.sm_clock_MHz = sm;
   t.mem_clock_MHz = mem;
-  t.throttled = is_throttled(throttle_reasons());
   t.available = true;
   return t;
 }
@@ -148,6 +191,14 @@ std::uint64_t Nvml::throttle_reasons() const {
 }
 
 double Nvml::power_W() const {
+  if (api_->field_values) {
+    NvmlFieldValue f{};
+    f.field_id = kFieldPowerInstant;
+    double mW = 0;
+    // A board draws between nothing and a few kilowatts: anything else is not this field.
+    if (api_->field_values(device_, 1, &f) == kNvmlSuccess && field_number(f, &mW) && mW > 0 && mW < 5e6)
+      return mW / 1000.0;
+  }
   unsigned int mW = 0;
   if (!api_->power_usage || api_->power_usage(device_, &mW) != kNvmlSuccess) return -1;
   return mW / 1000.0;

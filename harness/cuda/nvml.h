@@ -25,10 +25,14 @@ constexpr std::uint64_t kHwPowerBrakeSlowdown = 0x80;
 constexpr std::uint64_t kDisplayClockSetting = 0x100;
 }  // namespace nvml_reason
 
-/// True when the reasons say the clocks were pulled below what the card would otherwise run:
-/// power cap, HW slowdown, SW/HW thermal slowdown, HW power brake. Idle, application-clock,
-/// sync-boost and display-clock reasons are settings or states, not throttling of a run.
+/// True when the reasons say the clocks were pulled down by a fault or heat: HW slowdown, SW/HW
+/// thermal slowdown, HW power brake. A result taken so is not the card's normal speed (the
+/// comparator calls such a row INVALID). Idle, application-clock, sync-boost and display-clock
+/// reasons are settings or states; the software power cap is is_power_capped's.
 bool is_throttled(std::uint64_t reasons);
+/// True when the software power cap held the clocks down: how an H100 normally runs heavy tensor
+/// work (its FP16 GEMMs at 4096-8192 ran there in every run), so it is reported, not a fault.
+bool is_power_capped(std::uint64_t reasons);
 
 /// Names of the set reason bits, "+"-joined ("sw_power_cap+hw_thermal"); "none" when 0.
 std::string throttle_reason_names(std::uint64_t reasons);
@@ -44,11 +48,14 @@ class Nvml {
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
 
-  /// Current SM and memory clocks and the throttle flag; available=false if a query fails.
+  /// Current SM and memory clocks; available=false if a query fails (throttle_reasons() has the
+  /// reasons).
   Telemetry sample() const;
   /// Raw throttle reasons now (0 when the query fails).
   std::uint64_t throttle_reasons() const;
-  /// Board power in watts (nvmlDeviceGetPowerUsage); < 0 when unknown.
+  /// Board power in watts now: the instantaneous reading (field NVML_FI_DEV_POWER_INSTANT) where
+  /// the driver has it, else nvmlDeviceGetPowerUsage (which Ampere and newer average over one
+  /// second); < 0 when unknown.
   double power_W() const;
   /// GPU temperature in degrees C (nvmlDeviceGetTemperature, the GPU sensor); < 0 when unknown.
   double temperature_C() const;

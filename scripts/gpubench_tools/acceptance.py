@@ -245,8 +245,11 @@ def _clock_causes(result: Result, row: Benchmark | None) -> list[str]:
         return []
     causes = []
     if row.throttled:
-        causes.append(f"clocks were throttled during {row.name} (power cap or thermal slowdown; "
+        causes.append(f"clocks were throttled during {row.name} (thermal or hardware slowdown; "
                       "see nvidia-smi -q -d PERFORMANCE)")
+    if row.power_capped:
+        causes.append(f"the software power cap held the clocks during {row.name} (nvidia-smi -q -d POWER "
+                      "shows the limit; a limit below the card's default lowers every heavy row)")
     top, low = _max_sm_clock(result), row.median("sm_clock_min_MHz")
     if top and low and low < 0.9 * top:
         causes.append(f"the SM clock fell to {low:.0f} MHz during the row (maximum {top:.0f} MHz)")

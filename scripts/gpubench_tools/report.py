@@ -119,7 +119,7 @@ def repetitions(b: Benchmark) -> int:
 
 def marks(b: Benchmark) -> list[tuple[str, str]]:
     """(mark, why) pairs of a row: failed (its error message), unverified (a repetition not
-    verified), skipped (the reason), noisy (its cv), throttled."""
+    verified), skipped (the reason), noisy (its cv), throttled, power-capped."""
     out = []
     if b.skipped:
         out.append(("skipped", b.error or ""))
@@ -132,6 +132,8 @@ def marks(b: Benchmark) -> list[tuple[str, str]]:
                               f"(more than {NOISY_CV_PCT:g} %)"))
     if b.throttled:
         out.append(("throttled", "a repetition ran with throttled clocks (throttled=1)"))
+    if b.power_capped:
+        out.append(("power-capped", "a repetition ran at the software power cap (power_capped=1)"))
     return out
 
 
@@ -308,6 +310,7 @@ tr.failed td { background: #ffebe9; }
 .mark.failed, .mark.unverified, .mark.fail { background: #cf222e; }
 .mark.noisy { background: #9a6700; }
 .mark.throttled { background: #8250df; }
+.mark.power-capped { background: #6e7781; }
 .mark.pass { background: #1a7f37; }
 .mark.warn, .mark.not_measured { background: #bc4c00; }
 .mark.skipped { background: #8c959f; }

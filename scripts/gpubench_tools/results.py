@@ -238,8 +238,15 @@ class Benchmark:
 
     @property
     def throttled(self) -> bool:
-        """Any repetition ran with throttled clocks."""
+        """Any repetition ran with throttled clocks (thermal or hardware slowdown; in results
+        written before power_capped existed, the software power cap too)."""
         return any((to_number(s.get("throttled")) or 0) != 0 for s in self._entries())
+
+    @property
+    def power_capped(self) -> bool:
+        """Any repetition ran at the software power cap (power_capped=1): how an H100 runs heavy
+        tensor work, so a fact about the row rather than a reason to set it aside."""
+        return any((to_number(s.get("power_capped")) or 0) != 0 for s in self._entries())
 
     @property
     def metric(self) -> str:

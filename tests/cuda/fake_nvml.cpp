@@ -51,6 +51,33 @@ int nvmlDeviceGetTemperature(void* device, int sensor, unsigned int* celsius) {
   *celsius = 47;
   return 0;
 }
+// nvml.h's nvmlFieldValue_t, written out: the one field asked for here is the instantaneous
+// power (NVML_FI_DEV_POWER_INSTANT = 186, milliwatts, an unsigned int); others are not supported.
+struct FieldValue {
+  unsigned int field_id, scope_id;
+  long long timestamp, latency_us;
+  unsigned int value_type;
+  int nvml_return;
+  union {
+    double d;
+    unsigned int ui;
+    unsigned long long ull;
+  } value;
+};
+int nvmlDeviceGetFieldValues(void* device, int count, FieldValue* values) {
+  if (device != &g_device_tag || count < 0) return 2;
+  for (int i = 0; i < count; ++i) {
+    FieldValue& f = values[i];
+    if (f.field_id == 186) {
+      f.value_type = 1;
+      f.value.ui = 287250u;
+      f.nvml_return = 0;
+    } else {
+      f.nvml_return = 3;  // NVML_ERROR_NOT_SUPPORTED
+    }
+  }
+  return 0;
+}
 // A counter that moves: 1.5 J more at every read.
 int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* millijoules) {
   static unsigned long long total = 1000000;

@@ -205,10 +205,10 @@ TEST(Nvml, LoadsAndReadsALibraryWithTheNvmlEntryPoints) {
     EXPECT_TRUE(t.available);
     EXPECT_EQ(t.sm_clock_MHz, 1755);
     EXPECT_EQ(t.mem_clock_MHz, 2619);
-    EXPECT_TRUE(t.throttled);  // HW thermal slowdown is set beside idle
     EXPECT_EQ(nvml->throttle_reasons(), 0x41u);
+    EXPECT_TRUE(is_throttled(nvml->throttle_reasons()));  // HW thermal slowdown is set beside idle
     EXPECT_EQ(nvml->driver_version(), "550.54.15");
-    EXPECT_DOUBLE_EQ(nvml->power_W(), 312.5);
+    EXPECT_DOUBLE_EQ(nvml->power_W(), 287.25);  // the instantaneous field, not the 1 s average (312.5)
     EXPECT_DOUBLE_EQ(nvml->temperature_C(), 47);
     const double e0 = nvml->total_energy_J();
     EXPECT_DOUBLE_EQ(nvml->total_energy_J() - e0, 1.5);  // joules, from millijoules
@@ -248,9 +248,13 @@ TEST(Nvml, ThrottleClassification) {
   EXPECT_FALSE(is_throttled(0));
   for (std::uint64_t benign : {kGpuIdle, kApplicationsClocksSetting, kSyncBoost, kDisplayClockSetting})
     EXPECT_FALSE(is_throttled(benign)) << benign;
-  for (std::uint64_t bad : {kSwPowerCap, kHwSlowdown, kSwThermalSlowdown, kHwThermalSlowdown, kHwPowerBrakeSlowdown})
+  for (std::uint64_t bad : {kHwSlowdown, kSwThermalSlowdown, kHwThermalSlowdown, kHwPowerBrakeSlowdown})
     EXPECT_TRUE(is_throttled(bad)) << bad;
-  EXPECT_TRUE(is_throttled(kGpuIdle | kSwPowerCap));
+  EXPECT_TRUE(is_throttled(kGpuIdle | kSwThermalSlowdown));
+  // The software power cap is how an H100 runs heavy tensor work: power-capped, not throttled.
+  EXPECT_FALSE(is_throttled(kSwPowerCap));
+  EXPECT_TRUE(is_power_capped(kSwPowerCap | kGpuIdle));
+  EXPECT_FALSE(is_power_capped(kHwSlowdown | kSwThermalSlowdown));
   // The documented bit values (nvml.h).
   EXPECT_EQ(kSwPowerCap, 0x4u);
   EXPECT_EQ(kHwSlowdown, 0x8u);

@@ -162,6 +162,12 @@ def test_throttled_clocks_ecc_errors_other_processes_and_mig_are_named():
         assert want in text
     assert any("clocks were throttled during compute/peak_fp32_fma" in c for c in fma.causes)
     assert any("fell to 1400 MHz during the row (maximum 1980 MHz)" in c for c in fma.causes)
+    assert not any("power cap" in c for c in fma.causes)
+    set_counter(doc, "compute/peak_fp32_fma/kernel/fma:4096,bytes:256MiB", pct_of_peak=70.0, throttled=0,
+                power_capped=1, sm_clock_min_MHz=1400)
+    capped = verdicts(doc)["fp32_fma_pct_of_peak"].causes
+    assert any("the software power cap held the clocks during compute/peak_fp32_fma" in c for c in capped)
+    assert not any("throttled" in c for c in capped)
     assert not any("ECC" in c for c in fma.causes)  # memory causes stay with memory checks
 
 

@@ -90,6 +90,20 @@ def test_a_throttled_benchmark_is_invalid_not_slower(host_result, host_doc, tmp_
     assert len(ET.parse(tmp_path / "c.xml").getroot().findall("testcase/skipped")) == 1
 
 
+def test_a_power_capped_benchmark_is_compared_not_set_aside(host_result, host_doc, tmp_path):
+    """The software power cap is how an H100 runs heavy tensor work: a row run there is data
+    (half as fast is SLOWER), not INVALID like a thermally throttled one."""
+    name = stable_benchmark(host_result)
+    doc = scaled(host_doc, name, 0.5)
+    for e in doc["benchmarks"]:
+        if e["run_name"].startswith(name + "/"):
+            e["power_capped"] = 1
+    code, out, err = cli("compare.py", write_json(doc, tmp_path / "p.json"), host_result, "--json", tmp_path / "c.json")
+    row = next(r for r in json.loads((tmp_path / "c.json").read_text())["rows"] if r["name"] == name)
+    assert row["verdict"] == "SLOWER", row
+    assert code != 0, out + err  # a regression fails the comparison
+
+
 GATHER = "bandwidth/gather/kernel/bytes:1GiB"  # fails verification in the H100 fixture
 
 

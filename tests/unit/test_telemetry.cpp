@@ -12,7 +12,8 @@
 namespace gpubench {
 namespace {
 
-TelemetryReading reading(double sm, double power, double temp, std::uint64_t reasons, bool throttled) {
+TelemetryReading reading(double sm, double power, double temp, std::uint64_t reasons, bool throttled,
+                         bool power_capped = false) {
   TelemetryReading r;
   r.sm_clock_MHz = sm;
   r.mem_clock_MHz = 2619;
@@ -20,12 +21,14 @@ TelemetryReading reading(double sm, double power, double temp, std::uint64_t rea
   r.temperature_C = temp;
   r.throttle_reasons = reasons;
   r.throttled = throttled;
+  r.power_capped = power_capped;
   return r;
 }
 
 TEST(Telemetry, SummaryOfTheRegion) {
   const Telemetry t = summarize_telemetry(
-      {reading(1980, 300, 50, 0, false), reading(1755, 700, 61, 0x4, true), reading(1980, 500, 55, 0x1, false)}, 12.5);
+      {reading(1980, 300, 50, 0, false), reading(1755, 700, 61, 0x4, false, true), reading(1980, 500, 55, 0x41, true)},
+      12.5);
   EXPECT_TRUE(t.available);
   EXPECT_EQ(t.samples, 3);
   EXPECT_DOUBLE_EQ(t.sm_clock_MHz, 1980);      // median
@@ -33,7 +36,11 @@ TEST(Telemetry, SummaryOfTheRegion) {
   EXPECT_DOUBLE_EQ(t.power_W, 500);            // mean
   EXPECT_DOUBLE_EQ(t.temperature_C, 61);       // highest
   EXPECT_TRUE(t.throttled);                    // one throttled reading marks the region
-  EXPECT_EQ(t.throttle_reasons, 0x5u);
+  EXPECT_TRUE(t.power_capped);                 // and one at the power cap
+  EXPECT_EQ(t.throttle_reasons, 0x45u);
+  const Telemetry capped = summarize_telemetry({reading(1755, 700, 61, 0x4, false, true)}, -1);
+  EXPECT_TRUE(capped.power_capped);
+  EXPECT_FALSE(capped.throttled);  // the power cap alone is not a throttle
   EXPECT_DOUBLE_EQ(t.energy_J, 12.5);
 }
 
@@ -83,27 +90,29 @@ TEST(Telemetry, SamplerReadsWhileTheRegionRuns) {
   EXPECT_LE(again.samples, reads.load() - before + 1);
 }
 
-// A region shorter than the period holds no reading of its own: the latest one before it
-// stands for it, and no energy is claimed for it.
-TEST(Telemetry, ARegionShorterThanAPeriodUsesTheLatestReading) {
+// A region shorter than the period holds no reading of its own: the thread reads at once as it
+// ends, and that reading (not the latest before the region: verification idle, or the previous
+// row) stands for it; no energy is claimed from one reading.
+TEST(Telemetry, ARegionShorterThanAPeriodIsReadAsItEnds) {
   std::atomic<int> reads{0};
   TelemetrySampler sampler(
       [&]() -> std::optional<TelemetryReading> {
-        ++reads;
-        return reading(1755, 300, 40, 0, false);
+        const int n = ++reads;
+        return reading(n == 1 ? 345 : 1755, 300, 40, 0, false);  // the first: an idle GPU's clock
       },
       [] { return std::optional<double>(joules_now()); }, std::chrono::seconds(5));
   sampler.start();  // the thread's first reading falls inside this region (stop waits for it)
   const Telemetry first = sampler.stop();
   EXPECT_TRUE(first.available);
   EXPECT_EQ(first.samples, 1);
+  EXPECT_DOUBLE_EQ(first.sm_clock_MHz, 345);
   sampler.start();
   const Telemetry short_one = sampler.stop();
   EXPECT_TRUE(short_one.available);
   EXPECT_EQ(short_one.samples, 1);
-  EXPECT_DOUBLE_EQ(short_one.sm_clock_MHz, 1755);
+  EXPECT_DOUBLE_EQ(short_one.sm_clock_MHz, 1755);  // read as it ended, not the idle reading before
   EXPECT_LT(short_one.energy_J, 0);
-  EXPECT_EQ(reads.load(), 1);  // one reading in all: marking a region reads nothing
+  EXPECT_EQ(reads.load(), 2);  // long before the 5 s period: the region's end asked for it
 }
 
 TEST(Telemetry, SamplerWithoutEnergyCounter) {
