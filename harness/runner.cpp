@@ -240,7 +240,9 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       last.batch = size_batch(*w);
       last.sizing_seconds += since(sizing_start);
     } else if (!last.warm) {
-      (void)w->run(1);  // warm-up: the device may have idled (clocks) while the host verified
+      // Warm-up: the device may have idled (clocks) while the host verified; one whole sample,
+      // long enough (2 ms) for the clocks to come back, where one operation may take microseconds.
+      (void)w->run(last.batch);
     }
     int batch = last.batch;
     if (!last.verified) w->poison();  // the verified output must come from the timed runs alone

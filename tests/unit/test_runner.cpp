@@ -76,6 +76,7 @@ TEST(Runner, Bf16AndFp8RowsAgainstTheirOwnPeaksAndNoneWhereZero) {
 struct Calls {
   int prepares = 0, poisons = 0, verifies = 0;
   std::vector<int> batches;
+  std::size_t runs_before_verify = 0;  // batches.size() when verify() was called
   bool written_since_poison = false;
   std::function<double(int call)> scale;      // slows (or speeds) call number `call` by this factor
   std::chrono::milliseconds verify_takes{0};  // host wall time verify() spends
@@ -97,6 +98,7 @@ class ClockWorkload final : public Workload {
   }
   Verification verify() override {
     ++calls_->verifies;
+    calls_->runs_before_verify = calls_->batches.size();
     std::this_thread::sleep_for(calls_->verify_takes);
     return calls_->written_since_poison ? Verification::pass() : Verification::fail("output never written");
   }
@@ -176,7 +178,8 @@ TEST(RunnerUnderGoogleBenchmark, RealTimeIsTheTimeOfOneOperation) {
 }
 
 // Prepared, sized and verified once for all repetitions; poisoned only before the timed loop
-// whose output is verified; one warm-up, after the verification (the device idled meanwhile).
+// whose output is verified; one warm-up, after the verification (the device idled meanwhile),
+// of a whole sample (one operation may be too short for the clocks to come back).
 TEST(RunnerUnderGoogleBenchmark, PreparesSizesAndVerifiesOnce) {
   ClockBackend backend(1e-5, 0);
   backend.calls.verify_takes = std::chrono::milliseconds(30);
@@ -188,7 +191,10 @@ TEST(RunnerUnderGoogleBenchmark, PreparesSizesAndVerifiesOnce) {
   EXPECT_EQ(backend.calls.poisons, 2);  // before sizing, and before the verified timed loop
   int single = 0;
   for (int b : backend.calls.batches) single += b == 1 ? 1 : 0;
-  EXPECT_EQ(single, 3 + 1);  // three sizing operations and the one warm-up after verifying
+  EXPECT_EQ(single, 3);  // the three single operations that size the batch
+  const int sized = static_cast<int>(runs.back().counters.at("ops_per_sample").value);
+  ASSERT_LT(backend.calls.runs_before_verify, backend.calls.batches.size());
+  EXPECT_EQ(backend.calls.batches[backend.calls.runs_before_verify], sized);  // the warm-up: one sample
   // Where the time went: the verification's 30 ms in verify_s (and in wall_s), every call counted.
   const auto& last = runs.back().counters;
   EXPECT_GE(last.at("verify_s").value, 0.03);
