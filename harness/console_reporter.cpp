@@ -89,6 +89,7 @@ void ConsoleReporter::take(const Run& run) {
     if (run.aggregate_name == "cv" && headline >= 0) aggregate_cv_.push_back(headline);
     if (run.aggregate_name == "max" || run.aggregate_name == "mean") {
       pending_.throttled = pending_.throttled || counter(run, "throttled", 0) > 0;
+      pending_.power_capped = pending_.power_capped || counter(run, "power_capped", 0) > 0;
       pending_.outlier = pending_.outlier || counter(run, "outlier", 0) > 0;
     }
     return;
@@ -97,6 +98,7 @@ void ConsoleReporter::take(const Run& run) {
   if (const double p = counter(run, "pct_of_peak"); p >= 0) peak_.push_back(p);
   if (const double c = counter(run, "pct_of_cublas"); c >= 0) cublas_.push_back(c);
   pending_.throttled = pending_.throttled || counter(run, "throttled", 0) > 0;
+  pending_.power_capped = pending_.power_capped || counter(run, "power_capped", 0) > 0;
   pending_.outlier = pending_.outlier || counter(run, "outlier", 0) > 0;
 }
 

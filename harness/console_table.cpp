@@ -144,6 +144,7 @@ std::string format_line(const BenchmarkLine& l) {
   if (l.failed()) mark("FAILED: " + l.error);
   if (l.noisy()) mark("noisy");
   if (l.throttled) mark("throttled");
+  if (l.power_capped) mark("power-cap");
   if (l.outlier) mark("outlier");
   std::snprintf(buf, sizeof buf, kLineFormat, name.c_str(), three_figures(l.median()).c_str(),
                 headline_unit(l.metric).c_str(), spread.c_str(), peak.c_str(), cublas.c_str(), marks.c_str());

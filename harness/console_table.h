@@ -20,6 +20,7 @@ struct BenchmarkLine {
   double pct_of_peak = -1;     ///< median over repetitions; < 0 unknown
   double pct_of_cublas = -1;   ///< median over repetitions; < 0 none
   bool throttled = false;      ///< a repetition was throttled (NVML)
+  bool power_capped = false;   ///< a repetition ran at the software power cap (NVML)
   bool outlier = false;        ///< a repetition was marked an outlier
   std::string error;           ///< the first error of a repetition ("verification failed: ...", "skipped: ...")
 
@@ -61,7 +62,8 @@ std::string table_heading();
 /// "bandwidth" and the like, when a new family starts.
 std::string family_heading(const std::string& family);
 /// One benchmark's line: name, median headline with its unit and spread, % of peak, % of
-/// cuBLAS, and marks (noisy, throttled, outlier) or the error; at most kConsoleWidth columns.
+/// cuBLAS, and marks (noisy, throttled, power-cap, outlier) or the error; at most kConsoleWidth
+/// columns.
 std::string format_line(const BenchmarkLine& line);
 
 /// The few lines printed before the table, from the result context (result_context()): the

@@ -60,6 +60,9 @@ TEST(ConsoleLine, MarksNoisyThrottledAndOutlierRows) {
   const std::string s = format_line(l);
   EXPECT_TRUE(l.noisy());
   EXPECT_NE(s.find("noisy throttled outlier"), std::string::npos) << s;
+  l.throttled = false;
+  l.power_capped = true;  // the software power cap: a fact about the row, marked as such
+  EXPECT_NE(format_line(l).find("noisy power-cap outlier"), std::string::npos) << format_line(l);
   EXPECT_NE(s.find("TFLOPS"), std::string::npos) << s;
   EXPECT_NE(s.find("49.9 %"), std::string::npos) << s;
   EXPECT_LE(s.size(), kConsoleWidth);
