@@ -13,11 +13,13 @@
 #
 # Stages (each samples clocks, power and temperature with nvidia-smi while it runs):
 #   smoke      the machine (nvidia-smi, driver, toolkit, libraries), every hand-written kernel
-#              once at odd sizes, verified, plain and under compute-sanitizer memcheck,
-#              racecheck, synccheck and initcheck; gpubench --device=0 --quick over every
-#              family, and the same quick bandwidth run under memcheck
+#              once at odd sizes, verified (the wgmma kernels in a run of their own), plain and
+#              under compute-sanitizer memcheck, racecheck, synccheck and initcheck; gpubench
+#              --device=0 --quick over every family, and the same quick bandwidth run under
+#              memcheck
 #   bandwidth  the full `gpubench --filter=bandwidth` with its wall time, and its roofline PNG
-#   compute    the full compute family, then the roofline family
+#   compute    the full compute family (the wgmma rows first, on their own), then the roofline
+#              family
 #   memory     the full memory-management family (allocation, pools, unified memory, overlap,
 #              precision) and its plots
 #   validate   the acceptance run (gpubench --validate and scripts/validate.py: a verdict per
@@ -38,12 +40,18 @@ KIT_MAX_FILES=8                               # and on the files that come back
 # A stage stops starting work once this many seconds have passed, so that it always packs what it
 # has before the device tool's 10-minute limit on one command.
 STAGE_SECONDS="${GPUBENCH_KIT_STAGE_SECONDS:-480}"
+# The Hopper wgmma GEMM rows, and every other compute row (together: all of them, each once; a
+# test checks it). The wgmma kernels had never run on a GPU when the kit was written: they run on
+# their own, so that a hang costs one time limit and no other row's result.
+KIT_WGMMA_ROWS='^compute/[^/]+/wgmma'
+KIT_OTHER_COMPUTE_ROWS='^compute/(sgemm|hgemm/(kernel|cublas|wmma)|bf16gemm/cublas|fp8gemm|peak_)'
+LAST_RC=0  # the exit status of the last timed command
 
 die() {
   printf 'device_kit: %s\n' "$*" >&2
   exit 2
 }
-usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # --- here: prepare what travels -------------------------------------------------------------
 
@@ -197,6 +205,7 @@ timed() {
   if ((left < 10)); then
     printf '%-28s skipped: the stage ran out of time\n' "$name" >>"$WORK/summary.txt"
     : >"$WORK/$name.log"
+    LAST_RC=0
     return 0
   fi
   ((limit > left)) && limit=$left
@@ -204,6 +213,7 @@ timed() {
   # TERM at the limit (gpubench stops after its current sample), KILL 10 s later (a hung kernel's
   # sample never ends): the stage goes on either way.
   timeout -k 10 "$limit" "$@" >"$WORK/$name.log" 2>&1 || rc=$?
+  LAST_RC=$rc
   t1="$(date +%s.%N)"
   printf '%-28s exit %-3s %7.1f s%s\n' "$name" "$rc" "$(awk "BEGIN {print $t1 - $t0}")" \
     "$( ((rc == 124 || rc == 137)) && echo "  (stopped at the ${limit} s limit)")" >>"$WORK/summary.txt"
@@ -267,22 +277,34 @@ stage_smoke() {
   } >>"$WORK/summary.txt" 2>&1
   nvidia-smi -q >"$WORK/nvidia-smi-q.txt" 2>&1 || true
   ldd "$BIN/gpubench" >"$WORK/ldd.txt" 2>&1 || true
-  timed kernel_check 120 "$BIN/gpubench_kernel_check"
+  timed kernel_check 120 "$BIN/gpubench_kernel_check" -wgmma
+  # The wgmma kernels' checks on their own (KIT_WGMMA_ROWS): if they do not finish, the rest of
+  # the stage leaves them out and says so (the log's last "checking" line names the one that hung).
+  timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-150}" "$BIN/gpubench_kernel_check" wgmma
+  local checks=() quick=()
+  if ((LAST_RC == 124 || LAST_RC == 137)); then
+    checks=(-wgmma)
+    quick=(--filter=-wgmma)
+    echo "wgmma: its kernel check did not finish; left out of the sanitizers and the quick run" >>"$WORK/summary.txt"
+  fi
   local tool
   for tool in memcheck racecheck synccheck initcheck; do
     local extra=()
     [[ $tool == memcheck ]] && extra=(--leak-check full)
     timed "sanitizer_$tool" 90 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 \
-      "$BIN/gpubench_kernel_check"
+      "$BIN/gpubench_kernel_check" "${checks[@]}"
   done
   mkdir -p "$WORK/results"
-  timed quick_all 240 "$BIN/gpubench" --device=0 --quick --results-dir="$WORK/results"
+  timed quick_all 240 "$BIN/gpubench" --device=0 --quick "${quick[@]}" --results-dir="$WORK/results"
   timed quick_bandwidth_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/gpubench" \
     --device=0 --quick --filter=bandwidth/ --benchmark_repetitions=1 --benchmark_min_time=0.001 --out="$WORK/memcheck_run.json"
   {
     echo "== kernel checks"
     tail -n 3 "$WORK/kernel_check.log"
     grep FAIL "$WORK/kernel_check.log" || true
+    echo "== kernel checks of the wgmma kernels"
+    tail -n 3 "$WORK/kernel_check_wgmma.log"
+    grep FAIL "$WORK/kernel_check_wgmma.log" || true
     for tool in memcheck racecheck synccheck initcheck; do
       echo "== compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$WORK/sanitizer_$tool.log" | tr '\n' ' ')"
     done
@@ -319,11 +341,12 @@ stage_bandwidth() {
 
 stage_compute() {
   mkdir -p "$WORK/results"
-  timed compute 330 "$BIN/gpubench" --device=0 --filter=compute --results-dir="$WORK/results"
-  timed roofline 120 "$BIN/gpubench" --device=0 --filter=roofline --results-dir="$WORK/results"
+  timed compute_wgmma 180 "$BIN/gpubench" --device=0 --filter="$KIT_WGMMA_ROWS" --results-dir="$WORK/results"
+  timed compute 200 "$BIN/gpubench" --device=0 --filter="$KIT_OTHER_COMPUTE_ROWS" --results-dir="$WORK/results"
+  timed roofline 90 "$BIN/gpubench" --device=0 --filter=roofline --results-dir="$WORK/results"
   {
     local name r
-    for name in compute roofline; do
+    for name in compute_wgmma compute roofline; do
       echo "== gpubench --filter=$name"
       grep -E '^(gpubench|result)' "$WORK/$name.log" || true
       r="$(result_of "$name")"

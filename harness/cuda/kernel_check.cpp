@@ -761,48 +761,6 @@ std::vector<Check> all_checks(int sms) {
   checks.push_back({"random_permutation", [] { return permutation_check(); }});
   checks.push_back({"pcie_spin", [] { return pcie_spin_check(); }});
 #endif
-  // The Hopper wgmma kernel, on compute capability 9.0 only (sm_90a), in 2 x 1 clusters with B
-  // multicast and one block per tile: partial tiles in M, N and K, more tiles than a small GPU
-  // has SMs, FP16 and BF16 inputs (BF16 patterns of the same values when they are exact: the FP16
-  // reference then checks both). 300 rows are 3 tile rows: the second pair's second tile lies
-  // wholly below C.
-  if (wgmma_device()) {
-    struct WgmmaShape {
-      int m, n, k;
-    };
-    std::vector<WgmmaShape> shapes = {{300, 520, 136}};
-#ifndef GPUBENCH_KERNEL_CHECK_EMULATED
-    // On a GPU only (minutes under the emulation): 9 x 17 = 153 tiles, more than an H100's 132
-    // SMs, so persistent blocks take a second tile with the ring's phase carried over (clusters:
-    // 5 x 17 = 85 tile pairs on at most 66 clusters, the last pair row's second tiles below C);
-    // 9 K stages wrap the 4-stage ring; the last tile column and K stage are partial.
-    shapes.push_back({1100, 4104, 520});
-#endif
-    for (const WgmmaShape& s : shapes) {
-      for (const kernels::WgmmaCluster cluster : {kernels::WgmmaCluster::pair, kernels::WgmmaCluster::single}) {
-        for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
-          const std::string name =
-              std::string(cluster == kernels::WgmmaCluster::pair ? "hgemm_wgmma" : "hgemm_wgmma_unclustered") +
-              (type == kernels::Half16::fp16 ? " fp16 " : " bf16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
-              "x" + std::to_string(s.k);
-          const bool first =
-              &s == &shapes.front() && cluster == kernels::WgmmaCluster::pair && type == kernels::Half16::fp16;
-          checks.push_back({name, [=] {
-                              GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
-                              if (first) {
-                                // How many SMs the pair kernel's persistent grid gets (GPCs with an
-                                // odd number of SMs can leave some idle): a figure only a GPU gives.
-                                std::printf(
-                                    "info hgemm_wgmma: cudaOccupancyMaxActiveClusters: %d clusters of 2 "
-                                    "blocks resident at once, %d SMs\n",
-                                    kernels::hgemm_wgmma_resident_clusters(), sms);
-                              }
-                              return wgmma_check(s.m, s.n, s.k, type, cluster);
-                            }});
-        }
-      }
-    }
-  }
   checks.push_back({"hgemm_wmma 128x256x96", [] {
                       return gemm_check<std::uint16_t>(
                           128, 256, 96, [](const std::uint16_t* a, const std::uint16_t* b, float* c) {
@@ -831,6 +789,51 @@ std::vector<Check> all_checks(int sms) {
         {"memory transform rounds=" + std::to_string(rounds), [=] { return transform_check(sms, rounds); }});
   }
   checks.push_back({"memory invalid arguments", [=] { return memory_invalid_args_check(sms); }});
+  // Last, so that a hang there (the kit's time limit) loses no other check's result: the Hopper
+  // wgmma kernel, on compute capability 9.0 only (sm_90a), in 2 x 1 clusters with B
+  // multicast and one block per tile: partial tiles in M, N and K, more tiles than a small GPU
+  // has SMs, FP16 and BF16 inputs (BF16 patterns of the same values when they are exact: the FP16
+  // reference then checks both). 300 rows are 3 tile rows: the second pair's second tile lies
+  // wholly below C.
+  if (wgmma_device()) {
+    struct WgmmaShape {
+      int m, n, k;
+    };
+    std::vector<WgmmaShape> shapes = {{300, 520, 136}};
+#ifndef GPUBENCH_KERNEL_CHECK_EMULATED
+    // On a GPU only (minutes under the emulation): 9 x 17 = 153 tiles, more than an H100's 132
+    // SMs, so persistent blocks take a second tile with the ring's phase carried over (clusters:
+    // 5 x 17 = 85 tile pairs on at most 66 clusters, the last pair row's second tiles below C);
+    // 9 K stages wrap the 4-stage ring; the last tile column and K stage are partial.
+    shapes.push_back({1100, 4104, 520});
+#endif
+    for (const WgmmaShape& s : shapes) {
+      // One block per tile first: a hang in the cluster kernel (never yet run on a GPU) then
+      // leaves the one-block kernel's result in the log.
+      for (const kernels::WgmmaCluster cluster : {kernels::WgmmaCluster::single, kernels::WgmmaCluster::pair}) {
+        for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
+          const std::string name =
+              std::string(cluster == kernels::WgmmaCluster::pair ? "hgemm_wgmma" : "hgemm_wgmma_unclustered") +
+              (type == kernels::Half16::fp16 ? " fp16 " : " bf16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
+              "x" + std::to_string(s.k);
+          const bool first =
+              &s == &shapes.front() && cluster == kernels::WgmmaCluster::pair && type == kernels::Half16::fp16;
+          checks.push_back({name, [=] {
+                              GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
+                              if (first) {
+                                // How many SMs the pair kernel's persistent grid gets (GPCs with an
+                                // odd number of SMs can leave some idle): a figure only a GPU gives.
+                                std::printf(
+                                    "info hgemm_wgmma: cudaOccupancyMaxActiveClusters: %d clusters of 2 "
+                                    "blocks resident at once, %d SMs\n",
+                                    kernels::hgemm_wgmma_resident_clusters(), sms);
+                              }
+                              return wgmma_check(s.m, s.n, s.k, type, cluster);
+                            }});
+        }
+      }
+    }
+  }
   return checks;
 }
 
@@ -839,7 +842,10 @@ std::vector<Check> all_checks(int sms) {
 
 int main(int argc, char** argv) {
   using namespace gpubench;
-  const char* only = argc > 1 ? argv[1] : nullptr;  // optional substring: run the matching checks
+  // Optional: a substring selects the checks whose name has it; "-substring" the others.
+  const char* pick = argc > 1 ? argv[1] : nullptr;
+  const bool exclude = pick != nullptr && pick[0] == '-';
+  const std::string pattern = pick == nullptr ? "" : exclude ? pick + 1 : pick;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::fprintf(stderr, "gpubench_kernel_check: no usable CUDA device\n");
@@ -849,8 +855,12 @@ int main(int argc, char** argv) {
   try {
     const int sms = sm_count();
     for (const auto& c : all_checks(sms)) {
-      if (only != nullptr && c.name.find(only) == std::string::npos) continue;
+      const bool named = c.name.find(pattern) != std::string::npos;
+      if (pick != nullptr && named == exclude) continue;
       ++ran;
+      // Before it runs, so that a check that hangs is named in the log when it is stopped.
+      std::fprintf(stderr, "checking %s\n", c.name.c_str());
+      std::fflush(stderr);
       Verification v;
       try {
         v = c.run();

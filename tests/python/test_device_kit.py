@@ -6,6 +6,7 @@ back) is exercised here; the real tools run on the lent GPU machine."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -150,8 +151,8 @@ def test_smoke_stage_runs_every_step_and_packs_its_logs(tmp_path, stand_in_path)
     r = kit("smoke", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir)})
     assert r.returncode == 0, r.stderr
     summary = (out / "smoke.txt").read_text()
-    for step in ("kernel_check", "sanitizer_memcheck", "sanitizer_racecheck", "sanitizer_synccheck",
-                 "sanitizer_initcheck", "quick_all", "quick_bandwidth_memcheck"):
+    for step in ("kernel_check", "kernel_check_wgmma", "sanitizer_memcheck", "sanitizer_racecheck",
+                 "sanitizer_synccheck", "sanitizer_initcheck", "quick_all", "quick_bandwidth_memcheck"):
         assert any(line.startswith(step + " ") and " exit " in line for line in summary.splitlines()), step
     # no GPU behind the stand-ins: the real gpubench refuses --device=0, and the summary shows it
     assert "quick_all                    exit 2" in summary
@@ -159,6 +160,48 @@ def test_smoke_stage_runs_every_step_and_packs_its_logs(tmp_path, stand_in_path)
     with tarfile.open(out / "smoke.tar.gz") as t:
         names = t.getnames()
     assert "smoke/quick_all.log" in names and "smoke/telemetry.csv" in names
+
+
+def _kit_pattern(name: str) -> str:
+    m = re.search(rf"^{name}='([^']+)'$", KIT.read_text(), re.MULTILINE)
+    assert m, f"{name} not found in {KIT}"
+    return m.group(1)
+
+
+def test_the_compute_stage_runs_every_compute_row_once():
+    """The wgmma rows run on their own, the others after them: together every compute row of a
+    CUDA run, none twice (a row added later that neither pattern takes would go unmeasured)."""
+    names = subprocess.run([str(BIN), "--list", "--device=0", "--filter=compute"], capture_output=True,
+                           text=True).stdout.split()
+    assert len(names) > 50, names
+    wgmma, other = re.compile(_kit_pattern("KIT_WGMMA_ROWS")), re.compile(_kit_pattern("KIT_OTHER_COMPUTE_ROWS"))
+    for n in names:
+        assert bool(wgmma.search(n)) != bool(other.search(n)), n
+    assert sum(1 for n in names if wgmma.search(n)) == 27  # hgemm, bf16gemm, hgemm unclustered: 9 sizes each
+
+
+def test_a_hung_wgmma_check_is_left_out_of_the_rest_of_the_smoke_stage(tmp_path, stand_in_path):
+    """A kernel check that never ends (the cluster kernel had never run on a GPU) costs its own
+    limit only: the sanitizers and the quick run leave the wgmma kernels out, and say so."""
+    kit_dir = tmp_path / "kit"
+    (kit_dir / "bin").mkdir(parents=True)
+    (kit_dir / "bin" / "gpubench_kernel_check").write_text(
+        '#!/bin/bash\necho "args: $*" >&2\n[[ "$1" == wgmma ]] && exec sleep 600\nexit 0\n')
+    (kit_dir / "bin" / "gpubench_kernel_check").chmod(0o755)
+    os.symlink(BIN, kit_dir / "bin" / "gpubench")
+    out = tmp_path / "out"
+    r = kit("smoke", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir),
+                                    "GPUBENCH_KIT_WGMMA_CHECK_SECONDS": "2"})
+    assert r.returncode == 0, r.stderr
+    summary = (out / "smoke.txt").read_text()
+    hung = next(line for line in summary.splitlines() if line.startswith("kernel_check_wgmma "))
+    assert "stopped at the" in hung, hung
+    assert "wgmma: its kernel check did not finish" in summary
+    with tarfile.open(out / "smoke.tar.gz") as t:
+        racecheck = t.extractfile("smoke/sanitizer_racecheck.log").read().decode()
+        quick = t.extractfile("smoke/quick_all.log").read().decode()
+    assert "args: -wgmma" in racecheck
+    assert "gpubench" in quick  # it ran, with the wgmma rows filtered out (no GPU: it refuses --device=0)
 
 
 def test_a_stage_stops_starting_work_when_its_time_is_spent(tmp_path, stand_in_path):
