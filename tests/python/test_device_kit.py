@@ -141,14 +141,27 @@ def stand_in_path(tmp_path):
     return f"{d}:{os.environ['PATH']}"
 
 
-def test_smoke_stage_runs_every_step_and_packs_its_logs(tmp_path, stand_in_path):
+def run_stage(tmp_path: Path, stand_in_path: str, stage: str, checker: str | None = None,
+              **env: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """Runs STAGE with a kit of the real gpubench and `checker` (a script's text) or the real
+    gpubench_kernel_check (without a GPU it exits 2), behind the stand-ins; returns the run and
+    its OUTDIR."""
     kit_dir = tmp_path / "kit"
     (kit_dir / "bin").mkdir(parents=True)
     os.symlink(BIN, kit_dir / "bin" / "gpubench")
-    checker = BIN.parent / "gpubench_kernel_check"
-    os.symlink(checker if checker.exists() else "/bin/false", kit_dir / "bin" / "gpubench_kernel_check")
+    check = kit_dir / "bin" / "gpubench_kernel_check"
+    if checker is None:
+        real = BIN.parent / "gpubench_kernel_check"
+        os.symlink(real if real.exists() else "/bin/false", check)
+    else:
+        check.write_text(checker)
+        check.chmod(0o755)
     out = tmp_path / "out"
-    r = kit("smoke", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir)})
+    return kit(stage, str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir), **env}), out
+
+
+def test_smoke_stage_runs_every_step_and_packs_its_logs(tmp_path, stand_in_path):
+    r, out = run_stage(tmp_path, stand_in_path, "smoke")
     assert r.returncode == 0, r.stderr
     summary = (out / "smoke.txt").read_text()
     for step in ("kernel_check", "kernel_check_wgmma", "sanitizer_memcheck", "sanitizer_racecheck",
@@ -183,15 +196,9 @@ def test_the_compute_stage_runs_every_compute_row_once():
 def test_a_hung_wgmma_check_is_left_out_of_the_rest_of_the_smoke_stage(tmp_path, stand_in_path):
     """A kernel check that never ends (the cluster kernel had never run on a GPU) costs its own
     limit only: the sanitizers and the quick run leave the wgmma kernels out, and say so."""
-    kit_dir = tmp_path / "kit"
-    (kit_dir / "bin").mkdir(parents=True)
-    (kit_dir / "bin" / "gpubench_kernel_check").write_text(
-        '#!/bin/bash\necho "args: $*" >&2\n[[ "$1" == wgmma ]] && exec sleep 600\nexit 0\n')
-    (kit_dir / "bin" / "gpubench_kernel_check").chmod(0o755)
-    os.symlink(BIN, kit_dir / "bin" / "gpubench")
-    out = tmp_path / "out"
-    r = kit("smoke", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir),
-                                    "GPUBENCH_KIT_WGMMA_CHECK_SECONDS": "2"})
+    r, out = run_stage(tmp_path, stand_in_path, "smoke",
+                       checker='#!/bin/bash\necho "args: $*" >&2\n[[ "$1" == wgmma ]] && exec sleep 600\nexit 0\n',
+                       GPUBENCH_KIT_WGMMA_CHECK_SECONDS="2")
     assert r.returncode == 0, r.stderr
     summary = (out / "smoke.txt").read_text()
     hung = next(line for line in summary.splitlines() if line.startswith("kernel_check_wgmma "))
@@ -205,12 +212,7 @@ def test_a_hung_wgmma_check_is_left_out_of_the_rest_of_the_smoke_stage(tmp_path,
 
 
 def test_a_stage_stops_starting_work_when_its_time_is_spent(tmp_path, stand_in_path):
-    kit_dir = tmp_path / "kit"
-    (kit_dir / "bin").mkdir(parents=True)
-    os.symlink(BIN, kit_dir / "bin" / "gpubench")
-    out = tmp_path / "out"
-    r = kit("ncu", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir),
-                                  "GPUBENCH_KIT_STAGE_SECONDS": "20"})
+    r, out = run_stage(tmp_path, stand_in_path, "ncu", GPUBENCH_KIT_STAGE_SECONDS="20")
     assert r.returncode == 0, r.stderr
     summary = (out / "ncu.txt").read_text()
     profiles = [line for line in summary.splitlines() if line.startswith("ncu_")]
