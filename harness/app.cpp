@@ -368,6 +368,10 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
                        " backend (see --list)");
   }
+  // What watching the device cost (NVML readings in a background thread): a figure to check on
+  // a new driver, since some NVML queries hold driver locks.
+  if (const std::string cost = backend->telemetry_cost(); !o.list && !cost.empty())
+    std::cerr << "gpubench: " << cost << "\n";
   MemoryCheck memory;
   if (!o.list) memory = check_memory_at_end(*backend, memory_start, dest);
   std::string published;

@@ -145,6 +145,9 @@ class Backend {
   virtual void telemetry_start() {}
   /// Ends the region and summarizes it; available=false where there is no telemetry.
   virtual Telemetry telemetry_stop() { return {}; }
+  /// What sampling the telemetry cost over the run, in one line ("" when there was none), for
+  /// the end of the run: the readings and how long one took.
+  virtual std::string telemetry_cost() const { return ""; }
   /// The NUMA node of the GPU: nullopt for a backend without one (the host), -1 when unknown.
   virtual std::optional<int> gpu_numa_node() const { return std::nullopt; }
   /// The memory now; nullopt where it cannot be read (never throws). Not const: the host first

@@ -69,10 +69,15 @@ void TelemetrySampler::loop() {
   while (!stopping_) {
     lock.unlock();
     Stamped s;
+    const auto began = std::chrono::steady_clock::now();
     s.reading = read_();
     if (energy_) s.energy_J = energy_();
     s.at = std::chrono::steady_clock::now();  // when the reading was complete
+    const double us = std::chrono::duration<double, std::micro>(s.at - began).count();
     lock.lock();
+    ++read_count_;
+    if (read_us_.size() < kMaxCostSamples) read_us_.push_back(us);
+    read_us_max_ = std::max(read_us_max_, us);
     readings_.push_back(s);
     read_now_ = false;
     wake_.notify_all();
@@ -133,6 +138,19 @@ Telemetry TelemetrySampler::stop() {
   Telemetry t = summarize_telemetry(values, energy);
   t.seconds = seconds;
   return t;
+}
+
+TelemetrySampler::Cost TelemetrySampler::cost() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  Cost c;
+  c.readings = read_count_;
+  c.max_us = read_us_max_;
+  if (!read_us_.empty()) {
+    std::vector<double> v = read_us_;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    c.median_us = v[v.size() / 2];
+  }
+  return c;
 }
 
 }  // namespace gpubench

@@ -58,6 +58,15 @@ class TelemetrySampler {
   /// length; unknown with fewer than two.
   Telemetry stop();
 
+  /// The cost of the readings so far: how many, and the median and the slowest time one took
+  /// (the read and energy functions together), in microseconds.
+  struct Cost {
+    long long readings = 0;
+    double median_us = 0;
+    double max_us = 0;
+  };
+  Cost cost();
+
  private:
   struct Stamped {
     std::chrono::steady_clock::time_point at;
@@ -75,6 +84,10 @@ class TelemetrySampler {
   bool stopping_ = false;          // guarded by mutex_
   bool read_now_ = false;          // guarded by mutex_: stop() wants a reading without waiting a period
   std::vector<Stamped> readings_;  // guarded by mutex_; oldest first, pruned at each start()
+  long long read_count_ = 0;       // guarded by mutex_
+  std::vector<double> read_us_;    // guarded by mutex_: the first kMaxCostSamples readings' times
+  double read_us_max_ = 0;         // guarded by mutex_
+  static constexpr std::size_t kMaxCostSamples = 4096;
   bool in_region_ = false;
   std::chrono::steady_clock::time_point started_;
 };

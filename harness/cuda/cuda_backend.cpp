@@ -198,6 +198,14 @@ class CudaBackend final : public CudaBackendBase {
     sampler_->start();
   }
   Telemetry telemetry_stop() override { return sampler_ ? sampler_->stop() : Telemetry{}; }
+  std::string telemetry_cost() const override {
+    if (!sampler_) return "";
+    const TelemetrySampler::Cost c = sampler_->cost();
+    char line[160];
+    std::snprintf(line, sizeof line, "telemetry: %lld NVML readings, %.0f us each (median), %.0f us the slowest",
+                  c.readings, c.median_us, c.max_us);
+    return line;
+  }
   std::map<std::string, std::string> context() const override {
     auto c = context_;
     // Read now, not at construction: after --numa-bind it shows where the benchmarks run.

@@ -115,6 +115,24 @@ TEST(Telemetry, ARegionShorterThanAPeriodIsReadAsItEnds) {
   EXPECT_EQ(reads.load(), 2);  // long before the 5 s period: the region's end asked for it
 }
 
+// What the readings cost: counted, with the median and the slowest time one took.
+TEST(Telemetry, SamplerCountsWhatItsReadingsCost) {
+  TelemetrySampler sampler(
+      []() -> std::optional<TelemetryReading> {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        return reading(1980, 300, 40, 0, false);
+      },
+      nullptr, std::chrono::milliseconds(1));
+  EXPECT_EQ(sampler.cost().readings, 0);
+  sampler.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  (void)sampler.stop();
+  const TelemetrySampler::Cost c = sampler.cost();
+  EXPECT_GE(c.readings, 3);
+  EXPECT_GE(c.median_us, 2000);
+  EXPECT_GE(c.max_us, c.median_us);
+}
+
 TEST(Telemetry, SamplerWithoutEnergyCounter) {
   TelemetrySampler sampler([] { return std::optional<TelemetryReading>(reading(1980, 300, 40, 0, false)); }, nullptr,
                            std::chrono::milliseconds(1));
