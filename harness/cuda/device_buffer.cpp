@@ -64,12 +64,13 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, CUstream_st* st
   GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* stream) {
+const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* stream, StagingSlot slot) {
   struct Staging {
     std::unique_ptr<unsigned char[]> data;
     std::size_t bytes = 0;
   };
-  static Staging staging;  // verification runs on the benchmark thread only
+  static Staging slots[2];  // verification runs on the benchmark thread only
+  Staging& staging = slots[slot == StagingSlot::second ? 1 : 0];
   if (bytes > staging.bytes) {
     staging.data.reset();  // free first: the old and the new buffer need not coexist
     staging.data.reset(new unsigned char[bytes]);

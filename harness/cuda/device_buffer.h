@@ -66,14 +66,19 @@ std::vector<T> copy_to_host(const T* src, std::size_t n, CUstream_st* stream) {
   return out;
 }
 
-/// Device results copied into one host buffer that the process keeps and reuses (grown to the
+/// Which of the two staging buffers fetch_to_host uses: a check that needs two device arrays on
+/// the host at once (an output and its gather indices) takes one each.
+enum class StagingSlot { first, second };
+/// Device results copied into a host buffer that the process keeps and reuses (grown to the
 /// largest size asked for), for checking large outputs: a fresh std::vector for each check of a
 /// 1 GiB output is zeroed and faulted in page by page, which made verification most of a DRAM
-/// row's cost outside its timed samples. The pointer is valid until the next fetch_to_host.
-const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* stream);
+/// row's cost outside its timed samples. The pointer is valid until the next fetch_to_host into
+/// the same slot.
+const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* stream,
+                          StagingSlot slot = StagingSlot::first);
 template <class T>
-const T* fetch_to_host(const T* src, std::size_t n, CUstream_st* stream) {
-  return static_cast<const T*>(fetch_to_host(static_cast<const void*>(src), n * sizeof(T), stream));
+const T* fetch_to_host(const T* src, std::size_t n, CUstream_st* stream, StagingSlot slot = StagingSlot::first) {
+  return static_cast<const T*>(fetch_to_host(static_cast<const void*>(src), n * sizeof(T), stream, slot));
 }
 
 /// Fills dst[0..bytes) on the device with the seeded words of `in` (kernels::launch_seeded_fill),
