@@ -8,11 +8,13 @@
 #include <string>
 
 #include "harness/backend.h"
+#include "kernels/seeded_words.h"
 
 namespace gpubench {
 
 /// A quiet-NaN bit pattern: never a valid output of any kernel here, and it survives copies.
 constexpr std::uint32_t kPoisonU32 = 0x7fc0dead;
+static_assert(kPoisonU32 == kernels::kSeededNeverWord, "the seeded inputs must never equal the poison");
 
 /// Seeded pseudo-random 32-bit words (never all zero), filled in parallel on the host: the words
 /// of kernels::seeded_word (and seeded_tail_byte after the last whole word).

@@ -32,14 +32,23 @@ GPUBENCH_HOST_DEVICE inline std::uint64_t seeded_bits(std::uint64_t seed, std::u
   return splitmix64_mix(seed ^ (i * 0x2545f4914f6cdd1dull));
 }
 
-/// Word i of the seeded words: never zero (zeros hide unwritten outputs and speed up some kernels).
+/// The word every output is poisoned with before the runs (harness/verify.h's kPoisonU32, which
+/// asserts it is this one): no seeded word or tail byte may equal it, or an element a kernel
+/// never wrote would pass its check wherever the expected value happened to be the poison.
+constexpr std::uint32_t kSeededNeverWord = 0x7fc0dead;
+
+/// Word i of the seeded words: never zero (zeros hide unwritten outputs and speed up some kernels)
+/// and never the poison (one word in 2^31 would be; it gets another bit flipped instead).
 GPUBENCH_HOST_DEVICE inline std::uint32_t seeded_word(std::uint64_t seed, std::uint64_t i) {
-  return static_cast<std::uint32_t>(seeded_bits(seed, i)) | 1u;
+  const std::uint32_t w = static_cast<std::uint32_t>(seeded_bits(seed, i)) | 1u;
+  return w == kSeededNeverWord ? w ^ 2u : w;
 }
 
-/// Byte t of the tail after `words` whole words (sizes that are not a multiple of 4).
+/// Byte t of the tail after `words` whole words (sizes that are not a multiple of 4): odd and
+/// below 0x80, so never the poison's byte at its place (0xad, 0xde, 0xc0 for t = 0, 1, 2; a tail
+/// has at most 3 bytes).
 GPUBENCH_HOST_DEVICE inline unsigned char seeded_tail_byte(std::uint64_t seed, std::uint64_t words, std::uint64_t t) {
-  return static_cast<unsigned char>(splitmix64_mix(seed + words + t) | 1u);
+  return static_cast<unsigned char>((splitmix64_mix(seed + words + t) | 1u) & 0x7fu);
 }
 
 /// Float i of the seeded floats: k / 2^23 with k = (the top 24 random bits) - 2^23, in [-1, 1).

@@ -104,6 +104,16 @@ TEST(Verify, SeededChecksRecomputeTheInputs) {
         << v.message;
   }
 
+  // Never the poison: an unwritten element is caught wherever it is. Word 0 of this seed is
+  // the poison before the swap (found by search), and tail bytes never match a poison byte.
+  constexpr std::uint64_t kPoisonAtWord0 = 0x19f4fcb3ull;
+  EXPECT_EQ(static_cast<std::uint32_t>(kernels::seeded_bits(kPoisonAtWord0, 0)) | 1u, kPoisonU32);
+  EXPECT_NE(kernels::seeded_word(kPoisonAtWord0, 0), kPoisonU32);
+  unsigned char poison[4];
+  std::memcpy(poison, &kPoisonU32, 4);
+  for (std::uint64_t s = 0; s < 4096; ++s)
+    for (std::uint64_t t = 0; t < 3; ++t) ASSERT_NE(kernels::seeded_tail_byte(s, 17, t), poison[t]) << s;
+
   const std::size_t n = 3001;
   std::vector<float> f(n);
   fill_seeded(f.data(), n, SeededFloats{5});
