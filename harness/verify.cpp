@@ -149,10 +149,14 @@ Verification strided_against(const InBits& in, const float* out, std::size_t n, 
                             ": expected " + hex(touched ? in(i) : kPoisonU32) + ", got " + hex(float_bits(out[i])));
 }
 
+// The indices are checked too: one out of [0, n) is named as such (and never read through).
 template <class InBits>
 Verification gather_against(const InBits& in, const std::uint32_t* idx, const float* out, std::size_t n) {
-  const std::size_t i = first_bad(n, [&](std::size_t k) { return float_bits(out[k]) != in(idx[k]); });
+  const std::size_t i = first_bad(n, [&](std::size_t k) { return idx[k] >= n || float_bits(out[k]) != in(idx[k]); });
   if (i == n) return Verification::pass();
+  if (idx[i] >= n)
+    return Verification::fail("element " + std::to_string(i) + ": index " + std::to_string(idx[i]) +
+                              " is out of range (n = " + std::to_string(n) + ")");
   return Verification::fail("element " + std::to_string(i) + " (index " + std::to_string(idx[i]) + "): expected " +
                             hex(in(idx[i])) + ", got " + hex(float_bits(out[i])));
 }

@@ -46,7 +46,7 @@ Verification check_write_pattern(const std::uint32_t* out, std::size_t n, std::u
 /// out[i] == in[i] where i % stride == 0, and out[i] still holds the poison elsewhere.
 Verification check_strided(const float* in, const float* out, std::size_t n, int stride);
 Verification check_strided(SeededFloats in, const float* out, std::size_t n, int stride);
-/// out[i] == in[idx[i]], compared bitwise.
+/// out[i] == in[idx[i]], compared bitwise, and every idx[i] < n.
 Verification check_gather(const float* in, const std::uint32_t* idx, const float* out, std::size_t n);
 Verification check_gather(SeededFloats in, const std::uint32_t* idx, const float* out, std::size_t n);
 /// got == `times` x the wrapping uint32 sum of in[0..n) (mod 2^32): a kernel that read the words

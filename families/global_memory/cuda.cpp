@@ -449,12 +449,7 @@ class GatherWorkload final : public CudaMemoryWorkload {
   Verification verify() override {
     const float* got = fetch_to_host(out_.as<const float>(), n_, stream());
     const std::uint32_t* idx = fetch_to_host(idx_.as<const std::uint32_t>(), n_, stream(), StagingSlot::second);
-    // The expected value is the seeded float at idx[i]: the indices must be in range first.
-    for (std::size_t i = 0; i < n_; ++i)
-      if (idx[i] >= n_)
-        return Verification::fail("random_permutation produced idx[" + std::to_string(i) +
-                                  "] = " + std::to_string(idx[i]) + " >= n = " + std::to_string(n_));
-    return check_gather(SeededFloats{seed_}, idx, got, n_);
+    return check_gather(SeededFloats{seed_}, idx, got, n_);  // the indices' range too
   }
 
  private:

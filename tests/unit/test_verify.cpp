@@ -138,6 +138,10 @@ TEST(Verify, SeededChecksRecomputeTheInputs) {
   EXPECT_TRUE(check_gather(SeededFloats{5}, idx.data(), out.data(), n).ok);
   std::swap(out[10], out[11]);
   EXPECT_FALSE(check_gather(SeededFloats{5}, idx.data(), out.data(), n).ok);
+  std::swap(out[10], out[11]);
+  idx[77] = static_cast<std::uint32_t>(n);  // an index the permutation must never hold
+  EXPECT_EQ(check_gather(SeededFloats{5}, idx.data(), out.data(), n).message,
+            "element 77: index 3001 is out of range (n = 3001)");
 
   std::vector<std::uint32_t> words(n);
   fill_seeded(words.data(), n * 4, SeededWords{9});
