@@ -7,7 +7,11 @@ that cost the most, with the number of calls Google Benchmark made of each. Read
 wall_s and prepare_s (results of gpubench from git 2026-11-23 on) and, where present, sizing_s,
 verify_s and calls (later results; "-" where a result has none).
 
-  python scripts/run_cost.py RESULT.json [--top 10]
+  python scripts/run_cost.py RESULT.json [--top 10] [--baseline EARLIER.json]
+
+With --baseline, a last table sets each family/kernel's wall, timed, prepare and other seconds
+beside those of an earlier run (of the same or another revision: how a change moved the cost),
+and the totals; a family/kernel in one run only is listed with "-" on the other side.
 
 Bad input: one line on stderr, exit 2.
 """
@@ -61,12 +65,7 @@ def report(result, top: int) -> str:
     rows = row_costs(result)
     if not rows:
         raise UsageError(f"{result.path}: no benchmark ran")
-    groups: dict[str, dict] = {}
-    for name, c in rows:
-        g = groups.setdefault("/".join(name.split("/")[:2]), {"rows": 0, **{k: 0.0 for k in COLUMNS}})
-        g["rows"] += 1
-        for k in COLUMNS:
-            g[k] = None if g[k] is None or c[k] is None else g[k] + c[k]
+    groups = group_costs(rows)
     total = sum(c["wall"] for _, c in rows)
     out = [f"{result.path}: {len(rows)} benchmarks, {total:.1f} s in benchmarks "
            f"({result.device_name or result.device_key})",
@@ -85,14 +84,60 @@ def report(result, top: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def group_costs(rows: list[tuple[str, dict]]) -> dict[str, dict]:
+    """Per family/kernel: rows, and the sum of each column (None where a row lacks it)."""
+    groups: dict[str, dict] = {}
+    for name, c in rows:
+        g = groups.setdefault("/".join(name.split("/")[:2]), {"rows": 0, **{k: 0.0 for k in COLUMNS}})
+        g["rows"] += 1
+        for k in COLUMNS:
+            g[k] = None if g[k] is None or c[k] is None else g[k] + c[k]
+    return groups
+
+
+def against(result, baseline) -> str:
+    """The family/kernel wall, timed, prepare and other seconds of `result` beside `baseline`'s."""
+    new, old = group_costs(row_costs(result)), group_costs(row_costs(baseline))
+    if not old:
+        raise UsageError(f"{baseline.path}: no benchmark ran")
+    parts = ("wall", "timed", "prepare", "other")
+
+    def part(g, k):
+        return None if g is None else other(g) if k == "other" else g[k]
+
+    def pair(a, b):
+        delta = "-" if a is None or b is None else f"{a - b:+.2f}"
+        return f"{seconds(b)} -> {seconds(a)} ({delta})"
+
+    out = ["", f"Against {baseline.path} (seconds, baseline -> this run):", "",
+           "| family/kernel | rows | " + " | ".join(f"{k} s" for k in parts) + " |",
+           "|---|---|" + "---|" * len(parts)]
+    keys = sorted(set(new) | set(old), key=lambda k: -max((new.get(k) or {"wall": 0})["wall"],
+                                                          (old.get(k) or {"wall": 0})["wall"]))
+    for k in keys:
+        a, b = new.get(k), old.get(k)
+        rows = f"{'-' if b is None else b['rows']} -> {'-' if a is None else a['rows']}"
+        out.append(f"| {k} | {rows} | " + " | ".join(pair(part(a, p), part(b, p)) for p in parts) + " |")
+    totals = [(sum(part(g, p) or 0.0 for g in new.values()), sum(part(g, p) or 0.0 for g in old.values()))
+              for p in parts]
+    out.append("| all | " + f"{sum(g['rows'] for g in old.values())} -> {sum(g['rows'] for g in new.values())} | "
+               + " | ".join(pair(a, b) for a, b in totals) + " |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None) -> int:
     p = make_parser("run_cost.py", __doc__)
     p.add_argument("result", metavar="RESULT.json")
     p.add_argument("--top", type=int, default=10, help="costliest rows to list (default 10)")
+    p.add_argument("--baseline", metavar="EARLIER.json", help="an earlier run to set the costs beside")
     a = p.parse_args(argv)
     if a.top < 0:
         raise UsageError(f"--top must be 0 or more, not {a.top}")
-    print(report(load_result(a.result), a.top), end="")
+    result = load_result(a.result)
+    text = report(result, a.top)
+    if a.baseline is not None:
+        text += against(result, load_result(a.baseline))
+    print(text, end="")
     return 0
 
 

@@ -64,7 +64,7 @@ SCRIPT_ARGS = {
                    "--json", "--junit", "--history", "--last", "--force", "--allow-failures", "--quiet"],
     "roofline.py": ["{r}", "{bad}", "--card", "--out", "--cards-csv", "--list-cards", "h100_sxm", "nonesuch"],
     "plot.py": ["{r}", "{bad}", "--out-dir"],
-    "run_cost.py": ["{r}", "{bad}", "--top"],
+    "run_cost.py": ["{r}", "{bad}", "--top", "--baseline"],
 }
 
 

@@ -105,3 +105,35 @@ def test_bad_input_is_one_line(tmp_path, host_result):
     assert code == 2 and err.count("\n") == 1 and "no wall_s counter" in err
     code, _, err = cli("run_cost.py", host_result, "--top", "-1")
     assert code == 2 and "--top" in err
+
+
+def test_against_a_baseline(tmp_path, host_result, host_doc):
+    """--baseline: each family/kernel's seconds beside an earlier run's, with the change; one in
+    only one of the runs has "-" on the other side; the totals add up."""
+    old = json.loads(host_result.read_text())
+    costs = expected_costs(host_doc)
+    gone = sorted({"/".join(n.split("/")[:2]) for n in costs})[0]  # a family/kernel the baseline lacks
+    old["benchmarks"] = [b for b in old["benchmarks"] if not b["name"].startswith(gone + "/")]
+    for b in old["benchmarks"]:
+        if "wall_s" in b:
+            b["wall_s"] += 1.0  # every benchmark one second slower in the baseline
+            b["prepare_s"] += 1.0
+    f = tmp_path / "old.json"
+    f.write_text(json.dumps(old))
+    code, out, err = cli("run_cost.py", host_result, "--top", "0", "--baseline", f)
+    assert code == 0, err
+    tail = out[out.index(f"Against {f}"):]
+    rows = {c[0]: c for c in (l.strip("|").split("|") for l in tail.splitlines() if l.startswith("| "))}
+    rows = {k.strip(): [c.strip() for c in v] for k, v in rows.items()}
+    assert rows[gone][1].startswith("- -> ") and rows[gone][2].startswith("- -> ")
+    for key, c in rows.items():
+        if key in (gone, "family/kernel", "all"):
+            continue
+        n = sum(1 for name in costs if name.startswith(key + "/"))
+        assert c[1] == f"{n} -> {n}"
+        assert c[2].endswith(f"({-float(n):+.2f})"), c  # wall: one second less per benchmark now
+        assert c[4].endswith(f"({-float(n):+.2f})"), c  # prepare likewise
+        assert c[3].endswith("(+0.00)"), c  # timed: unchanged
+    assert rows["all"][1] == f"{len(costs) - sum(1 for n in costs if n.startswith(gone + '/'))} -> {len(costs)}"
+    code, _, err = cli("run_cost.py", host_result, "--baseline", tmp_path / "missing.json")
+    assert code == 2 and len(err.strip().splitlines()) == 1
