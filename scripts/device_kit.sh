@@ -330,8 +330,14 @@ stage_bandwidth() {
   if [[ -n "$r" ]]; then
     (cd "$KIT_ROOT" && timeout 60 python3 scripts/roofline.py "$r" --out "$WORK/roofline.png" &&
       timeout 60 python3 scripts/plot.py "$r" --out-dir "$WORK/plots") >"$WORK/plots.log" 2>&1 || true
-    # Where the run's wall time went (the measurement-method issue's 60-second goal).
-    (cd "$KIT_ROOT" && timeout 60 python3 scripts/run_cost.py "$r" --top 15) >"$WORK/run_cost.md" 2>&1 || true
+    # Where the run's wall time went (the measurement-method issue's 60-second goal), beside the
+    # newest committed bandwidth run of this device key that has the cost counters, if any.
+    local base
+    base="$(grep -l '"wall_s"' "$KIT_ROOT/results/$(basename "$(dirname "$r")")"/*.json 2>/dev/null |
+      xargs -r grep -l '"bandwidth/copy/kernel/' | sort | tail -n 1 || true)"
+    (cd "$KIT_ROOT" && timeout 60 python3 scripts/run_cost.py "$r" --top 15 ${base:+--baseline "$base"}) \
+      >"$WORK/run_cost.md" 2>&1 ||
+      (cd "$KIT_ROOT" && timeout 60 python3 scripts/run_cost.py "$r" --top 15) >"$WORK/run_cost.md" 2>&1 || true
     head -n 1 "$WORK/run_cost.md" >>"$WORK/summary.txt" 2>&1 || true
   fi
   # The quick run's wall time (its goal: under 10 s), into a results folder of its own.
