@@ -6,9 +6,10 @@
 // Every workload: inputs are seeded random data (never zeros) generated on the device (the
 // seeded words and floats of kernels/seeded_words.h, which the host checks recompute; the
 // gather's permutation) or, for the chase ring, built on the host and copied; outputs are
-// poisoned by poison() and copied back and checked with the verify.h checkers by verify(); sizes that do not fit in
-// free device memory are skipped with the reason. Timing (graph-batched when cache-resident, one event pair per
-// L2-flushed run otherwise) is harness/cuda/timing.h's.
+// poisoned by poison() and copied back and checked with the verify.h checkers by verify();
+// sizes that do not fit in free device memory are skipped with the reason. Timing
+// (graph-batched when cache-resident, one event pair per L2-flushed run otherwise) is
+// harness/cuda/timing.h's.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
