@@ -191,15 +191,30 @@ void skip_unavailable(benchmark::State& state, const BenchCase* c, const std::st
   ++outcome->skipped;
 }
 
+// Marks the run skipped with `message`. Before the timed loop has started, the loop is then
+// entered and left at once: Google Benchmark 1.7 (Debian's) checks that every repetition of a
+// benchmark reports the same iteration count before it sets the skipped ones aside, and a
+// repetition skipped before its loop reports 0 (SIGABRT in ComputeStats when two earlier
+// repetitions had run: an interrupt, a lost device or an error between repetitions). Entered,
+// the loop reports the count Google Benchmark asked for, as a repetition skipped inside it does.
+void skip_run(benchmark::State& state, const std::string& message, bool loop_started) {
+  state.SkipWithError(message.c_str());
+  if (!loop_started) {
+    for (auto _ : state) {
+    }
+  }
+}
+
 void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, RunOutcome* outcome) {
   state.SetLabel(row_label(*c));
+  bool loop_started = false;  // the timed loop below has been entered
   if (!outcome->device_lost.empty()) {
-    state.SkipWithError(("skipped: device lost earlier: " + outcome->device_lost).c_str());
+    skip_run(state, "skipped: device lost earlier: " + outcome->device_lost, loop_started);
     ++outcome->skipped;
     return;
   }
   if (interrupt_signal() != 0) {
-    state.SkipWithError("interrupted");
+    skip_run(state, "interrupted", loop_started);
     return;
   }
   LastWorkload& last = last_workload();
@@ -255,6 +270,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     double per_op = 0;
     std::vector<double> samples;  // seconds per operation of this repetition's samples
     backend->telemetry_start();   // clocks, power and energy while the samples run
+    loop_started = true;
     for (auto _ : state) {
       if (left_in_sample == 0 && interrupt_signal() != 0) {
         state.SkipWithError("interrupted");  // after the sample that was running
@@ -285,7 +301,7 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       last.verify_seconds += since(verify_start);
       if (!v.ok) {
         last = LastWorkload{};  // a fresh workload for the next repetition
-        state.SkipWithError(("verification failed: " + v.message).c_str());
+        skip_run(state, "verification failed: " + v.message, loop_started);
         count_failure(outcome, c);
         return;
       }
@@ -320,18 +336,18 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
                    c->name().c_str(), o.repetition_index, o.repetition_per_op * 1e6, o.reference_per_op * 1e6);
   } catch (const SkipCase& e) {
     last = LastWorkload{};
-    state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
+    skip_run(state, std::string("skipped: ") + e.what(), loop_started);
     ++outcome->skipped;
     return;
   } catch (const DeviceLost& e) {
     last = LastWorkload{};
     outcome->device_lost = e.what();
-    state.SkipWithError((std::string("device lost: ") + e.what()).c_str());
+    skip_run(state, std::string("device lost: ") + e.what(), loop_started);
     count_failure(outcome, c);
     return;
   } catch (const std::exception& e) {
     last = LastWorkload{};
-    state.SkipWithError((std::string("error: ") + e.what()).c_str());
+    skip_run(state, std::string("error: ") + e.what(), loop_started);
     count_failure(outcome, c);
     return;
   }

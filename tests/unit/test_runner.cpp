@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <functional>
 #include <map>
 #include <memory>
@@ -124,6 +125,9 @@ class ClockBackend final : public Backend {
   void telemetry_start() override { region_start_ = calls.batches.size(); }
   Telemetry telemetry_stop() override {
     if (calls.batches.size() - region_start_ >= kMinOutlierSamples) ++full_loops;  // a repetition
+    // A SIGTERM as a reported repetition ends (20 samples or more: Google Benchmark's trial
+    // runs at these settings have at most 5).
+    if (calls.batches.size() - region_start_ >= 20 && ++long_loops == interrupt_after_loops) request_interrupt(SIGTERM);
     Telemetry t;
     t.available = true;
     t.sm_clock_MHz = t.sm_clock_min_MHz = 1980;
@@ -133,7 +137,9 @@ class ClockBackend final : public Backend {
     return t;
   }
   Calls calls;
-  int full_loops = 0;  // timed loops long enough to be repetitions (not Google Benchmark's trials)
+  int full_loops = 0;             // timed loops long enough to be repetitions (not Google Benchmark's trials)
+  int interrupt_after_loops = 0;  // > 0: a SIGTERM arrives as that many repetitions have run
+  int long_loops = 0;
 
  private:
   double per_op_, first_;
@@ -174,6 +180,26 @@ TEST(RunnerUnderGoogleBenchmark, RealTimeIsTheTimeOfOneOperation) {
       EXPECT_GE(static_cast<double>(r.iterations) * per_op, 0.05 * 0.99);  // min_time of operations
     }
     EXPECT_EQ(outcome.failed, 0);
+  }
+}
+
+// A signal between repetitions (or a lost device, or an error before a repetition's loop): the
+// later repetitions are skipped without crashing Google Benchmark 1.7, which checks that every
+// repetition reports the same iteration count (a repetition skipped before its loop reported 0:
+// SIGABRT, seen in a fresh clone's signal test).
+TEST(RunnerUnderGoogleBenchmark, AnInterruptBetweenRepetitionsSkipsTheRestWithoutACrash) {
+  ClockBackend backend(1e-5, 0);
+  backend.interrupt_after_loops = 2;
+  RunOutcome outcome;
+  const auto runs = run_through_google_benchmark(backend, copy_case(1e6), 4, &outcome);
+  request_interrupt(0);  // the flag is the process's: leave it clear for the next test
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_FALSE(runs[0].error_occurred);
+  EXPECT_FALSE(runs[1].error_occurred);
+  for (std::size_t i = 2; i < runs.size(); ++i) {
+    EXPECT_TRUE(runs[i].error_occurred);
+    EXPECT_EQ(runs[i].error_message, "interrupted");
+    EXPECT_EQ(runs[i].iterations, runs[0].iterations);  // what ComputeStats checks
   }
 }
 
