@@ -317,16 +317,25 @@ TEST(ClusterDeathTest, TouchingTheSharedMemoryOfABlockThatExitedAborts) {
                "access to the shared memory of a block that has exited");
 }
 
-TEST(ClusterDeathTest, AMulticastBeforeThePeerInitialisedItsBarrierAborts) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+// The two multicast death tests' source: one 64 x 8 box of 16-bit ones, 128-byte swizzled; a
+// kernel copies it into the 1 KiB at the start of its shared memory and completes on the barrier
+// that follows it (dynamic shared memory of 2048 bytes).
+const hopper::TmaMap& one_box_map() {
   static std::vector<std::uint16_t> g(64 * 8, 1);
   static const auto map = hopper::make_tensor_map_2d(g.data(), 64, 8, 128, 64, 8, 2, hopper::Swizzle::k128B);
+  return map;
+}
+std::uint64_t* box_barrier(unsigned char* smem) { return reinterpret_cast<std::uint64_t*>(smem + 1024); }
+
+TEST(ClusterDeathTest, AMulticastBeforeThePeerInitialisedItsBarrierAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   auto kernel = [] {
     GPUBENCH_DYNAMIC_SHARED(unsigned char, smem);
-    auto* bar = reinterpret_cast<std::uint64_t*>(smem + 1024);
+    std::uint64_t* bar = box_barrier(smem);
     if (threadIdx.x == 0) hopper::mbarrier_init(bar, 1);
     __syncthreads();  // only block-wide: the peer's barrier may not exist yet
-    if (threadIdx.x == 0 && hopper::cluster_ctarank() == 1) hopper::tma_load_2d_multicast(smem, &map, 0, 0, bar, 3);
+    if (threadIdx.x == 0 && hopper::cluster_ctarank() == 1)
+      hopper::tma_load_2d_multicast(smem, &one_box_map(), 0, 0, bar, 3);
   };
   // Rank 0 (the slow block) has not run when rank 1 issues the copy.
   EXPECT_DEATH(launch_cluster_with_smem(Dim3{2}, Dim3{32}, Dim3{2}, 2048, kernel),
@@ -335,14 +344,12 @@ TEST(ClusterDeathTest, AMulticastBeforeThePeerInitialisedItsBarrierAborts) {
 
 TEST(ClusterDeathTest, AMulticastMaskOutsideTheClusterAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  static std::vector<std::uint16_t> g(64 * 8, 1);
-  static const auto map = hopper::make_tensor_map_2d(g.data(), 64, 8, 128, 64, 8, 2, hopper::Swizzle::k128B);
   auto kernel = [] {
     GPUBENCH_DYNAMIC_SHARED(unsigned char, smem);
-    auto* bar = reinterpret_cast<std::uint64_t*>(smem + 1024);
+    std::uint64_t* bar = box_barrier(smem);
     if (threadIdx.x == 0) hopper::mbarrier_init(bar, 1);
     hopper::cluster_sync();
-    if (threadIdx.x == 0) hopper::tma_load_2d_multicast(smem, &map, 0, 0, bar, 0b100);
+    if (threadIdx.x == 0) hopper::tma_load_2d_multicast(smem, &one_box_map(), 0, 0, bar, 0b100);
   };
   EXPECT_DEATH(launch_cluster_with_smem(Dim3{2}, Dim3{32}, Dim3{2}, 2048, kernel),
                "multicast cta mask names a rank outside the cluster");
