@@ -3,7 +3,10 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "harness/host/parallel.h"
+#include "kernels/chase_ring.h"
 #include "kernels/seeded_words.h"
 
 namespace gpubench {
@@ -35,24 +38,26 @@ void make_permutation(std::uint32_t* idx, std::size_t n, std::uint64_t seed) {
   }
 }
 
-std::vector<std::uint32_t> make_chase_ring(std::size_t n, std::uint64_t seed) {
+namespace {
+void check_ring_size(std::size_t n) {
   if (n == 0 || n > 0xffffffffull) throw std::invalid_argument("chase ring size out of range: " + std::to_string(n));
+}
+}  // namespace
+
+std::vector<std::uint32_t> make_chase_ring(std::size_t n, std::uint64_t seed) {
+  check_ring_size(n);
   std::vector<std::uint32_t> next(n);
-  for (std::size_t i = 0; i < n; ++i) next[i] = static_cast<std::uint32_t>(i);
-  // The swaps are independent of the data, so the CPU overlaps their cache misses: about
-  // a second for 2^26 entries, where a dependent walk of the ring would take several.
-  std::uint64_t state = seed;
-  for (std::size_t i = n - 1; i > 0; --i) {
-    const auto j = static_cast<std::size_t>(uniform_below(state, i));
-    std::swap(next[i], next[j]);
-  }
+  const kernels::ChaseRing ring = kernels::make_chase_ring_of(n, seed);
+  parallel_for(n, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; ++i) next[i] = kernels::ring_next(ring, static_cast<std::uint32_t>(i));
+  });
   return next;
 }
 
-std::uint32_t chase_reference(const std::vector<std::uint32_t>& next, std::uint32_t start, std::uint64_t steps) {
-  std::uint32_t p = start;
-  for (std::uint64_t s = steps % next.size(); s > 0; --s) p = next[p];
-  return p;
+std::uint32_t chase_reference(std::size_t n, std::uint64_t seed, std::uint32_t start, std::uint64_t steps) {
+  check_ring_size(n);
+  if (start >= n) throw std::invalid_argument("chase start " + std::to_string(start) + " outside the ring");
+  return kernels::ring_after(kernels::make_chase_ring_of(n, seed), start, steps);
 }
 
 std::uint32_t chase_start(std::size_t n, std::uint64_t seed, int k) {

@@ -1,5 +1,6 @@
 #include "harness/verify.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -7,6 +8,7 @@
 
 #include "harness/host/parallel.h"
 #include "harness/random.h"
+#include "kernels/chase_ring.h"
 #include "kernels/seeded_words.h"
 
 namespace gpubench {
@@ -230,6 +232,26 @@ Verification check_chase(const std::uint32_t* next, std::size_t n, std::uint32_t
   if (p == sink) return Verification::pass();
   return Verification::fail("after " + std::to_string(steps) + " steps: expected index " + std::to_string(p) +
                             ", got " + std::to_string(sink));
+}
+
+Verification check_chase_path(const std::uint32_t* next, std::size_t n, std::uint64_t seed, std::uint32_t start,
+                              std::uint64_t steps, std::uint32_t sink) {
+  if (n == 0 || start >= n) return Verification::fail("chase start " + std::to_string(start) + " outside the ring");
+  const kernels::ChaseRing ring = kernels::make_chase_ring_of(n, seed);
+  std::uint32_t p = start;
+  const std::uint64_t reads = std::min<std::uint64_t>(steps, n);
+  for (std::uint64_t i = 0; i < reads; ++i) {
+    const std::uint32_t want = kernels::ring_next(ring, p);
+    if (next[p] != want)
+      return Verification::fail("the ring: next[" + std::to_string(p) + "] = " + std::to_string(next[p]) +
+                                ", expected " + std::to_string(want) + " (read " + std::to_string(i + 1) +
+                                " of the chase from entry " + std::to_string(start) + ")");
+    p = want;
+  }
+  const std::uint32_t end = kernels::ring_after(ring, start, steps);
+  if (sink == end) return Verification::pass();
+  return Verification::fail("after " + std::to_string(steps) + " steps from entry " + std::to_string(start) +
+                            " expected entry " + std::to_string(end) + ", got " + std::to_string(sink));
 }
 
 }  // namespace gpubench

@@ -60,6 +60,12 @@ Verification check_close(const double* expected, const float* actual, std::size_
 /// `steps` steps from `start`.
 Verification check_chase(const std::uint32_t* next, std::size_t n, std::uint32_t start, std::size_t steps,
                          std::uint32_t sink);
+/// A chase over the seeded ring of (n, seed) (kernels/chase_ring.h) read the ring's entries: each
+/// of the min(steps, n) entries a chase from `start` reads holds the ring's successor (so the
+/// latency measured is that ring's, whatever else the array holds), and sink is where the ring's
+/// chase ends. Costs min(steps, n) formula evaluations, not a walk of the whole ring.
+Verification check_chase_path(const std::uint32_t* next, std::size_t n, std::uint64_t seed, std::uint32_t start,
+                              std::uint64_t steps, std::uint32_t sink);
 
 /// (Seeded permutations and the chase ring: harness/random.h.)
 

@@ -91,6 +91,16 @@ inline const contract::FileContract kMemoryContract = {
         .no_ptx({R"(\bld\.global)"})
         .on_arch(100, 40, 0.75)
         .on_arch(120, 40, 0.75),
+    // The chase ring's fill: stores only (the ring is a formula of the entry), never a load.
+    contract::kernel(R"(::chase_ring_fill_kernel\()")
+        .block(256)
+        .registers(32)
+        .static_smem(0)
+        .occupancy(1.0)
+        .ptx({R"(\bst\.global\.(u32|b32)\b)"})
+        .no_ptx({R"(\bld\.global)"})
+        .on_arch(100, 40, 0.75)
+        .on_arch(120, 40, 0.75),
     // One thread by design (latency, not bandwidth): occupancy is irrelevant.
     contract::kernel(R"(::pointer_chase_kernel<4>\()")
         .block(1)

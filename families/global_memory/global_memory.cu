@@ -124,6 +124,15 @@ int launch_seeded_fill(void* dst, std::size_t bytes, std::uint64_t seed, SeededD
                 : launch_seeded_fill_of<false>(words, bytes, seed, sm_count, stream);
 }
 
+int launch_chase_ring_fill(std::uint32_t* next, std::size_t n, std::uint64_t seed, int sm_count, Stream stream) {
+  if (next == nullptr || sm_count < 1 || n == 0 || n > 0xffffffffull) return rt::kInvalidValue;
+  static OccupancyCache cache(kMemoryBlockThreads);
+  int grid = 0;
+  const Error err = grid_for(chase_ring_fill_kernel, cache, sm_count, n, 1, &grid);
+  if (err != rt::kSuccess) return err;
+  return rt::launch(chase_ring_fill_kernel, grid, kMemoryBlockThreads, 0, stream, next, make_chase_ring_of(n, seed));
+}
+
 int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
                          long long* cycles, Stream stream) {
   if (next == nullptr || sink == nullptr || cycles == nullptr) return rt::kInvalidValue;

@@ -28,6 +28,7 @@
 
 #include <cstring>
 
+#include "kernels/chase_ring.h"
 #include "kernels/grid.cuh"
 #include "kernels/seeded_words.h"
 #include "kernels/simt/simt.h"
@@ -296,6 +297,16 @@ __global__ void __launch_bounds__(kMemoryBlockThreads)
     auto* tail = reinterpret_cast<unsigned char*>(dst + words);
     for (std::size_t t = 0; t < bytes % 4u; ++t) tail[t] = seeded_tail_byte(seed, words, t);
   }
+}
+
+/// Fills next[0..ring.n) with the pointer-chase ring of kernels/chase_ring.h: next[e] is the
+/// entry after e on the ring, from the formula (no loads). A grid-stride loop of 4-byte stores,
+/// coalesced across each warp; the cycle walks make threads of a warp take different numbers of
+/// Feistel networks (fewer than 4 on average), which costs time, never coalescing.
+__global__ void __launch_bounds__(kMemoryBlockThreads)
+    chase_ring_fill_kernel(std::uint32_t* __restrict__ next, ChaseRing ring) {
+  const GridPosition g = grid_position();
+  for (std::size_t e = g.thread; e < ring.n; e += g.threads) next[e] = ring_next(ring, static_cast<std::uint32_t>(e));
 }
 
 /// One thread follows p = next[p] `steps` times from `start` (every load depends on the

@@ -72,6 +72,10 @@ int launch_gather(const float* in, const std::uint32_t* idx, float* out, std::si
 int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint32_t start, std::uint32_t* sink,
                          long long* cycles, Stream stream);
 
+/// Fills next[0..n) with the seeded pointer-chase ring of kernels/chase_ring.h (one cycle through
+/// every entry; the ring harness/random.h's make_chase_ring builds on the host), 1 <= n < 2^32.
+int launch_chase_ring_fill(std::uint32_t* next, std::size_t n, std::uint64_t seed, int sm_count, Stream stream);
+
 /// What launch_seeded_fill writes (kernels/seeded_words.h): seeded words (with a byte tail), or
 /// seeded floats in [-1, 1) (bytes a multiple of 4).
 enum class SeededData { words, floats };

@@ -265,17 +265,31 @@ Verification smem_check(int blocks, std::size_t bytes_per_block) {
   return Verification::pass();
 }
 
-Verification chase_check() {
+// The device fill of the chase ring against the host's, at an odd size (and a poisoned word after
+// it that must stay poison); then the chase kernel over that ring against the formula's end point.
+Verification chase_check(int sms) {
   const std::size_t n = 4099, steps = 10007;
-  const std::vector<std::uint32_t> next = make_chase_ring(n, 16);
-  Dev ring(n * 4), sink(4), cycles(8);
-  ring.upload(next.data());
+  constexpr std::uint64_t kSeed = 16;
+  Dev ring(n * 4 + 4), sink(4), cycles(8);
+  ring.poison();
+  finish(kernels::launch_chase_ring_fill(ring.as<std::uint32_t>(), n, kSeed, sms, nullptr));
+  std::vector<std::uint32_t> got(n + 1);
+  ring.download(got.data());
+  const std::vector<std::uint32_t> want = make_chase_ring(n, kSeed);
+  for (std::size_t i = 0; i < n; ++i)
+    if (got[i] != want[i])
+      return Verification::fail("ring fill: next[" + std::to_string(i) + "] = " + std::to_string(got[i]) +
+                                ", expected " + std::to_string(want[i]));
+  if (got[n] != kPoisonU32) return Verification::fail("the ring fill wrote past its end");
   sink.poison();
   finish(kernels::launch_pointer_chase(ring.as<std::uint32_t>(), steps, 0, sink.as<std::uint32_t>(),
                                        cycles.as<long long>(), nullptr));
-  std::uint32_t got = 0;
-  sink.download(&got);
-  return check_chase(next.data(), n, 0, steps, got);
+  std::uint32_t end = 0;
+  sink.download(&end);
+  Verification v = check_chase(want.data(), n, 0, steps, end);  // walks the ring: one cycle, and the end
+  if (!v.ok) return v;
+  if (end != chase_reference(n, kSeed, 0, steps)) return Verification::fail("the formula's end point differs");
+  return Verification::pass();
 }
 
 #ifndef GPUBENCH_KERNEL_CHECK_EMULATED
@@ -727,7 +741,7 @@ std::vector<Check> all_checks(int sms) {
       {"write", [=] { return write_check(sms); }},
       {"gather", [=] { return gather_check(sms); }},
       {"copy/read/write, 5 passes over 3 slots", [=] { return passes_check(sms); }},
-      {"chase", [] { return chase_check(); }},
+      {"chase ring fill and chase", [=] { return chase_check(sms); }},
       {"smem 3 x 8 KiB", [] { return smem_check(3, std::size_t{8} * 1024); }},
       {"smem 2 x 64 KiB", [] { return smem_check(2, std::size_t{64} * 1024); }},
       {"sgemm_naive 131x137x73",

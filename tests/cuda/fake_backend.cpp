@@ -60,6 +60,20 @@ void expect_plant_caught(Workload& w, fake_cuda::Plant where, std::size_t elem_b
   EXPECT_TRUE(w.verify().ok) << "the same output, read back intact";
 }
 
+Verification verify_with_fault(Backend& backend, const std::vector<BenchCase>& cases, const std::string& name,
+                               bool fake_cuda::State::*fault) {
+  fake_cuda::state().*fault = false;
+  auto good = backend.create(find_case(cases, name));
+  const Verification ok = run_like_the_runner(*good, 2);
+  EXPECT_TRUE(ok.ok) << ok.message;
+  fake_cuda::state().*fault = true;
+  auto broken = backend.create(find_case(cases, name));
+  const Verification bad = run_like_the_runner(*broken, 2);
+  fake_cuda::state().*fault = false;
+  EXPECT_FALSE(bad.ok);
+  return bad;
+}
+
 Verification run_like_the_runner(Workload& w, int batch) {
   w.prepare();
   w.poison();

@@ -56,4 +56,9 @@ void expect_plant_caught(Workload& w, fake_cuda::Plant where, std::size_t elem_b
 /// positive device time.
 Verification run_like_the_runner(Workload& w, int batch);
 
+/// The case `name` run like the runner twice: with the fake runtime's fault `fault` off (it must
+/// verify) and on (it must not). Returns the second run's verification; the fault is off after.
+Verification verify_with_fault(Backend& backend, const std::vector<BenchCase>& cases, const std::string& name,
+                               bool fake_cuda::State::*fault);
+
 }  // namespace gpubench::fake_backend

@@ -28,6 +28,7 @@
 #include <random>
 
 #include "families/global_memory/global_memory.h"
+#include "harness/random.h"
 #include "harness/verify.h"
 
 struct CUstream_st {
@@ -444,6 +445,15 @@ int launch_pointer_chase(const std::uint32_t* next, std::size_t steps, std::uint
     for (std::size_t i = 0; i < steps; ++i) p = next[p];
     *sink = p;
     *cycles = static_cast<long long>(steps) * 300;  // a pretend 300 cycles per load
+  });
+}
+// The chase ring from the host's formula; a planted fault makes every entry skip one.
+int launch_chase_ring_fill(std::uint32_t* next, std::size_t n, std::uint64_t seed, int, Stream s) {
+  if (next == nullptr || n == 0 || n > 0xffffffffull) return fail(cudaErrorInvalidValue);
+  ++state().kernel_launches;
+  return enqueue(s, [=] {
+    const std::vector<std::uint32_t> ring = gpubench::make_chase_ring(n, seed);
+    for (std::size_t e = 0; e < n; ++e) next[e] = state().break_chase_ring ? ring[ring[e]] : ring[e];
   });
 }
 // The seeded inputs from the formula the host checks use (the kernel itself is checked under the

@@ -28,6 +28,7 @@ struct State {
   bool break_write = false;           ///< the write launcher corrupts one element
   bool break_block_set_read = false;  ///< the last block of block_set_read skips the set's last word
   bool break_seeded_fill = false;     ///< launch_seeded_fill writes its middle word wrong
+  bool break_chase_ring = false;      ///< launch_chase_ring_fill's ring skips every other entry
   bool can_map_host_memory = true;    ///< cudaDevAttrCanMapHostMemory (PCIe SM-driven transfers)
   int cc_major = 9;                   ///< compute capability (an H100: 9.0)
   int cc_minor = 0;

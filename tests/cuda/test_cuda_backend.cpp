@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,7 @@
 #include "harness/family.h"
 #include "harness/host/host_backend.h"
 #include "harness/random.h"
+#include "kernels/chase_ring.h"
 
 GPUBENCH_FAMILY(global_memory)
 
@@ -283,7 +285,8 @@ void expect_single_cycle(const std::vector<std::uint32_t>& next) {
 }
 
 TEST(ChaseRing, OneCycleThroughEveryEntry) {
-  for (std::size_t n : {1u, 2u, 3u, 1000u, 4097u}) {
+  // Sizes at and either side of the Feistel domains (powers of 4), where cycle walking matters.
+  for (std::size_t n : {1u, 2u, 3u, 4u, 5u, 15u, 16u, 17u, 1000u, 4095u, 4096u, 4097u, 65537u}) {
     SCOPED_TRACE(n);
     const auto next = make_chase_ring(n, 42);
     ASSERT_EQ(next.size(), n);
@@ -293,6 +296,26 @@ TEST(ChaseRing, OneCycleThroughEveryEntry) {
     }
   }
   EXPECT_THROW(make_chase_ring(0, 1), std::invalid_argument);
+  EXPECT_THROW(make_chase_ring(std::size_t{1} << 32, 1), std::invalid_argument);
+}
+
+// The ring is the formula's: position and entry are inverse, next[] steps one position, and the
+// order is scattered (a prefetcher could follow a ring of mostly neighbouring entries).
+TEST(ChaseRing, TheFormulaIsAPermutationInAScatteredOrder) {
+  const std::size_t n = 65537;
+  const kernels::ChaseRing r = kernels::make_chase_ring_of(n, 9);
+  const auto next = make_chase_ring(n, 9);
+  std::size_t near = 0;
+  for (std::uint32_t e = 0; e < n; ++e) {
+    ASSERT_EQ(kernels::ring_entry(r, kernels::ring_position(r, e)), e);
+    const std::uint64_t p = kernels::ring_position(r, e);
+    ASSERT_EQ(next[e], kernels::ring_entry(r, (p + 1) % n));
+    const std::int64_t gap = static_cast<std::int64_t>(next[e]) - static_cast<std::int64_t>(e);
+    if (gap >= -64 && gap <= 64) ++near;  // within 256 bytes
+  }
+  // A random order lands within 64 entries with probability 129 / n: about 129 steps of n here
+  // (a sequential or locally strided ring would land there at nearly every step).
+  EXPECT_LT(near, 2u * 129u);
 }
 
 TEST(ChaseRing, SeededReferenceAndStarts) {
@@ -303,9 +326,10 @@ TEST(ChaseRing, SeededReferenceAndStarts) {
     for (std::uint64_t steps : {0ull, 1ull, 4999ull, 5000ull, 65536ull, 12345678ull}) {
       std::uint32_t p = start;
       for (std::uint64_t s = 0; s < steps; ++s) p = a[p];  // the full walk, no shortcut
-      EXPECT_EQ(chase_reference(a, start, steps), p) << start << " " << steps;
+      EXPECT_EQ(chase_reference(5000, 7, start, steps), p) << start << " " << steps;
     }
   }
+  EXPECT_THROW(chase_reference(5000, 7, 5000, 1), std::invalid_argument);
   std::set<std::uint32_t> starts;
   for (int k = 0; k < 64; ++k) {
     const std::uint32_t s = chase_start(5000, 7, k);

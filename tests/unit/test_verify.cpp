@@ -71,6 +71,35 @@ TEST(Verify, SingleCycleAndChase) {
   EXPECT_FALSE(check_chase(next.data(), n, 0, 1234, p).ok);
 }
 
+// The device ring's check: the entries a chase reads must be the ring's, so a ring whose chase
+// happens to end where the ring's would (every chase of a multiple of n steps ends at its start)
+// still fails; entries the chase never reads do not matter to what it measured.
+TEST(Verify, ChasePathOfTheSeededRing) {
+  const std::size_t n = 4096;
+  const std::uint64_t seed = 11, steps = 65536;  // a multiple of n: the end is the start
+  std::vector<std::uint32_t> next = make_chase_ring(n, seed);
+  const std::uint32_t start = 123;
+  EXPECT_TRUE(check_chase_path(next.data(), n, seed, start, steps, start).ok);
+  EXPECT_FALSE(check_chase_path(next.data(), n, seed, start, steps, next[start]).ok);
+  EXPECT_EQ(check_chase_path(next.data(), n, seed, start, 5, next[start]).message,
+            "after 5 steps from entry 123 expected entry " + std::to_string(chase_reference(n, seed, start, 5)) +
+                ", got " + std::to_string(next[start]));
+  // Every entry its own successor: the chase ends at its start, as the ring's does; the path fails.
+  std::vector<std::uint32_t> loops(n);
+  for (std::uint32_t e = 0; e < n; ++e) loops[e] = e;
+  const Verification v = check_chase_path(loops.data(), n, seed, start, steps, start);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.message.rfind("the ring: next[123] = 123, expected " + std::to_string(next[start]), 0), 0u) << v.message;
+  // A short chase reads only its first entries: a wrong entry beyond them is not its business.
+  std::uint32_t p = start;
+  for (int i = 0; i < 10; ++i) p = next[p];
+  std::vector<std::uint32_t> off_path = next;
+  off_path[p] ^= 1u;
+  EXPECT_TRUE(check_chase_path(off_path.data(), n, seed, start, 10, chase_reference(n, seed, start, 10)).ok);
+  EXPECT_FALSE(check_chase_path(off_path.data(), n, seed, start, 11, chase_reference(n, seed, start, 11)).ok);
+  EXPECT_FALSE(check_chase_path(next.data(), n, seed, static_cast<std::uint32_t>(n), 1, 0).ok);
+}
+
 TEST(Verify, SumAndWritePattern) {
   std::vector<std::uint32_t> v(1000);
   fill_random_u32(v.data(), v.size() * 4, 9);

@@ -293,16 +293,19 @@ TEST_F(FakeCuda, AWrongInputFillFailsEveryRowThatReadsIt) {
                               "bandwidth/gather/kernel/bytes:1MiB"};
   for (const char* name : rows) {
     SCOPED_TRACE(name);
-    fake_cuda::state().break_seeded_fill = false;
-    auto good = backend().create(find_case(cases_, name));
-    const Verification ok = run_like_the_runner(*good, 2);
-    EXPECT_TRUE(ok.ok) << ok.message;
-    fake_cuda::state().break_seeded_fill = true;
-    auto broken = backend().create(find_case(cases_, name));
-    const Verification bad = run_like_the_runner(*broken, 2);
-    EXPECT_FALSE(bad.ok);
+    fake_backend::verify_with_fault(backend(), cases_, name, &fake_cuda::State::break_seeded_fill);
   }
-  fake_cuda::state().break_seeded_fill = false;
+}
+
+// The chase ring is filled on the device and each chase's end computed from the ring's formula: a
+// fill that writes another ring (every entry skipping one) fails the chase at every size.
+TEST_F(FakeCuda, AWrongChaseRingFailsTheChase) {
+  for (const char* name : {"bandwidth/chase/kernel/bytes:16KiB", "bandwidth/chase/kernel/bytes:1MiB"}) {
+    SCOPED_TRACE(name);
+    const Verification bad =
+        fake_backend::verify_with_fault(backend(), cases_, name, &fake_cuda::State::break_chase_ring);
+    EXPECT_NE(bad.message.find("the ring: next["), std::string::npos) << bad.message;
+  }
 }
 
 // A wrong value at the first, a middle and the last element of what the device returns fails

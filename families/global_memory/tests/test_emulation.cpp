@@ -321,8 +321,30 @@ TEST(MemoryKernels, GatherWithAPermutationAndWithRepeats) {
   }
 }
 
+// The chase ring's fill writes next[e] = the formula's successor of e for every entry, whatever the
+// grid, and nothing after the ring; the ring it writes is one cycle.
+TEST(MemoryKernels, ChaseRingFillWritesTheFormulaAndNothingElse) {
+  for (std::size_t n : {1u, 2u, 3u, 17u, 1000u, 4099u, 65551u}) {
+    const k::ChaseRing ring = k::make_chase_ring_of(n, 0x5eedull + n);
+    for (Shape s : kShapes) {
+      std::vector<std::uint32_t> next(n + 4, kPoison);
+      launch(Dim3{s.blocks}, Dim3{s.threads}, k::chase_ring_fill_kernel, next.data(), ring);
+      for (std::size_t e = 0; e < next.size(); ++e)
+        ASSERT_EQ(next[e], e < n ? k::ring_next(ring, static_cast<std::uint32_t>(e)) : kPoison)
+            << "entry " << e << ", " << where(n, 0, s);
+      std::uint32_t p = 0;
+      std::size_t length = 0;
+      do {
+        p = next[p];
+        ++length;
+      } while (p != 0 && length <= n);
+      ASSERT_EQ(length, n) << "not one cycle, " << where(n, 0, s);
+    }
+  }
+}
+
 TEST(MemoryKernels, PointerChaseFollowsTheChain) {
-  // A single cycle through all 1000 slots (Sattolo's algorithm), as the benchmark uses.
+  // A single cycle through all 1000 slots (Sattolo's algorithm): the kernel follows any ring.
   const std::size_t n = 1000;
   std::vector<std::uint32_t> next(n);
   std::iota(next.begin(), next.end(), 0u);
