@@ -16,10 +16,10 @@
 //                                    with one allocation outside it (GB/s of the copy, and
 //                                    us_per_iteration)
 //     cuda: cuda_malloc_each, async_pool_each, allocated_once;  host: malloc_each, allocated_once
-//   fragmentation/<allocator>/small:1MiB,large:64MiB   (cuda) interleaved allocations up to an eighth
-//                                    of free memory, every other one freed, then the largest block
-//                                    that can still be allocated (largest_block_pct_of_freed);
-//                                    latency_us per allocation of the pattern
+//   fragmentation/<allocator>/small:1MiB,large:64MiB   (cuda) a nearly full device (a ballast
+//                                    block), interleaved allocations over up to 8 GiB, every other
+//                                    one freed, then the largest block that can still be allocated
+//                                    (largest_block_pct_of_free); latency_us per round
 //   managed/<how>/bytes:S            (cuda) a kernel consuming S bytes that start on the host:
 //     demand_fault (unified memory resident on the host, migrated on the kernel's faults;
 //     us_per_4KiB_page, us_per_2MiB_page), prefetch (cudaMemPrefetchAsync, then the kernel),

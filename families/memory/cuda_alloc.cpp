@@ -310,12 +310,20 @@ class AllocLoopWorkload final : public CudaWorkload {
   DeviceBuffer src_, out_;
 };
 
-/// memory/fragmentation/<allocator>/small:1MiB,large:64MiB: small and large blocks interleaved up to
-/// an eighth of the free memory, the large ones freed (holes between the small ones), then the
-/// largest block that can still be allocated, found by bisection between one large block and
-/// everything freed. GPU allocators map virtual address space, so the answer is expected near
-/// 100 % of what was freed: the row puts a number on it. One operation = one round; its time is
-/// the pattern's allocations.
+/// memory/fragmentation/<allocator>/small:1MiB,large:64MiB: does a nearly full device, after
+/// interleaved allocations and frees, still give one large block? A ballast block (cudaMalloc,
+/// held for the row) takes the free memory beyond kFragmentationReserve and a pattern of at most
+/// kFragmentationPattern; each round allocates small and large blocks interleaved over that
+/// pattern, frees the large ones (holes between the small ones), and finds the largest block the
+/// allocator can still hand out by bisection between one large block and everything available
+/// (the holes plus the reserve). Only the holes and the reserve are free then, so an allocator
+/// that needs contiguous memory reads about reserve / available, and one that maps physical pages
+/// into one virtual range (cudaMalloc on current GPUs) close to 100 %; a pool (cudaMallocAsync,
+/// memory kept in the pool) shows whether it can hand out what it holds as one block. One
+/// operation = one round; its time is the pattern's allocations.
+constexpr std::size_t kFragmentationReserve = std::size_t{1} << 30;  ///< free memory left outside the pattern
+constexpr std::size_t kFragmentationPattern = std::size_t{8} << 30;  ///< the pattern's extent at most
+
 class FragmentationWorkload final : public Workload {
  public:
   FragmentationWorkload(const BenchCase& c, CudaDevice& dev, bool pool)
@@ -330,8 +338,14 @@ class FragmentationWorkload final : public Workload {
     dev_.activate();
     std::size_t free_bytes = 0, total = 0;
     GPUBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-    pairs_ = free_bytes / 8 / (small_ + large_);
+    const std::size_t reserve = std::min(kFragmentationReserve, free_bytes / 4);
+    pairs_ = std::min(free_bytes - reserve, kFragmentationPattern) / (small_ + large_);
     if (pairs_ < 2) throw SkipCase("too little free device memory for the fragmentation pattern");
+    const std::size_t ballast = free_bytes - reserve - pairs_ * (small_ + large_);
+    if (ballast > 0) ballast_ = DeviceBuffer(ballast);
+    // What the allocator could hand out as one block during the probe, were nothing fragmented:
+    // the free memory less the ballast and the small blocks then still allocated.
+    available_ = free_bytes - ballast - pairs_ * small_;
     if (pool_kind_) pool_ = std::make_unique<PoolThreshold>(dev_.index(), std::numeric_limits<std::uint64_t>::max());
     pattern_.resize(kProbeBytes);
     fill_random_u32(pattern_.data(), kProbeBytes, seed_);
@@ -354,12 +368,13 @@ class FragmentationWorkload final : public Workload {
   }
 
   std::map<std::string, double> extra_counters(double seconds_per_op) override {
-    const double freed = static_cast<double>(pairs_ * large_);
+    constexpr double kMiB = 1 << 20;
     return {{"allocations", static_cast<double>(2 * pairs_)},
             {"us_per_allocation", seconds_per_op * 1e6 / static_cast<double>(2 * pairs_)},
-            {"freed_MiB", freed / (1 << 20)},
-            {"largest_block_MiB", static_cast<double>(largest_) / (1 << 20)},
-            {"largest_block_pct_of_freed", 100.0 * static_cast<double>(largest_) / freed}};
+            {"freed_MiB", static_cast<double>(pairs_ * large_) / kMiB},
+            {"available_MiB", static_cast<double>(available_) / kMiB},
+            {"largest_block_MiB", static_cast<double>(largest_) / kMiB},
+            {"largest_block_pct_of_free", 100.0 * static_cast<double>(largest_) / static_cast<double>(available_)}};
   }
 
  private:
@@ -407,10 +422,10 @@ class FragmentationWorkload final : public Workload {
     return seconds;
   }
 
-  // Bisection between one large block (it must fit: one was just freed) and all that was freed,
+  // Bisection between one large block (it must fit: one was just freed) and all that is available,
   // to 1/64 of the range; the largest block found is probed at both ends.
   std::size_t largest_block() {
-    std::size_t lo = large_, hi = pairs_ * large_;
+    std::size_t lo = large_, hi = available_;
     void* p = allocate(hi, true);
     if (p != nullptr) {
       probe_ends(p, hi);
@@ -454,7 +469,8 @@ class FragmentationWorkload final : public Workload {
   CudaDevice& dev_;
   std::uint64_t seed_;
   std::unique_ptr<PoolThreshold> pool_;
-  std::size_t pairs_ = 0, largest_ = 0;
+  DeviceBuffer ballast_;  ///< the free memory outside the pattern and the reserve, held for the row
+  std::size_t pairs_ = 0, available_ = 0, largest_ = 0;
   std::vector<unsigned char> pattern_, out_;
 };
 

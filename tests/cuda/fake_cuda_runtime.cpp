@@ -203,10 +203,33 @@ cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
 }
 
 // ---- memory ----
+namespace {
+// contiguous_malloc: the offset of the first gap of at least `bytes`, or the arena's size if none.
+std::size_t first_fit(const fake_cuda::State& st, std::size_t bytes) {
+  std::size_t at = 0;
+  for (const auto& [offset, size] : st.placed) {
+    if (offset - at >= bytes) return at;
+    at = offset + size;
+  }
+  return st.arena_bytes - at >= bytes ? at : st.arena_bytes;
+}
+}  // namespace
+
 cudaError_t cudaMalloc(void** p, size_t bytes) {
-  if (bytes > state().free_bytes) return fail(cudaErrorMemoryAllocation);
+  fake_cuda::State& st = state();
+  if (bytes > st.free_bytes) return fail(cudaErrorMemoryAllocation);
+  std::size_t offset = 0;
+  if (st.contiguous_malloc) {
+    if (st.arena_bytes == 0) st.arena_bytes = st.free_bytes;
+    offset = first_fit(st, bytes);
+    if (offset == st.arena_bytes) return fail(cudaErrorMemoryAllocation);
+  }
   *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!*p) return fail(cudaErrorMemoryAllocation);
+  if (st.contiguous_malloc) {
+    st.placed[offset] = bytes;
+    st.offset_of[*p] = offset;
+  }
   state().free_bytes -= bytes;
   state().sizes[*p] = bytes;
   state().device_of[*p] = state().current_device;
@@ -221,6 +244,10 @@ cudaError_t cudaFree(void* p) {
   }
   auto it = state().sizes.find(p);
   if (it == state().sizes.end()) return fail(cudaErrorInvalidValue);
+  if (auto o = state().offset_of.find(p); o != state().offset_of.end()) {
+    state().placed.erase(o->second);
+    state().offset_of.erase(o);
+  }
   state().free_bytes += it->second;
   state().sizes.erase(it);
   state().device_of.erase(p);

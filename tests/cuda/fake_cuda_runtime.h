@@ -22,6 +22,13 @@ struct State {
   std::size_t total_bytes = std::size_t{80} << 30;
   std::size_t free_bytes = std::size_t{4} << 30;  ///< what cudaMalloc may still hand out
   std::map<void*, std::size_t> sizes;             ///< live allocations
+  /// cudaMalloc as an allocator that needs contiguous memory (no virtual mapping): each block
+  /// takes the first gap that holds it in an address range of the free_bytes at the first such
+  /// call. Off: any block up to free_bytes fits, as GPUs map pages into one virtual range.
+  bool contiguous_malloc = false;
+  std::map<std::size_t, std::size_t> placed;  ///< contiguous_malloc: offset -> bytes of live blocks
+  std::map<void*, std::size_t> offset_of;     ///< contiguous_malloc: each live block's offset
+  std::size_t arena_bytes = 0;                ///< contiguous_malloc: the address range
   cudaError_t last_error = cudaSuccess;
   cudaError_t sticky = cudaSuccess;   ///< returned by synchronizing calls once set
   bool thrust_synchronizes = false;   ///< thrust_copy synchronizes its stream (not capturable)

@@ -157,6 +157,8 @@ TEST_F(FakeMemory, AllocateInTheLoopRowsProbeANewBlockEachRunAndTheBaselineDoesN
   }
 }
 
+// The pattern fills the fake's 4 GiB less the 1 GiB reserve: 47 pairs of 1 + 64 MiB (3055 MiB)
+// and a 17 MiB ballast, so 4032 MiB (the reserve and the holes) is available at the probe.
 TEST_F(FakeMemory, FragmentationFindsTheLargestBlockAndProbesIt) {
   auto w = backend().create(row("memory/fragmentation/cuda_malloc"));
   w->prepare();
@@ -165,10 +167,30 @@ TEST_F(FakeMemory, FragmentationFindsTheLargestBlockAndProbesIt) {
   w->run(1);
   EXPECT_TRUE(w->verify().ok);
   const auto k = w->extra_counters(1e-3);
-  // A quarter... an eighth of the fake's 4 GiB free in 1 MiB + 64 MiB pairs: 7 pairs.
-  EXPECT_EQ(k.at("allocations"), 14.0);
-  EXPECT_EQ(k.at("freed_MiB"), 7.0 * 64);
-  EXPECT_EQ(k.at("largest_block_pct_of_freed"), 100.0);  // the fake, like a GPU, maps address space
+  EXPECT_EQ(k.at("allocations"), 94.0);
+  EXPECT_EQ(k.at("freed_MiB"), 47.0 * 64);
+  EXPECT_EQ(k.at("available_MiB"), 4032.0);
+  // The fake, like a GPU, maps pages into one virtual range: everything available is one block.
+  EXPECT_EQ(k.at("largest_block_pct_of_free"), 100.0);
+}
+
+// An allocator that needs contiguous memory finds only the reserve and the hole beside it: the
+// row tells it apart (the pattern no longer leaves untouched memory that any block fits into).
+TEST_F(FakeMemory, FragmentationShowsAnAllocatorThatNeedsContiguousMemory) {
+  fake_cuda::state().contiguous_malloc = true;
+  auto w = backend().create(row("memory/fragmentation/cuda_malloc"));
+  w->prepare();
+  w->run(2);
+  const Verification v = w->verify();
+  const auto k = w->extra_counters(1e-3);
+  w.reset();
+  fake_cuda::state().contiguous_malloc = false;
+  EXPECT_TRUE(v.ok) << v.message;
+  // The last large hole (64 MiB) and the 1 GiB reserve after it, to the bisection's 62 MiB step.
+  EXPECT_LE(k.at("largest_block_MiB"), 1088.0);
+  EXPECT_GE(k.at("largest_block_MiB"), 1088.0 - 62.0);
+  EXPECT_LT(k.at("largest_block_pct_of_free"), 30.0);
+  EXPECT_TRUE(fake_cuda::state().placed.empty()) << "every block freed";
 }
 
 TEST_F(FakeMemory, DemandFaultRowsStartEachOperationOnTheHost) {
