@@ -111,7 +111,11 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
   for (const char* how : loops)
     for (std::uint64_t bytes : steps(MiB, o.quick ? 16 * MiB : 256 * MiB, 16)) {
       const double b = static_cast<double>(bytes);
-      cases.push_back(sized("alloc_loop", how, bytes, copy_work(b), memory_level(2 * b, o)));
+      // Nothing is flushed between iterations: a set that fits the L2 is read from it, not DRAM.
+      const bool in_l2 = o.l2_bytes > 0 && 2 * b < static_cast<double>(o.l2_bytes);
+      WorkModel w = copy_work(b);
+      if (in_l2) w.peak = PeakKind::l2;
+      cases.push_back(sized("alloc_loop", how, bytes, w, in_l2 ? "l2" : memory_level(2 * b, o)));
     }
 
   if (cuda) {
@@ -130,7 +134,11 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
         const bool on_device = std::string(how) == "device_resident";
         WorkModel w = transfer_work(b, on_device ? PeakKind::dram : PeakKind::pcie_h2d);
         if (std::string(how) == "to_host") w.peak = PeakKind::pcie_d2h;
-        cases.push_back(sized("managed", how, bytes, w, on_device ? memory_level(b, o) : "pcie"));
+        BenchCase c = sized("managed", how, bytes, w, on_device ? memory_level(b, o) : "pcie");
+        // Data already on the device is read from the L2 unless flushed: DRAM-sized rows are.
+        c.needs_flush = on_device && c.level == "dram";
+        if (on_device && c.level == "l2") c.work.peak = PeakKind::l2;
+        cases.push_back(c);
       }
   } else {
     for (const char* pages : {"pages_4k", "pages_2m", "populate"})

@@ -237,6 +237,8 @@ cudaError_t cudaMalloc(void** p, size_t bytes) {
 }
 cudaError_t cudaFree(void* p) {
   if (auto m = state().managed.find(p); m != state().managed.end()) {
+    state().read_mostly.erase(p);
+    state().read_mostly_copy.erase(p);
     state().managed.erase(m);
     state().managed_location.erase(p);
     std::free(p);
@@ -394,7 +396,19 @@ int as_kernel(cudaStream_t s, std::function<void()> op) {
       while (std::chrono::steady_clock::now() < until) {
       }
     }
+    // stale_read_mostly_copies: the kernel reads the device's old copy of each read-mostly range.
+    std::vector<std::pair<void*, std::vector<unsigned char>>> live;
+    if (state().stale_read_mostly_copies) {
+      for (const auto& [p, bytes] : state().read_mostly) {
+        auto* b = static_cast<unsigned char*>(p);
+        auto& copy = state().read_mostly_copy[p];
+        if (copy.empty()) copy.assign(b, b + bytes);
+        live.emplace_back(p, std::vector<unsigned char>(b, b + bytes));
+        std::copy(copy.begin(), copy.end(), b);
+      }
+    }
     op();
+    for (const auto& [p, bytes] : live) std::copy(bytes.begin(), bytes.end(), static_cast<unsigned char*>(p));
   });
 }
 

@@ -66,6 +66,11 @@ struct State {
   int copy_engines = 2;                   ///< cudaDevAttrAsyncEngineCount
   int prefetches = 0;                     ///< cudaMemPrefetchAsync calls
   int read_mostly_advices = 0;            ///< cudaMemAdvise(cudaMemAdviseSetReadMostly) calls
+  /// A driver that never drops the device's read-only copies: kernels see each read-mostly
+  /// range as it was at the first kernel after the advice, whatever the CPU wrote since.
+  bool stale_read_mostly_copies = false;
+  std::map<void*, std::size_t> read_mostly;                      ///< advised ranges
+  std::map<void*, std::vector<unsigned char>> read_mostly_copy;  ///< stale_read_mostly_copies: the device's copy
   /// The default pool: bytes freed by cudaFreeAsync stay reserved (still used device memory)
   /// until a synchronize releases what exceeds the threshold, or cudaMemPoolTrimTo.
   std::uint64_t pool_release_threshold = 0;

@@ -53,7 +53,10 @@ cudaError_t cudaMemPrefetchAsync(const void* p, size_t bytes, cudaMemLocation wh
 
 cudaError_t cudaMemAdvise(const void* p, size_t bytes, cudaMemoryAdvise advice, cudaMemLocation) {
   if (!whole_managed_range(p, bytes)) return cudaErrorInvalidValue;
-  if (advice == cudaMemAdviseSetReadMostly) ++state().read_mostly_advices;
+  if (advice == cudaMemAdviseSetReadMostly) {
+    ++state().read_mostly_advices;
+    state().read_mostly[const_cast<void*>(p)] = bytes;
+  }
   return cudaSuccess;
 }
 

@@ -228,6 +228,26 @@ TEST_F(FakeMemory, PrefetchAndReadMostlyRowsUseTheirCalls) {
   }
 }
 
+// read_mostly's reset writes new values on the CPU, so a device that kept its read-only copies
+// (a driver that did not drop them) reads old data and fails the checksum, instead of passing
+// with the device's speed as read_mostly's.
+TEST_F(FakeMemory, ReadMostlyFailsWhereTheDeviceKeepsStaleCopies) {
+  auto fresh = backend().create(row("memory/managed/read_mostly"));
+  const Verification ok = fake_backend::run_like_the_runner(*fresh, 3);
+  EXPECT_TRUE(ok.ok) << ok.message;
+  fresh.reset();
+  fake_cuda::state().stale_read_mostly_copies = true;
+  auto stale = backend().create(row("memory/managed/read_mostly"));
+  stale->prepare();
+  stale->poison();
+  stale->run(2);
+  const Verification v = stale->verify();
+  stale.reset();
+  fake_cuda::state().stale_read_mostly_copies = false;
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.message.rfind("sum of the", 0), 0u) << v.message;
+}
+
 TEST_F(FakeMemory, ManagedRowsSkipWhereTheDeviceCannotMigratePagesOrMemoryIsShort) {
   fake_cuda::state().concurrent_managed_access = false;
   {
@@ -244,7 +264,7 @@ TEST_F(FakeMemory, ManagedRowsSkipWhereTheDeviceCannotMigratePagesOrMemoryIsShor
   }
   fake_cuda::state().concurrent_managed_access = true;
   BenchCase big = row("memory/managed/demand_fault");
-  big.args["bytes"] = static_cast<double>(fake_cuda::state().free_bytes / 4 + 4096);
+  big.args["bytes"] = static_cast<double>((fake_cuda::state().free_bytes / 4 / 4096 + 1) * 4096);  // whole pages
   auto w = backend().create(big);
   try {
     w->prepare();
