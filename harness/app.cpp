@@ -193,7 +193,10 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
 
 // The first SIGINT / SIGTERM asks the run to stop after the current sample; a second one ends
 // the process at once, for a sample that never finishes (a hung kernel), removing the partial
-// result first. Only async-signal-safe calls in the handler.
+// result first. SIGHUP (the terminal closed), SIGQUIT and SIGPIPE (the reader of the output went
+// away: `gpubench ... | head`) are taken the same way, so none of them leaves a partial result
+// behind. Only async-signal-safe calls in the handler.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 char g_partial_result[4096] = {};  // the temporary result file ("" when none)
 std::atomic<int> g_signals{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
@@ -208,8 +211,19 @@ void on_signal(int sig) {
   ::_exit(128 + sig);
 }
 
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGPIPE: return "SIGPIPE";
+    default: return "signal";
+  }
+}
+
 // Runs the registered benchmarks (on `console` when given, else Google Benchmark's display),
-// `partial_result` being the temporary file they write to (or ""). SIGINT / SIGTERM: see
+// `partial_result` being the temporary file they write to (or ""). The stop signals: see
 // on_signal. Returns the number run.
 std::size_t run_benchmarks(benchmark::BenchmarkReporter* console, const std::string& partial_result) {
   if (partial_result.size() < sizeof g_partial_result)
@@ -218,8 +232,7 @@ std::size_t run_benchmarks(benchmark::BenchmarkReporter* console, const std::str
   on_signal_action.sa_handler = on_signal;
   on_signal_action.sa_flags = SA_RESTART;
   sigemptyset(&on_signal_action.sa_mask);
-  sigaction(SIGINT, &on_signal_action, nullptr);
-  sigaction(SIGTERM, &on_signal_action, nullptr);
+  for (const int sig : kStopSignals) sigaction(sig, &on_signal_action, nullptr);
   const std::size_t ran = console ? benchmark::RunSpecifiedBenchmarks(console) : benchmark::RunSpecifiedBenchmarks();
   release_cached_workload();
   benchmark::Shutdown();
@@ -356,11 +369,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   const std::size_t ran = run_benchmarks(console.get(), dest.tmp);
   if (const int sig = interrupt_signal(); sig != 0) {
     if (!dest.tmp.empty()) std::remove(dest.tmp.c_str());
-    std::cerr << "gpubench: interrupted ("
-              << (sig == SIGINT    ? "SIGINT"
-                  : sig == SIGTERM ? "SIGTERM"
-                                   : "signal")
-              << "); no result written\n";
+    std::cerr << "gpubench: interrupted (" << signal_name(sig) << "); no result written\n";
     return 128 + sig;
   }
   if (ran == 0) {

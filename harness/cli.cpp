@@ -22,9 +22,11 @@ bool is_directory(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// A name that is taken, a symbolic link included (even one whose target is missing: publishing
+// a result there would fail after the whole run).
 bool exists(const std::string& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 // Value of "--name=value"; throws when the value is missing or empty.

@@ -209,7 +209,8 @@ def test_concurrent_runs_into_one_store_all_land(tmp_path):
     assert len(files) == 4 and all(f.endswith(".json") and ".tmp." not in f for f in files), files
 
 
-@pytest.mark.parametrize("sig, code, name", [(2, 130, "SIGINT"), (15, 143, "SIGTERM")])
+@pytest.mark.parametrize("sig, code, name", [(2, 130, "SIGINT"), (15, 143, "SIGTERM"), (1, 129, "SIGHUP"),
+                                             (3, 131, "SIGQUIT")])
 def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, code, name):
     import signal
     import subprocess
@@ -224,6 +225,33 @@ def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, code, name):
     assert p.returncode == code, err
     assert f"gpubench: interrupted ({name}); no result written" in err
     assert list(tmp_path.iterdir()) == []  # neither the result nor its temporary file
+
+
+def test_a_reader_that_goes_away_stops_the_run_and_leaves_nothing(tmp_path):
+    """`gpubench ... | head -1`: the first write after the reader has gone raises SIGPIPE, which
+    stops the run like SIGINT (its default action would kill gpubench with the result half written)."""
+    import subprocess
+    from conftest import BIN
+    out = tmp_path / "r.json"
+    p = subprocess.Popen([str(BIN), "--device=host", "--quick", "--filter=bandwidth/copy/kernel", f"--out={out}"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p.stdout.readline()  # the header line, then the reader goes
+    p.stdout.close()
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 141, err
+    assert "gpubench: interrupted (SIGPIPE); no result written" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_out_path_holding_a_dangling_link_is_refused_before_the_run(tmp_path):
+    """Publishing onto a symbolic link fails even when its target is missing: refused at once, not
+    after the whole run."""
+    link = tmp_path / "r.json"
+    link.symlink_to(tmp_path / "missing-target.json")
+    proc = gpubench("--device=host", "--quick", "--filter=bandwidth/copy/kernel", f"--out={link}", timeout=20)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[0] == f"gpubench: --out: '{link}' already exists (result files are never overwritten)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 
 
 def test_a_second_signal_ends_a_run_whose_sample_never_finishes(tmp_path):
