@@ -2,13 +2,20 @@
 # The device kit: everything gpubench needs to learn from a lent GPU machine (no internet, a few
 # minutes per command, at most 8 files back) in stages that each end well inside 8 minutes.
 #
-#   scripts/device_kit.sh prepare [BUILD_DIR]  here: build gpubench and gpubench_kernel_check for
-#                                              sm_90 (Hopper) and sm_80, fill .kit/ with them, the
-#                                              Google Benchmark library they load, and what a build
-#                                              there needs; check what travels fits (64 MiB)
-#   scripts/device_kit.sh STAGE OUTDIR         there: run one stage, leave OUTDIR/STAGE.tar.gz
-#                                              (every log, result JSON, CSV) and OUTDIR/STAGE.txt
-#                                              (the summary) - two files a stage
+#   scripts/device_kit.sh prepare [BUILD_DIR]  here: build gpubench and gpubench_kernel_check (a
+#                                              new build folder: sm_80, sm_90, sm_90a; an existing
+#                                              one keeps its settings), fill .kit/ with them, the
+#                                              Google Benchmark library they load, what a build
+#                                              there needs and the sources' fingerprint; check what
+#                                              travels fits (64 MiB)
+#   scripts/device_kit.sh STAGE OUTDIR         there (carry .kit): run one stage, leave
+#                                              OUTDIR/STAGE.tar.gz (every log, result JSON, CSV)
+#                                              and OUTDIR/STAGE.txt (the summary, rewritten after
+#                                              every step) - two files a stage
+#
+# Environment: GPUBENCH_KIT_STAGE_SECONDS (480) a stage's time, GPUBENCH_KIT_DEADLINE (epoch
+# seconds) the end of every stage of a chained command, GPUBENCH_KIT_SKIP_WGMMA=1 no wgmma rows
+# or profiles, GPUBENCH_KIT_WGMMA_CHECK_SECONDS (60) the wgmma kernel check's limit.
 #   scripts/device_kit.sh pack WORKDIR OUTDIR  the packing a stage ends with, on its own
 #
 # Stages (each samples clocks, power and temperature with nvidia-smi while it runs):
@@ -38,22 +45,40 @@ KIT_DIR="${GPUBENCH_KIT_DIR:-$KIT_ROOT/.kit}"
 KIT_LIMIT_MIB="${GPUBENCH_KIT_LIMIT_MIB:-64}"  # the device tool's limit on what travels
 KIT_MAX_FILES=8                               # and on the files that come back
 # A stage stops starting work once this many seconds have passed, so that it always packs what it
-# has before the device tool's 10-minute limit on one command.
+# has before the device tool's 10-minute limit on one command. Stages chained in one command share
+# that limit: GPUBENCH_KIT_DEADLINE (seconds since the epoch) ends every stage's work by then.
 STAGE_SECONDS="${GPUBENCH_KIT_STAGE_SECONDS:-480}"
+DEADLINE="${GPUBENCH_KIT_DEADLINE:-0}"
+[[ "$STAGE_SECONDS" =~ ^[0-9]+$ ]] || { printf 'device_kit: GPUBENCH_KIT_STAGE_SECONDS=%s is not a whole number of seconds\n' "$STAGE_SECONDS" >&2; exit 2; }
+[[ "$DEADLINE" =~ ^[0-9]+$ ]] || { printf 'device_kit: GPUBENCH_KIT_DEADLINE=%s is not seconds since the epoch\n' "$DEADLINE" >&2; exit 2; }
+# GPUBENCH_KIT_SKIP_WGMMA=1: leave the Hopper wgmma rows and profiles out (after a smoke stage
+# whose wgmma check hung or failed, so a later stage does not spend its time on them again).
+SKIP_WGMMA="${GPUBENCH_KIT_SKIP_WGMMA:-0}"
 # The Hopper wgmma GEMM rows, and every other compute row (together: all of them, each once; a
 # test checks it). The wgmma kernels had never run on a GPU when the kit was written: they run on
 # their own, so that a hang costs one time limit and no other row's result.
 KIT_WGMMA_ROWS='^compute/[^/]+/wgmma'
+# Those rows in two runs, the one-block-per-tile kernel first: a hang of the cluster kernel then
+# costs the clustered rows only.
+KIT_WGMMA_UNCLUSTERED_ROWS='^compute/[^/]+/wgmma_unclustered/'
+KIT_WGMMA_CLUSTERED_ROWS='^compute/[^/]+/wgmma/'
 KIT_OTHER_COMPUTE_ROWS='^compute/(sgemm|hgemm/(kernel|cublas|wmma)|bf16gemm/cublas|fp8gemm|peak_)'
-LAST_RC=0  # the exit status of the last timed command
+LAST_RC=0   # the exit status of the last timed command
+RUNNING=""  # the pid of the timed command running now
 
 die() {
   printf 'device_kit: %s\n' "$*" >&2
   exit 2
 }
-usage() { sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^# Exit status/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # --- here: prepare what travels -------------------------------------------------------------
+
+# One hash of the contents of the files .kit/sources.list names (the same here and there: no git
+# needed there).
+source_fingerprint() {
+  (cd "$KIT_ROOT" && tr '\n' '\0' <"$KIT_DIR/sources.list" | xargs -0 -r sha256sum | sha256sum | cut -d' ' -f1)
+}
 
 # Bytes of what the device tool sends: tracked files, untracked files git does not ignore, the
 # kit folder (carried).
@@ -110,6 +135,10 @@ prepare() {
     fi
   fi
   (cd "$KIT_ROOT" && git rev-parse --short=12 HEAD 2>/dev/null || echo unknown) >"$KIT_DIR/revision"
+  # The sources the binaries were built from, and their fingerprint: a stage there refuses a kit
+  # built from other sources (a later edit, a prepare not run again) before spending device time.
+  (cd "$KIT_ROOT" && git ls-files -- CMakeLists.txt cmake harness families kernels) >"$KIT_DIR/sources.list"
+  source_fingerprint >"$KIT_DIR/sources.sha256"
   local bytes limit
   bytes="$(travelling_bytes)"
   limit=$((KIT_LIMIT_MIB * 1024 * 1024))
@@ -141,6 +170,7 @@ pack() {
 BIN=""
 choose_binaries() {
   export LD_LIBRARY_PATH="$KIT_DIR/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
   if "$KIT_DIR/bin/gpubench" --version >/dev/null 2>&1 &&
     ! ldd "$KIT_DIR/bin/gpubench_kernel_check" 2>&1 | grep -q 'not found'; then
     BIN="$KIT_DIR/bin"
@@ -202,6 +232,10 @@ timed() {
   shift 2
   local t0 t1 rc=0 left
   left=$((STAGE_SECONDS - SECONDS - 25))
+  if ((DEADLINE > 0)); then
+    local by_deadline=$((DEADLINE - $(date +%s) - 25))
+    ((by_deadline < left)) && left=$by_deadline
+  fi
   if ((left < 10)); then
     printf '%-28s skipped: the stage ran out of time\n' "$name" >>"$WORK/summary.txt"
     : >"$WORK/$name.log"
@@ -212,12 +246,24 @@ timed() {
   t0="$(date +%s.%N)"
   # TERM at the limit (gpubench stops after its current sample), KILL 10 s later (a hung kernel's
   # sample never ends): the stage goes on either way.
-  timeout -k 10 "$limit" "$@" >"$WORK/$name.log" 2>&1 || rc=$?
+  # In the background and waited for, so that a TERM to the stage is handled at once (timeout puts
+  # the command in a process group of its own, which the TERM does not reach): see run_stage.
+  timeout -k 10 "$limit" "$@" >"$WORK/$name.log" 2>&1 &
+  RUNNING=$!
+  wait "$RUNNING" || rc=$?
+  RUNNING=""
   LAST_RC=$rc
   t1="$(date +%s.%N)"
   printf '%-28s exit %-3s %7.1f s%s\n' "$name" "$rc" "$(awk "BEGIN {print $t1 - $t0}")" \
     "$( ((rc == 124 || rc == 137)) && echo "  (stopped at the ${limit} s limit)")" >>"$WORK/summary.txt"
+  save_summary
   return 0
+}
+
+# The summary so far into OUTDIR (STAGE.txt), after every step: should the command be killed
+# before the stage packs, what it found up to there still comes back.
+save_summary() {
+  [[ -n "${KIT_OUT:-}" ]] && cp "$WORK/summary.txt" "$KIT_OUT/$(basename "$WORK").txt" 2>/dev/null || true
 }
 
 # The result file a gpubench run published (its "result: PATH" line), or nothing.
@@ -258,6 +304,11 @@ for path in sys.argv[1:]:
             extra = f"  latency {med('latency_us'):.2f} us"
         if med("pct_of_cublas") is not None:
             extra += f"  {med('pct_of_cublas'):.1f} % of cuBLAS"
+        capped = sum(1 for r in runs if r.get("power_capped") == 1)
+        if capped:
+            extra += f"  power-capped {capped}/{len(runs)}"
+        if any(r.get("throttled") == 1 for r in runs):
+            extra += "  THROTTLED"
         print(f"  {name:64s} {rate if rate is not None else float('nan'):10.2f} {unit:6s}"
               f" {'' if pct is None else f'{pct:6.1f} % of peak'}{extra}")
     for name, msg in errors.items():
@@ -280,12 +331,18 @@ stage_smoke() {
   timed kernel_check 120 "$BIN/gpubench_kernel_check" -wgmma
   # The wgmma kernels' checks on their own (KIT_WGMMA_ROWS): if they do not finish, the rest of
   # the stage leaves them out and says so (the log's last "checking" line names the one that hung).
-  timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-150}" "$BIN/gpubench_kernel_check" wgmma
+  timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-60}" "$BIN/gpubench_kernel_check" wgmma
   local checks=() quick=()
   if ((LAST_RC == 124 || LAST_RC == 137)); then
     checks=(-wgmma)
     quick=(--filter=-wgmma)
-    echo "wgmma: its kernel check did not finish; left out of the sanitizers and the quick run" >>"$WORK/summary.txt"
+    echo "wgmma: its kernel check did not finish; left out of the sanitizers and the quick run (later stages: GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
+  elif ((LAST_RC != 0)); then
+    # A wrong result or an error (an illegal address is sticky: every later row of the quick run
+    # would be skipped as "device lost").
+    checks=(-wgmma)
+    quick=(--filter=-wgmma)
+    echo "wgmma: its kernel check failed (exit $LAST_RC); left out of the sanitizers and the quick run (later stages: GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
   fi
   local tool
   for tool in memcheck racecheck synccheck initcheck; do
@@ -328,31 +385,39 @@ stage_bandwidth() {
     if [[ -n "$r" ]]; then result_table "$r"; fi
   } >>"$WORK/summary.txt" 2>&1
   if [[ -n "$r" ]]; then
-    (cd "$KIT_ROOT" && timeout 60 python3 scripts/roofline.py "$r" --out "$WORK/roofline.png" &&
-      timeout 60 python3 scripts/plot.py "$r" --out-dir "$WORK/plots") >"$WORK/plots.log" 2>&1 || true
     # Where the run's wall time went (the measurement-method issue's 60-second goal), beside the
-    # newest committed bandwidth run of this device key that has the cost counters, if any.
+    # newest committed full (not --quick) bandwidth run of this device key with the cost counters.
     local base
     base="$(grep -l '"wall_s"' "$KIT_ROOT/results/$(basename "$(dirname "$r")")"/*.json 2>/dev/null |
-      xargs -r grep -l '"bandwidth/copy/kernel/' | sort | tail -n 1 || true)"
-    (cd "$KIT_ROOT" && timeout 60 python3 scripts/run_cost.py "$r" --top 15 ${base:+--baseline "$base"}) \
-      >"$WORK/run_cost.md" 2>&1 ||
-      (cd "$KIT_ROOT" && timeout 60 python3 scripts/run_cost.py "$r" --top 15) >"$WORK/run_cost.md" 2>&1 || true
-    head -n 1 "$WORK/run_cost.md" >>"$WORK/summary.txt" 2>&1 || true
+      xargs -r grep -l '"bandwidth/copy/kernel/' | xargs -r grep -L '"quick": "true"' | sort | tail -n 1 || true)"
+    timed run_cost 60 python3 "$KIT_ROOT/scripts/run_cost.py" "$r" --top 15 ${base:+--baseline "$base"}
+    ((LAST_RC == 0)) || timed run_cost 60 python3 "$KIT_ROOT/scripts/run_cost.py" "$r" --top 15
+    { echo "== scripts/run_cost.py"; cat "$WORK/run_cost.log"; } >>"$WORK/summary.txt" 2>&1 || true
+    timed roofline_png 60 python3 "$KIT_ROOT/scripts/roofline.py" "$r" --out "$WORK/roofline.png"
+    timed plots 60 python3 "$KIT_ROOT/scripts/plot.py" "$r" --out-dir "$WORK/plots"
   fi
-  # The quick run's wall time (its goal: under 10 s), into a results folder of its own.
+  # The quick bandwidth run's wall time, into a results folder of its own (the smoke stage's
+  # quick_all times --quick over every family).
   mkdir -p "$WORK/results_quick"
   timed bandwidth_quick 60 "$BIN/gpubench" --device=0 --quick --filter=bandwidth --results-dir="$WORK/results_quick"
 }
 
 stage_compute() {
   mkdir -p "$WORK/results"
-  timed compute_wgmma 180 "$BIN/gpubench" --device=0 --filter="$KIT_WGMMA_ROWS" --results-dir="$WORK/results"
+  local runs=(compute roofline)
+  if [[ "$SKIP_WGMMA" == 1 ]]; then
+    echo "wgmma: left out (GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
+  else
+    timed compute_wgmma_unclustered 90 "$BIN/gpubench" --device=0 --filter="$KIT_WGMMA_UNCLUSTERED_ROWS" \
+      --results-dir="$WORK/results"
+    timed compute_wgmma 90 "$BIN/gpubench" --device=0 --filter="$KIT_WGMMA_CLUSTERED_ROWS" --results-dir="$WORK/results"
+    runs=(compute_wgmma_unclustered compute_wgmma "${runs[@]}")
+  fi
   timed compute 200 "$BIN/gpubench" --device=0 --filter="$KIT_OTHER_COMPUTE_ROWS" --results-dir="$WORK/results"
   timed roofline 90 "$BIN/gpubench" --device=0 --filter=roofline --results-dir="$WORK/results"
   {
     local name r
-    for name in compute_wgmma compute roofline; do
+    for name in "${runs[@]}"; do
       echo "== gpubench --filter=$name"
       grep -E '^(gpubench|result)' "$WORK/$name.log" || true
       r="$(result_of "$name")"
@@ -413,10 +478,14 @@ stage_ncu() {
   profile hgemm_8192 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:8192,n:8192,k:8192$'
   # The wgmma rows run the kernel in 2 x 1 clusters (B multicast), wgmma_unclustered the same
   # kernel one block per tile: the L2 throughput and tensor-pipe figures of the two side by side.
-  profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
-  profile wgmma_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:8192,n:8192,k:8192$'
-  profile wgmma_unclustered_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:4096,n:4096,k:4096$'
-  profile wgmma_unclustered_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:8192,n:8192,k:8192$'
+  if [[ "$SKIP_WGMMA" == 1 ]]; then
+    echo "wgmma: profiles left out (GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
+  else
+    profile wgmma_unclustered_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:4096,n:4096,k:4096$'
+    profile wgmma_unclustered_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:8192,n:8192,k:8192$'
+    profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
+    profile wgmma_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:8192,n:8192,k:8192$'
+  fi
   profile sgemm_4096 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:4096,n:4096,k:4096$'
   profile sgemm_8192 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:8192,n:8192,k:8192$'
   python3 - "$WORK" >>"$WORK/summary.txt" 2>&1 <<'EOF' || true
@@ -448,16 +517,45 @@ for log in sorted(glob.glob(os.path.join(sys.argv[1], "ncu_*.log"))):
 EOF
 }
 
+# The timed command running now, stopped (its own process group: timeout forwards the TERM).
+stop_running() {
+  [[ -n "$RUNNING" ]] || return 0
+  kill -TERM "$RUNNING" 2>/dev/null || true
+  sleep 1
+}
+
+# A stage that ends early (a failed step, a build that failed there, the command's TERM): the
+# telemetry stopped, what the stage has packed into OUTDIR, and its summary on stderr.
+on_stage_exit() {
+  local rc=$?
+  trap - EXIT
+  stop_telemetry
+  pack "$WORK" "$KIT_OUT" || true
+  ((rc == 0)) || { echo "device_kit: stage ended early (exit $rc); what it had is in $KIT_OUT" >&2; tail -n 20 "$WORK/summary.txt" >&2; }
+  exit "$rc"
+}
+
 run_stage() {
   local stage="$1" out="$2"
   command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || die "no GPU here (nvidia-smi finds none)"
   SECONDS=0
   WORK="$(mktemp -d)/$stage"
-  mkdir -p "$WORK"
+  mkdir -p "$WORK" "$out" || die "cannot create '$out'"
+  KIT_OUT="$out"
   echo "device kit, stage $stage, $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$WORK/summary.txt"
+  # However the stage ends (a failed step under set -e, the command's own TERM), what it has comes
+  # back: the telemetry stopped and the stage packed.
+  trap on_stage_exit EXIT
+  trap 'stop_running; exit 143' TERM
+  if [[ -f "$KIT_DIR/sources.sha256" ]] && [[ "$(source_fingerprint)" != "$(cat "$KIT_DIR/sources.sha256")" ]]; then
+    echo "the carried kit was built from other sources than this tree's" >>"$WORK/summary.txt"
+    die "the carried kit was built from other sources than this tree's: run scripts/device_kit.sh prepare again here, then carry .kit"
+  fi
   choose_binaries >>"$WORK/summary.txt" 2>&1
+  save_summary
   start_telemetry
   "stage_$stage"
+  trap - EXIT
   stop_telemetry
   pack "$WORK" "$out"
   cat "$WORK/summary.txt"

@@ -100,16 +100,25 @@ def against(result, baseline) -> str:
     new, old = group_costs(row_costs(result)), group_costs(row_costs(baseline))
     if not old:
         raise UsageError(f"{baseline.path}: no benchmark ran")
-    parts = ("wall", "timed", "prepare", "other")
+    # Sizing and verification apart only where both runs have them; otherwise "other" holds them
+    # on both sides alike (an older baseline's "other" would look like a saving).
+    split = all(g[k] is not None for side in (new, old) for g in side.values() for k in ("sizing", "verify"))
+    parts = ("wall", "timed", "prepare", "sizing", "verify", "other") if split else ("wall", "timed", "prepare", "other")
 
     def part(g, k):
-        return None if g is None else other(g) if k == "other" else g[k]
+        if g is None:
+            return None
+        if k == "other":
+            return other(g) if split else g["wall"] - g["timed"] - g["prepare"]
+        return g[k]
 
     def pair(a, b):
         delta = "-" if a is None or b is None else f"{a - b:+.2f}"
         return f"{seconds(b)} -> {seconds(a)} ({delta})"
 
-    out = ["", f"Against {baseline.path} (seconds, baseline -> this run):", "",
+    note = [] if split else ["(one of the runs has no sizing_s or verify_s: other includes sizing and verification in both)",
+                             ""]
+    out = ["", f"Against {baseline.path} (seconds, baseline -> this run):", "", *note,
            "| family/kernel | rows | " + " | ".join(f"{k} s" for k in parts) + " |",
            "|---|---|" + "---|" * len(parts)]
     keys = sorted(set(new) | set(old), key=lambda k: -max((new.get(k) or {"wall": 0})["wall"],

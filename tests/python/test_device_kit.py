@@ -54,6 +54,11 @@ def test_prepare_fills_the_kit_and_checks_what_travels(tmp_path):
     carried = subprocess.run([str(kit_dir / "bin" / "gpubench"), "--version"], capture_output=True, text=True)
     built = subprocess.run([str(BIN), "--version"], capture_output=True, text=True)
     assert carried.returncode == 0 and carried.stdout == built.stdout
+    # the sources' fingerprint: the files the binaries come from, and one hash of their contents
+    listed = (kit_dir / "sources.list").read_text().split()
+    assert "harness/runner.cpp" in listed and "kernels/chase_ring.h" in listed
+    assert not any(n.startswith(("tests/", "results/")) for n in listed)
+    assert re.fullmatch(r"[0-9a-f]{64}\n", (kit_dir / "sources.sha256").read_text())
 
 
 @needs_cuda_build
@@ -218,3 +223,86 @@ def test_a_stage_stops_starting_work_when_its_time_is_spent(tmp_path, stand_in_p
     profiles = [line for line in summary.splitlines() if line.startswith("ncu_")]
     assert len(profiles) == 13  # copy, strided x2, gather, block_set_read, hgemm x2, wgmma x2, wgmma_unclustered x2, sgemm x2
     assert all(line.endswith("skipped: the stage ran out of time") for line in profiles), profiles
+
+
+def test_a_failed_wgmma_check_is_left_out_too(tmp_path, stand_in_path):
+    """A wgmma check that fails (an illegal address is sticky: every later row of the quick run
+    would be skipped as device lost) is left out of the rest of the stage like a hung one."""
+    r, out = run_stage(tmp_path, stand_in_path, "smoke",
+                       checker='#!/bin/bash\necho "args: $*" >&2\n[[ "$1" == wgmma ]] && exit 1\nexit 0\n')
+    assert r.returncode == 0, r.stderr
+    summary = (out / "smoke.txt").read_text()
+    assert "wgmma: its kernel check failed (exit 1)" in summary
+    with tarfile.open(out / "smoke.tar.gz") as t:
+        assert "args: -wgmma" in t.extractfile("smoke/sanitizer_memcheck.log").read().decode()
+
+
+def test_skip_wgmma_leaves_the_wgmma_rows_and_profiles_out(tmp_path, stand_in_path):
+    r, out = run_stage(tmp_path, stand_in_path, "ncu", GPUBENCH_KIT_STAGE_SECONDS="20", GPUBENCH_KIT_SKIP_WGMMA="1")
+    assert r.returncode == 0, r.stderr
+    summary = (out / "ncu.txt").read_text()
+    profiles = [line.split()[0] for line in summary.splitlines() if line.startswith("ncu_")]
+    assert len(profiles) == 9 and not any("wgmma" in p for p in profiles), profiles
+    assert "wgmma: profiles left out (GPUBENCH_KIT_SKIP_WGMMA=1)" in summary
+
+
+def test_a_shared_deadline_ends_a_stage_before_its_own_time(tmp_path, stand_in_path):
+    """Two stages chained in one command: the deadline, not each stage's 480 s, bounds them."""
+    import time
+    r, out = run_stage(tmp_path, stand_in_path, "ncu", GPUBENCH_KIT_DEADLINE=str(int(time.time()) + 20))
+    assert r.returncode == 0, r.stderr
+    profiles = [line for line in (out / "ncu.txt").read_text().splitlines() if line.startswith("ncu_")]
+    assert profiles and all(line.endswith("skipped: the stage ran out of time") for line in profiles), profiles
+    r = kit("ncu", str(tmp_path / "o2"), env={"GPUBENCH_KIT_DEADLINE": "soon"})
+    assert r.returncode == 2 and "GPUBENCH_KIT_DEADLINE=soon" in r.stderr
+
+
+def test_a_stage_stopped_midway_still_brings_back_what_it_had(tmp_path, stand_in_path):
+    """The device tool ends a command past its limit: the summary so far and the packed logs are in
+    OUTDIR all the same."""
+    import signal
+    import time
+    kit_dir = tmp_path / "kit"
+    (kit_dir / "bin").mkdir(parents=True)
+    os.symlink(BIN, kit_dir / "bin" / "gpubench")
+    check = kit_dir / "bin" / "gpubench_kernel_check"
+    check.write_text('#!/bin/bash\n[[ "$1" == wgmma ]] && exec sleep 600\nexit 0\n')
+    check.chmod(0o755)
+    out = tmp_path / "out"
+    env = dict(os.environ, PATH=stand_in_path, GPUBENCH_KIT_DIR=str(kit_dir), GPUBENCH_KIT_WGMMA_CHECK_SECONDS="300")
+    p = subprocess.Popen(["bash", str(KIT), "smoke", str(out)], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and "kernel_check " not in ((out / "smoke.txt").read_text()
+                                                             if (out / "smoke.txt").exists() else ""):
+        time.sleep(0.2)
+    time.sleep(1.0)  # in the hanging wgmma check now
+    os.killpg(p.pid, signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode != 0
+    assert "stage ended early" in err
+    summary = (out / "smoke.txt").read_text()
+    assert any(line.startswith("kernel_check ") and "exit 0" in line for line in summary.splitlines()), summary
+    with tarfile.open(out / "smoke.tar.gz") as t:
+        assert "smoke/kernel_check.log" in t.getnames()
+
+
+def test_a_kit_built_from_other_sources_is_refused(tmp_path, stand_in_path):
+    kit_dir = tmp_path / "kit"
+    (kit_dir / "bin").mkdir(parents=True)
+    os.symlink(BIN, kit_dir / "bin" / "gpubench")
+    os.symlink("/bin/true", kit_dir / "bin" / "gpubench_kernel_check")
+    (kit_dir / "sources.list").write_text("CMakeLists.txt\n")
+    (kit_dir / "sources.sha256").write_text("0" * 64 + "\n")
+    out = tmp_path / "out"
+    r = kit("smoke", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir)})
+    assert r.returncode == 2
+    assert "built from other sources than this tree's" in r.stderr
+    assert "built from other sources" in (out / "smoke.txt").read_text()
+    # the fingerprint prepare writes for these sources is accepted
+    good = subprocess.run(f"sha256sum CMakeLists.txt | sha256sum | cut -d' ' -f1", shell=True, cwd=ROOT,
+                          capture_output=True, text=True).stdout
+    (kit_dir / "sources.sha256").write_text(good)
+    r = kit("ncu", str(tmp_path / "o2"), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir),
+                                              "GPUBENCH_KIT_STAGE_SECONDS": "20"})
+    assert r.returncode == 0, r.stderr

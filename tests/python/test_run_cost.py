@@ -137,3 +137,26 @@ def test_against_a_baseline(tmp_path, host_result, host_doc):
     assert rows["all"][1] == f"{len(costs) - sum(1 for n in costs if n.startswith(gone + '/'))} -> {len(costs)}"
     code, _, err = cli("run_cost.py", host_result, "--baseline", tmp_path / "missing.json")
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_against_a_baseline_without_sizing_and_verify(tmp_path, host_result):
+    """A baseline from before sizing_s and verify_s: "other" is wall - timed - prepare on both
+    sides, so the same run set beside itself shows no change (it showed a saving of every
+    second of sizing and verification)."""
+    old = json.loads(host_result.read_text())
+    for b in old["benchmarks"]:
+        b.pop("sizing_s", None)
+        b.pop("verify_s", None)
+    f = tmp_path / "old.json"
+    f.write_text(json.dumps(old))
+    code, out, err = cli("run_cost.py", host_result, "--top", "0", "--baseline", f)
+    assert code == 0, err
+    tail = out[out.index(f"Against {f}"):]
+    assert "other includes sizing and verification in both" in tail
+    rows = [[c.strip() for c in l.strip("|").split("|")] for l in tail.splitlines() if l.startswith("| ")]
+    assert rows[0] == ["family/kernel", "rows", "wall s", "timed s", "prepare s", "other s"]
+    for r in rows[1:]:
+        assert all(c.endswith("(+0.00)") for c in r[2:]), r
+    code, out, _ = cli("run_cost.py", host_result, "--top", "0", "--baseline", host_result)
+    assert code == 0 and "sizing s" in out[out.index("Against"):]
+
