@@ -206,6 +206,14 @@ inline int encode_operand_maps(hopper::TmaMap* map_a, hopper::TmaMap* map_b, con
   return hopper::encode_tensor_map_2d(map_b, b, nu, ku, nu * 2, kBoxN, kBlockK, element, hopper::Swizzle::k128B);
 }
 
+/// The first column of B box j of tile t: a box wholly right of C (N not a multiple of the tile:
+/// its columns are never stored) loads column 0's instead, as a tile wholly below C loads row 0's
+/// A, so that no box lies wholly outside the tensor (see produce).
+__host__ __device__ constexpr int b_box_column(TileCoord t, int j, int n) {
+  const int column = t.n * kBlockN + j * kBoxN;
+  return column < n ? column : 0;
+}
+
 /// The producer: one thread issues every stage's loads for the tiles of this block (with
 /// clusters: its A and its half of B, multicast to the cluster).
 template <int kClusterM>
@@ -229,20 +237,21 @@ __device__ __forceinline__ void produce(const hopper::TmaMap* map_a, const hoppe
       // A tile wholly below C (the second of an odd last pair) stores nothing, so its A rows do not
       // matter: it loads tile row 0's instead of a box wholly outside the tensor, whose transaction
       // bytes the `full` barrier would then rely on the TMA to credit (partly outside is the
-      // documented, common case; wholly outside is not one to bet a hang on).
+      // documented, common case; wholly outside is not one to bet a hang on). B boxes wholly right
+      // of C likewise (b_box_column).
       const int a_row = t.m * kBlockM < m ? t.m * kBlockM : 0;
       hopper::tma_load_2d(a, map_a, kt * kBlockK, a_row, &full[stage]);
       if constexpr (kClusterM == 1) {
         GPUBENCH_UNROLL
         for (int j = 0; j < kBlockN / kBoxN; ++j) {
-          hopper::tma_load_2d(b + j * kBBoxBytes, map_b, t.n * kBlockN + j * kBoxN, kt * kBlockK, &full[stage]);
+          hopper::tma_load_2d(b + j * kBBoxBytes, map_b, b_box_column(t, j, n), kt * kBlockK, &full[stage]);
         }
       } else {
         GPUBENCH_UNROLL
         for (int i = 0; i < b_boxes_per_rank<kClusterM>(); ++i) {
           const int j = sched.rank * b_boxes_per_rank<kClusterM>() + i;
-          hopper::tma_load_2d_multicast(b + j * kBBoxBytes, map_b, t.n * kBlockN + j * kBoxN, kt * kBlockK,
-                                        &full[stage], cluster_mask<kClusterM>());
+          hopper::tma_load_2d_multicast(b + j * kBBoxBytes, map_b, b_box_column(t, j, n), kt * kBlockK, &full[stage],
+                                        cluster_mask<kClusterM>());
         }
       }
       if (++stage == kStages) {
