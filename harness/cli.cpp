@@ -258,8 +258,9 @@ Bandwidth and roofline microbenchmarks for NVIDIA GPUs (and the host, where no G
                      each a PASS/WARN/FAIL against the card's expected bands
   --one-at-a-time    with --device=all: run the GPUs one after another (default: the GPUs'
                      own rows on all GPUs at once, then PCIe and peer rows one GPU at a time)
-  --row-scope=WHICH  all (default), local (rows of one GPU) or links (PCIe and peer-to-peer
-                     rows, which share a node's links); what --device=all gives each GPU's run
+  --row-scope=WHICH  all (default), local (rows of one GPU) or links (PCIe, peer-to-peer and
+                     allocation rows, which load what a node's GPUs share); what --device=all
+                     gives each GPU's run
   --progress=WHEN    auto (default: when stderr is a terminal), on or off: benchmark n of N,
                      elapsed time and ETA on stderr
   --help, --version

@@ -22,7 +22,10 @@ constexpr double kLargestAcceptanceGemm = 4096;
 }  // namespace
 
 bool loads_shared_links(const BenchCase& c) {
-  return c.level == "pcie" || starts_with(c.kernel, "pcie_") || starts_with(c.kernel, "p2p_");
+  if (c.level == "pcie" || starts_with(c.kernel, "pcie_") || starts_with(c.kernel, "p2p_")) return true;
+  // Allocation goes through the driver's resource manager, which the node's GPUs share, and the
+  // pinned-host rows pin the node's memory: timed on all GPUs at once, they would time each other.
+  return c.family == "memory" && (c.kernel == "alloc" || c.kernel == "alloc_loop" || c.kernel == "fragmentation");
 }
 
 bool in_row_scope(const BenchCase& c, Options::RowScope scope) {

@@ -11,8 +11,10 @@
 
 namespace gpubench {
 
-/// Rows that move data over a link other GPUs of the node also use: host transfers (PCIe) and
-/// peer-to-peer copies. Run concurrently on several GPUs, they would measure each other.
+/// Rows that load what other GPUs of the node also use: host transfers (PCIe), unified-memory
+/// migration and peer-to-peer copies over the links, and the allocation rows (the driver's
+/// resource manager, pinned host memory). Run concurrently on several GPUs, they would measure
+/// each other.
 bool loads_shared_links(const BenchCase& c);
 
 /// Whether row `c` belongs to `scope` (--row-scope).

@@ -43,7 +43,8 @@ enum class Allocator { cuda_malloc, async_pool_miss, async_pool_hit, preallocate
 bool on_device(Allocator a) { return a != Allocator::pinned_host && a != Allocator::host_register; }
 bool pooled(Allocator a) { return a == Allocator::async_pool_miss || a == Allocator::async_pool_hit; }
 
-/// The device's default stream-ordered pool, its release threshold set for this workload and put
+/// The device's current stream-ordered pool (the one cudaMallocAsync draws from: the default
+/// pool unless the process set another), its release threshold set for this workload and put
 /// back (with the pool trimmed) when it ends, so no benchmark leaves pooled memory behind.
 class PoolThreshold {
  public:
@@ -51,7 +52,7 @@ class PoolThreshold {
     int supported = 0;
     GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
     if (!supported) throw SkipCase("this device or driver has no stream-ordered memory pools (cudaMallocAsync)");
-    GPUBENCH_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool_, device));
+    GPUBENCH_CUDA_CHECK(cudaDeviceGetMemPool(&pool_, device));
     GPUBENCH_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &saved_));
     GPUBENCH_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &threshold));
   }
@@ -139,9 +140,10 @@ class AllocatorCalls {
     GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
   }
 
-  /// Required alignment of what allocate() returns: 256 bytes for device memory (cudaMalloc's
-  /// promise), a 4 KiB page for pinned host memory, malloc's 16 bytes for a registered buffer.
-  std::uintptr_t alignment() const { return on_device(a_) ? 256 : a_ == Allocator::pinned_host ? 4096 : 16; }
+  /// Required alignment of what allocate() returns: 256 bytes for device memory and pinned host
+  /// memory (what CUDA promises for its allocation routines; a page in practice, but not
+  /// documented), malloc's 16 bytes for a registered buffer.
+  std::uintptr_t alignment() const { return a_ == Allocator::host_register ? 16 : 256; }
 
  private:
   struct FreeDeleter {

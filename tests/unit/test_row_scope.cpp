@@ -53,15 +53,23 @@ TEST(AcceptanceRows, TheHostGetsItsOwnStandIns) {
                           [](const std::string& n) { return n.rfind("bandwidth/copy/kernel/", 0) == 0; }));
 }
 
-// Host transfers, unified-memory migration and peer copies share the node's links; the rest stays
-// inside one GPU.
-TEST(RowScope, LinkRowsAreThoseOverPcieOrToPeers) {
+// Host transfers, unified-memory migration and peer copies share the node's links, allocation its
+// driver and host memory; the rest stays inside one GPU.
+TEST(RowScope, LinkRowsAreThoseOverPcieOrToPeersAndTheAllocationRows) {
   const auto table = all_cases(h100_sweep());
   int links = 0;
   for (const BenchCase& c : table) {
-    const bool link = c.level == "pcie" || c.kernel.rfind("pcie_", 0) == 0 || c.kernel.rfind("p2p_", 0) == 0;
-    if (c.key() == "memory/managed/prefetch" || c.key() == "bandwidth/pcie_h2d/pinned_ce") {
+    const bool allocation =
+        c.family == "memory" && (c.kernel == "alloc" || c.kernel == "alloc_loop" || c.kernel == "fragmentation");
+    const bool link =
+        allocation || c.level == "pcie" || c.kernel.rfind("pcie_", 0) == 0 || c.kernel.rfind("p2p_", 0) == 0;
+    if (c.key() == "memory/managed/prefetch" || c.key() == "bandwidth/pcie_h2d/pinned_ce" ||
+        c.key() == "memory/alloc/pinned_host" || c.key() == "memory/alloc/cuda_malloc" ||
+        c.key() == "memory/fragmentation/async_pool") {
       EXPECT_TRUE(link) << c.name();
+    }
+    if (c.key() == "memory/axpy/fp32" || c.key() == "memory/managed/device_resident") {
+      EXPECT_FALSE(in_row_scope(c, Options::RowScope::links)) << c.name();
     }
     if (c.kernel == "copy" || c.kernel == "sgemm") {
       EXPECT_FALSE(link) << c.name();

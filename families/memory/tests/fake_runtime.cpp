@@ -67,6 +67,8 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
   return cudaSuccess;
 }
 
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
   if (pool != default_pool() || attr != cudaMemPoolAttrReleaseThreshold) return cudaErrorInvalidValue;
   *static_cast<std::uint64_t*>(value) = state().pool_release_threshold;
