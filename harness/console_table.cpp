@@ -207,6 +207,17 @@ const BenchmarkLine* best(const std::vector<BenchmarkLine>& lines, Pick pick, bo
   return top;
 }
 
+// The line with the largest working set among those `pick` accepts (the first of equals), or nullptr.
+template <class Pick>
+const BenchmarkLine* largest(const std::vector<BenchmarkLine>& lines, Pick pick) {
+  const BenchmarkLine* top = nullptr;
+  for (const BenchmarkLine& l : lines) {
+    if (l.values.empty() || !l.error.empty() || !pick(l) || l.working_set_bytes < 0) continue;
+    if (!top || l.working_set_bytes > top->working_set_bytes) top = &l;
+  }
+  return top;
+}
+
 std::string headline(const std::string& what, const BenchmarkLine* l) {
   std::string s = "  " + what;
   s.resize(18, ' ');
@@ -238,14 +249,16 @@ std::vector<std::string> closing_summary(const std::vector<BenchmarkLine>& lines
     const BenchmarkLine* line;
   };
   const Headline heads[] = {
-      {"DRAM copy", best(lines,
-                         [&](const BenchmarkLine& l) {
-                           return is(l, "bandwidth", "copy") && l.variant() == "kernel" && l.level == "dram";
-                         })},
+      // As the HTML report and the acceptance run read them: the copy kernel at its largest
+      // working set (a DRAM-sized set just past the cache can still be partly served by it), and
+      // its best cache-resident size.
+      {"DRAM copy", largest(lines,
+                            [&](const BenchmarkLine& l) {
+                              return is(l, "bandwidth", "copy") && l.variant() == "kernel" && l.level == "dram";
+                            })},
       {dest.host ? "cache plateau" : "L2 plateau", best(lines,
                                                         [&](const BenchmarkLine& l) {
-                                                          return (is(l, "bandwidth", "copy") ||
-                                                                  is(l, "bandwidth", "read")) &&
+                                                          return is(l, "bandwidth", "copy") &&
                                                                  l.variant() == "kernel" && l.level == "l2";
                                                         })},
       {"PCIe H2D", best(lines, [&](const BenchmarkLine& l) { return is(l, "bandwidth", "pcie_h2d"); })},

@@ -13,16 +13,17 @@ namespace gpubench {
 
 /// Everything one benchmark's line needs, gathered from its repetitions.
 struct BenchmarkLine {
-  std::string name;            ///< family/kernel/variant/params (no "/manual_time")
-  std::string metric;          ///< the label's metric=: GBps, TFLOPS, latency_ns, latency_us
-  std::string level;           ///< the label's level=: dram, l2, smem, pcie, none
-  std::vector<double> values;  ///< the headline counter of each repetition that ran
-  double pct_of_peak = -1;     ///< median over repetitions; < 0 unknown
-  double pct_of_cublas = -1;   ///< median over repetitions; < 0 none
-  bool throttled = false;      ///< a repetition was throttled (NVML)
-  bool power_capped = false;   ///< a repetition ran at the software power cap (NVML)
-  bool outlier = false;        ///< a repetition was marked an outlier
-  std::string error;           ///< the first error of a repetition ("verification failed: ...", "skipped: ...")
+  std::string name;               ///< family/kernel/variant/params (no "/manual_time")
+  std::string metric;             ///< the label's metric=: GBps, TFLOPS, latency_ns, latency_us
+  std::string level;              ///< the label's level=: dram, l2, smem, pcie, none
+  std::vector<double> values;     ///< the headline counter of each repetition that ran
+  double pct_of_peak = -1;        ///< median over repetitions; < 0 unknown
+  double pct_of_cublas = -1;      ///< median over repetitions; < 0 none
+  bool throttled = false;         ///< a repetition was throttled (NVML)
+  bool power_capped = false;      ///< a repetition ran at the software power cap (NVML)
+  bool outlier = false;           ///< a repetition was marked an outlier
+  double working_set_bytes = -1;  ///< the row's working_set_bytes counter; < 0 unknown
+  std::string error;              ///< the first error of a repetition ("verification failed: ...", "skipped: ...")
 
   std::string family() const;
   std::string kernel() const;
