@@ -4,20 +4,45 @@
 # host), stores the result JSON under results/<device key>/ and draws its roofline PNG under
 # plots/<device key>/ (plus the sweep plots: bandwidth against working set, strided, PCIe) and,
 # next to them, the one-page HTML report (scripts/report.py: the figures embedded).
-# Extra arguments go to gpubench (e.g. --quick, --device=1).
+# Extra arguments go to gpubench (e.g. --quick, --device=1); --filter and --results-dir replace
+# the defaults (bandwidth, results/); --help, --version and --list are gpubench's own answers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GPUBENCH_ROOT"
 
+filter="--filter=bandwidth"
+store="results"
+passthrough=()
+answer_only=0
+for a in "$@"; do
+  case "$a" in
+    --filter=*) filter="$a" ;;
+    --results-dir=*) store="${a#--results-dir=}" ;;
+    --out | --out=*)
+      echo "error: run.sh keeps every result in its store (--results-dir=DIR, default results/); --out is gpubench's own flag" >&2
+      exit 2
+      ;;
+    --help | -h | --version | --list) answer_only=1 ;;
+  esac
+  [[ "$a" == --filter=* || "$a" == --results-dir=* ]] || passthrough+=("$a")
+done
+
 # The same configuration as the test command (they share build/), building gpubench alone.
 ensure_build "$GPUBENCH_ROOT/build" gpubench -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=ON
+if ((answer_only)); then
+  exec ./build/gpubench "$filter" "${passthrough[@]}"
+fi
 ensure_venv
-mkdir -p results plots
+mkdir -p "$store" plots
 
+# gpubench's stderr goes through tee (to find the result's path), so it is no terminal: ask for
+# the progress line when run.sh's own stderr is one.
+progress=()
+[[ -t 2 && " ${passthrough[*]-} " != *" --progress="* ]] && progress=(--progress=on)
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
-./build/gpubench --filter=bandwidth --results-dir=results "$@" 2> >(tee "$log" >&2) || status=$?
+./build/gpubench "$filter" --results-dir="$store" "${progress[@]}" "${passthrough[@]}" 2> >(tee "$log" >&2) || status=$?
 wait  # let tee finish
 result="$(sed -n 's/^result: //p' "$log" | tail -n 1)"
 if [[ -z "$result" ]]; then
