@@ -121,7 +121,11 @@ struct LastWorkload {
   int batch = 0;                      ///< operations per timed sample, 0 until sized
   bool verified = false;              ///< the output of a timed loop was checked
   std::vector<double> sample_per_op;  ///< seconds per operation of every timed sample so far
-  int repetitions = 0;                ///< timed loops of at least kMinOutlierSamples samples so far
+  /// Google Benchmark's repetitions run with one iteration count, its trial runs with growing
+  /// ones: the count of the calls so far, and how many calls in a row had it (a repetition's
+  /// number, 1-based, in the outlier line).
+  benchmark::IterationCount rep_iterations = 0;
+  int repetitions = 0;
   /// The device has run this workload with no host work since (no verification in between):
   /// the next call needs no warm-up.
   bool warm = false;
@@ -322,7 +326,12 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     // repetition far from the median of every sample of the benchmark so far.
     SampleOutliers o = find_outliers(samples, last.sample_per_op);
     if (samples.size() >= kMinOutlierSamples) {
-      o.repetition_index = ++last.repetitions;  // Google Benchmark's short trial runs are not counted
+      // A new iteration count is a trial run (or the first repetition): numbering starts again.
+      if (state.max_iterations != last.rep_iterations) {
+        last.rep_iterations = state.max_iterations;
+        last.repetitions = 0;
+      }
+      o.repetition_index = ++last.repetitions;
       last.sample_per_op.insert(last.sample_per_op.end(), samples.begin(), samples.end());
     } else {
       o.repetition = false;
