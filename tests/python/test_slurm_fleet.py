@@ -127,3 +127,16 @@ def test_the_failure_record_survives_hostile_stderr(tmp_path):
     assert last == "last line, no newline"
     fleet = run_script("fleet.py", store)
     assert fleet.returncode == 1 and "gpubench exited with status 3" in fleet.stdout, fleet.stderr
+
+
+def test_a_stderr_line_count_out_of_range_is_refused(tmp_path):
+    """Twenty digits pass a digits-only check and then overflow bash's arithmetic into an empty
+    stderr_tail, losing gpubench's error: refused in one line, before anything runs."""
+    for bad in ("99999999999999999999", "1234567", "-1", "ten"):
+        proc = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=60,
+                              env={"PATH": "/usr/bin:/bin", "GPUBENCH_BIN": "/bin/false",
+                                   "GPUBENCH_STORE": str(tmp_path / "store"), "GPUBENCH_STDERR_LINES": bad})
+        assert proc.returncode == 2, (bad, proc.stderr)
+        assert proc.stderr.strip().splitlines() == [
+            f"gpubench-fleet: GPUBENCH_STDERR_LINES='{bad}' is not a whole number up to 999999"], proc.stderr
+        assert not (tmp_path / "store").exists()
