@@ -66,3 +66,63 @@ def test_outputs_are_not_overwritten_without_force(host_result, tmp_path):
     assert code == 2 and "not overwritten without --force" in err and md.read_text() == "an earlier report"
     code, _, err = cli("compare.py", host_result, host_result, "--markdown", md, "--quiet", "--force")
     assert code == 0 and md.read_text().startswith("# gpubench comparison"), err
+
+
+def _with_counter(host_doc, path, counter, value):
+    """A copy of the real host run with `counter` set to `value` in every entry that has it,
+    written to `path`."""
+    doc = json.loads(json.dumps(host_doc))
+    hit = 0
+    for e in doc["benchmarks"]:
+        if counter in e:
+            e[counter] = value
+            hit += 1
+    assert hit, counter
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _one_line(tool, code, out, err, *says):
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{tool}: error: "), err
+    for s in says:
+        assert s in lines[0], lines[0]
+    return lines[0]
+
+
+def test_a_store_with_a_string_rate_is_bad_input_for_fleet(host_doc, tmp_path):
+    # Three nodes, so every headline metric has enough GPUs for statistics; one file's GB/s
+    # are strings (a forged or hand-edited file): one line naming it, never a traceback.
+    store = tmp_path / "store"
+    key = host_doc["context"]["device_key"]
+    for i in range(3):
+        doc = json.loads(json.dumps(host_doc))
+        doc["context"]["host_name"] = f"n{i}"
+        (store / key).mkdir(parents=True, exist_ok=True)
+        (store / key / f"2026010{i + 1}T000000Z_a.json").write_text(json.dumps(doc))
+    bad = _with_counter(json.loads((store / key / "20260101T000000Z_a.json").read_text()),
+                        store / key / "20260101T000000Z_a.json", "GB/s", "fast")
+    _one_line("fleet.py", *cli("fleet.py", store, "--quiet"), str(bad), "not a gpubench result",
+              "GB/s", "not a number")
+
+
+@pytest.mark.parametrize("value, says", [(1e308, "above"), (-5.0, "negative"), ("12", "not a number"),
+                                         (True, "not a number")])
+@pytest.mark.parametrize("tool", ["report.py", "roofline.py", "plot.py"])
+def test_an_absurd_or_non_numeric_rate_is_not_a_gpubench_result(host_doc, tmp_path, tool, value, says):
+    bad = _with_counter(host_doc, tmp_path / "bad.json", "GB/s", value)
+    out = {"report.py": ["--out", tmp_path / "r.html"], "roofline.py": ["--out", tmp_path / "r.png"],
+           "plot.py": ["--out-dir", tmp_path / "p"]}[tool]
+    line = _one_line(tool, *cli(tool, bad, *out), str(bad), "not a gpubench result", "GB/s", says)
+    assert "bandwidth/" in line  # names the benchmark
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.png").exists()
+    assert not (tmp_path / "p").exists()
+
+
+def test_an_absurd_time_is_not_a_gpubench_result(host_doc, tmp_path):
+    bad = _with_counter(host_doc, tmp_path / "bad.json", "real_time", 1e300)
+    _one_line("roofline.py", *cli("roofline.py", bad, "--out", tmp_path / "r.png"), "real_time", "above")
+
