@@ -19,6 +19,7 @@ gpubench could not run, or no baseline yet (first run of a device key; 0 with
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -65,8 +66,8 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, default=6 * 3600, metavar="SECONDS",
                    help="longest a gpubench run may take (default 6 h)")
     a = p.parse_args(argv)
-    if not (a.timeout > 0 and a.timeout < float("inf")):
-        raise UsageError(f"--timeout {a.timeout} is not a positive number of seconds")
+    if not (math.isfinite(a.timeout) and a.timeout > 0):
+        raise UsageError(f"--timeout {a.timeout:g}: need a finite number of seconds above 0")
     if a.repetitions < 2 or a.last < 1 or a.trend_window < 2:
         raise UsageError("--repetitions >= 2, --last >= 1 and --trend-window >= 2 are needed")
     o = NightlyOptions(

@@ -20,6 +20,7 @@ usable GPU and ran on the host; 2 bad input. Output files are never overwritten.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -110,8 +111,8 @@ def main(argv=None) -> int:
         raise UsageError("--results-dir has an empty value")
     if a.results_dir.exists() and not a.results_dir.is_dir():
         raise UsageError(f"--results-dir {a.results_dir}: not a folder")
-    if not a.timeout > 0:
-        raise UsageError("--timeout must be a number of seconds above 0")
+    if not (math.isfinite(a.timeout) and a.timeout > 0):
+        raise UsageError(f"--timeout {a.timeout:g}: need a finite number of seconds above 0")
     check_outputs([a.junit, a.markdown, a.json])
     bands = load_bands()
 

@@ -126,3 +126,9 @@ def test_an_absurd_time_is_not_a_gpubench_result(host_doc, tmp_path):
     bad = _with_counter(host_doc, tmp_path / "bad.json", "real_time", 1e300)
     _one_line("roofline.py", *cli("roofline.py", bad, "--out", tmp_path / "r.png"), "real_time", "above")
 
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "0", "1e400"])
+def test_validate_refuses_a_timeout_that_is_not_a_finite_positive_number(value, tmp_path):
+    _one_line("validate.py", *cli("validate.py", f"--timeout={value}", "--device=host", "--quick",
+                                  "--results-dir", tmp_path / "store"), "--timeout")
+    assert not (tmp_path / "store").exists()
