@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.report import build_report  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
+from gpubench_tools.store import check_device_key  # noqa: E402
 
 
 def check_out(out: Path, force: bool) -> None:
@@ -57,7 +58,8 @@ def main(argv=None) -> int:
     p.add_argument("--force", action="store_true", help="overwrite the report if it exists")
     a = p.parse_args(argv)
     r = load_result(a.result)
-    out = Path(a.out) if a.out else Path("plots") / r.device_key / f"{r.path.stem}.html"
+    out = Path(a.out) if a.out else (Path("plots") / check_device_key(r.device_key, r.path)
+                                     / f"{r.path.stem}.html")
     check_out(out, a.force)
     fd, tmp = open_beside(out)
     try:

@@ -24,13 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpubench_tools.cards import CARDS_CSV, find_card, load_cards  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
+from gpubench_tools.store import check_device_key  # noqa: E402
 from gpubench_tools.roofline import draw_roofline, roofline_data  # noqa: E402
 
 
 def default_out(results, cards) -> Path:
     """plots/<device_key>/<stem>.png for one result, plots/roofline_<...>.png otherwise."""
     if len(results) == 1 and not cards:
-        return Path("plots") / results[0].device_key / f"{results[0].path.stem}.png"
+        r = results[0]
+        return Path("plots") / check_device_key(r.device_key, r.path) / f"{r.path.stem}.png"
     names = [r.path.stem for r in results] + [c.key for c in cards]
     return Path("plots") / ("roofline_" + "_vs_".join(names)[:120] + ".png")
 
@@ -77,13 +79,13 @@ def main(argv=None) -> int:
             out_path.unlink()
     cards = [find_card(n, table) for n in a.card]
     results = [load_result(r) for r in a.results]
+    target = Path(a.out) if a.out else default_out(results, cards)
+    if not a.out and target.exists() and not a.force:
+        raise UsageError(f"{target} exists; plots are not overwritten without --force")
     data = roofline_data(results, cards, table)
     for s in data.series:
         for note in s.notes:
             print(f"roofline.py: note: {note}", file=sys.stderr)
-    target = Path(a.out) if a.out else default_out(results, cards)
-    if not a.out and target.exists() and not a.force:
-        raise UsageError(f"{target} exists; plots are not overwritten without --force")
     out = draw_roofline(data, target)
     print(out)
     return 0

@@ -31,7 +31,8 @@ from .compare import (Comparison, Thresholds, apply_confirmation, compare, failu
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
 from .results import Result, load_result
-from .store import failed_verification, history, is_valid_baseline, last_valid
+from .store import (check_device_key, failed_verification, history, is_valid_baseline,
+                    last_valid)
 from .trends import draw_trend, file_name, trend_data
 
 
@@ -114,6 +115,7 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         args.append(f"--filter={o.filter}")
     new_path = stored_path(run_gpubench(o, args))
     new = load_result(new_path)
+    check_device_key(new.device_key, new_path)  # it names folders below
     # one folder per night (named after its result), so no night's report replaces another's
     report_dir = (o.report_dir or (o.results_dir.resolve().parent / "plots" / "nightly"
                                    / new.device_key)) / new_path.stem

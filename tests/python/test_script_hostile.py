@@ -132,3 +132,25 @@ def test_validate_refuses_a_timeout_that_is_not_a_finite_positive_number(value, 
     _one_line("validate.py", *cli("validate.py", f"--timeout={value}", "--device=host", "--quick",
                                   "--results-dir", tmp_path / "store"), "--timeout")
     assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("key", ["../../../escaped", "{tmp}/abs", "..", "a/b", "", "x\ny"])
+@pytest.mark.parametrize("tool", ["report.py", "roofline.py", "plot.py"])
+def test_a_device_key_that_is_not_a_folder_name_is_refused(host_doc, tmp_path, monkeypatch, tool, key):
+    # The default output folder is plots/<device key>, the key read from the (untrusted) file.
+    key = key.format(tmp=tmp_path)  # an absolute key, inside the test's folder all the same
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"]["device_key"] = key
+    work = tmp_path / "a" / "b" / "c"
+    work.mkdir(parents=True)
+    bad = work / "bad.json"
+    bad.write_text(json.dumps(doc))
+    monkeypatch.chdir(work)
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = cli(tool, bad)
+    if key == "":  # an empty key is not a gpubench result at all
+        _one_line(tool, code, out, err, "lacks context keys: device_key")
+    else:
+        _one_line(tool, code, out, err, str(bad), "device key", "not usable as a folder name")
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written anywhere below
+    assert not (tmp_path / "abs").exists() and not (tmp_path / "a" / "escaped").exists()
