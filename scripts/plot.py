@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     existing = sorted(out_dir.glob(f"{r.path.stem}_*.png")) if out_dir.is_dir() else []
     if existing and not a.force:
         raise UsageError(f"{existing[0]} exists; plots are not overwritten without --force")
-    paths = write_plots(r, out_dir, r.path.stem)
+    paths = write_plots(r, out_dir, r.path.stem, overwrite=a.force)
     if not paths:
         print(f"plot.py: note: {r.path} has no sweep data to plot", file=sys.stderr)
     for path in paths:

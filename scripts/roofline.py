@@ -23,9 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gpubench_tools.cards import CARDS_CSV, find_card, load_cards  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.output import NewFile  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
-from gpubench_tools.store import check_device_key  # noqa: E402
 from gpubench_tools.roofline import draw_roofline, roofline_data  # noqa: E402
+from gpubench_tools.store import check_device_key  # noqa: E402
 
 
 def default_out(results, cards) -> Path:
@@ -70,24 +71,22 @@ def main(argv=None) -> int:
             raise UsageError(f"--out {a.out}: the image must end in .png, .svg or .pdf")
         if out_path.exists() and not a.force:
             raise UsageError(f"{a.out} exists; plots are not overwritten without --force")
-        if not out_path.exists():  # can it be written there? (before any note or drawing)
-            try:
-                out_path.parent.mkdir(parents=True, exist_ok=True)  # as drawing would
-                out_path.open("xb").close()
-            except OSError as e:
-                raise UsageError(f"--out {a.out}: {e.strerror}") from None
-            out_path.unlink()
     cards = [find_card(n, table) for n in a.card]
     results = [load_result(r) for r in a.results]
     target = Path(a.out) if a.out else default_out(results, cards)
     if not a.out and target.exists() and not a.force:
         raise UsageError(f"{target} exists; plots are not overwritten without --force")
     data = roofline_data(results, cards, table)
-    for s in data.series:
-        for note in s.notes:
-            print(f"roofline.py: note: {note}", file=sys.stderr)
-    out = draw_roofline(data, target)
-    print(out)
+    # The PNG is drawn to a temporary file in its folder, created now (a folder that cannot be
+    # written is refused before any note or drawing) and moved onto its name when complete.
+    out = NewFile(target, overwrite=a.force, label=f"--out {a.out}" if a.out else None)
+    try:
+        for s in data.series:
+            for note in s.notes:
+                print(f"roofline.py: note: {note}", file=sys.stderr)
+        print(draw_roofline(data, out))
+    finally:
+        out.discard()  # a no-op once committed
     return 0
 
 
