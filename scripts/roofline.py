@@ -10,8 +10,8 @@ theoretical ceilings solid (shared memory, DRAM, PCIe; FP32, FP16x2, FP16 tensor
 dashed (the plateaus of the working-set sweeps: shared memory, L2, DRAM, PCIe; the best FP32 and
 FP16-tensor rows), ridge points labelled, rows with FLOP at their arithmetic intensity.
 
-Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card): one line on
-stderr, exit 2. A result from a card cards.csv lacks uses the peaks in its own context.
+Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card, a result with
+no row to draw: only memory-management rows, or none): one line on stderr, exit 2. A result from a card cards.csv lacks uses the peaks in its own context.
 """
 
 from __future__ import annotations
@@ -77,6 +77,11 @@ def main(argv=None) -> int:
     if not a.out and target.exists() and not a.force:
         raise UsageError(f"{target} exists; plots are not overwritten without --force")
     data = roofline_data(results, cards, table)
+    for r, s in zip(results, data.series):  # the results' series come first
+        if not s.draws_measurements:
+            raise UsageError(f"{r.path}: no row to draw on a roofline: no successful bandwidth, "
+                             f"compute or intensity row (memory-management rows stay off it; "
+                             f"--card NAME draws a card's roofline alone)")
     # The PNG is drawn to a temporary file in its folder, created now (a folder that cannot be
     # written is refused before any note or drawing) and moved onto its name when complete.
     out = NewFile(target, overwrite=a.force, label=f"--out {a.out}" if a.out else None)

@@ -141,6 +141,12 @@ class Series:
     notes: list[str] = field(default_factory=list)  #: printed by the CLI (e.g. peak fallbacks)
     host: bool = False  #: a host-backend result: its "L2" is the last-level cache
 
+    @property
+    def draws_measurements(self) -> bool:
+        """True when a row of the result is drawn: a measured ceiling or a point (a result
+        with neither, e.g. only memory-management rows, has nothing to show)."""
+        return bool(self.points) or any(c.empirical for c in self.ceilings)
+
     def ceiling(self, kind: str, measured: bool = False) -> Ceiling | None:
         """The theoretical (or measured) ceiling of a kind, None when not drawn."""
         return next((c for c in self.ceilings if c.kind == kind and c.empirical == measured),

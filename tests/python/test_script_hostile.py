@@ -154,3 +154,20 @@ def test_a_device_key_that_is_not_a_folder_name_is_refused(host_doc, tmp_path, m
         _one_line(tool, code, out, err, str(bad), "device key", "not usable as a folder name")
     assert sorted(tmp_path.rglob("*")) == before  # nothing written anywhere below
     assert not (tmp_path / "abs").exists() and not (tmp_path / "a" / "escaped").exists()
+
+
+@pytest.mark.parametrize("backend", ["host", "cuda"])
+def test_a_result_with_no_row_for_the_roofline_is_refused(host_result, host_doc, tmp_path, backend):
+    # Only memory-management rows (they stay off the roofline), or no rows at all: nothing of
+    # the result would be drawn (on a GPU, the card's roofs alone: --card says that).
+    from fixtures import memory_result, write_json
+    memory = write_json(memory_result(backend), tmp_path / "memory.json")
+    empty = json.loads(json.dumps(host_doc))
+    empty["benchmarks"] = []
+    empty = write_json(empty, tmp_path / "empty.json")
+    for args, named in (([memory], memory), ([empty], empty), ([host_result, memory], memory)):
+        png = tmp_path / "r.png"
+        code, out, err = cli("roofline.py", *args, "--out", png)
+        _one_line("roofline.py", code, out, err, f"{named}: no row to draw on a roofline")
+        assert not png.exists() and not list(tmp_path.glob(".*.tmp"))
+    assert cli("roofline.py", host_result, "--out", tmp_path / "r.png")[0] == 0
