@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import UsageError
+from .output import umask_mode
 from .results import Result, load_result
 
 #: File names in the store: timestamp, underscore, revision (letters, digits, - . +), and
@@ -77,6 +78,7 @@ def write_new(path: Path | str, data: bytes) -> Path:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, umask_mode())  # as gpubench's own files, not mkstemp's 0600
         os.link(tmp, path)  # atomic, and fails with FileExistsError if the name is taken
     finally:
         os.unlink(tmp)

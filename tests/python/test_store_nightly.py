@@ -332,3 +332,12 @@ def test_a_night_with_a_skipped_row_fails_nothing_and_is_a_baseline(tmp_path, fa
     report = json.loads((night(tmp_path) / "report.json").read_text())
     assert report["baselines"][-1] == skipped_night
     assert next(r for r in report["rows"] if r["name"] == name)["n_baseline"] == 5  # the seed's
+
+
+def test_store_writes_get_the_mode_of_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        p = write_new(tmp_path / "k" / "20261122T030405Z_abc.json", b"{}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o640  # as gpubench's own results, not 0600
