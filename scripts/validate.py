@@ -21,9 +21,7 @@ usable GPU and ran on the host; 2 bad input. Output files are never overwritten.
 from __future__ import annotations
 
 import math
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,17 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpubench_tools.acceptance import FAIL, INCOMPLETE, evaluate, load_bands, node_verdict  # noqa: E402
 from gpubench_tools.acceptance_output import as_json, console_lines, junit, markdown  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.gpubench_process import default_gpubench, run  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def default_gpubench() -> Path:
-    """GPUBENCH_BIN, else gpubench beside this script (installed), else the build tree's."""
-    if os.environ.get("GPUBENCH_BIN"):
-        return Path(os.environ["GPUBENCH_BIN"])
-    beside = Path(__file__).resolve().parent / "gpubench"
-    return beside if beside.is_file() else ROOT / "build" / "gpubench"
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 
 
 def check_outputs(paths: list[Path | None]) -> None:
@@ -71,8 +63,11 @@ def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool, time
         cmd.append("--quick")
     print("running: " + " ".join(cmd), file=sys.stderr)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout)
-    except subprocess.TimeoutExpired:
+        proc = run(cmd, timeout, [results_dir])  # stopped with SIGTERM first: it cleans up
+    except OSError as e:
+        raise UsageError(f"{binary}: cannot run gpubench: {e.strerror or e}") from None
+    if proc.timed_out:
+        sys.stderr.write(proc.stderr)
         print(f"validate.py: gpubench did not finish within {timeout:g} s (a hung GPU?): the node fails",
               file=sys.stderr)
         return 1, []
@@ -120,7 +115,8 @@ def main(argv=None) -> int:
     if a.result:
         files = list(dict.fromkeys(f.resolve() for f in a.result))  # a file given twice is read once
     else:
-        status, files = run_gpubench(a.gpubench or default_gpubench(), a.device, a.results_dir, a.quick, a.timeout)
+        status, files = run_gpubench(a.gpubench or default_gpubench(HERE), a.device, a.results_dir, a.quick,
+                                     a.timeout)
         if not files:
             print(f"validate.py: gpubench wrote no result (exit status {status}); no verdict: the node fails",
                   file=sys.stderr)

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compare import (Comparison, Thresholds, apply_confirmation, compare, failure_lines, to_json,
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
+from .gpubench_process import Finished, run
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
                     last_valid)
@@ -70,8 +70,10 @@ class NightlyOutcome:
     failures: list[str] = field(default_factory=list)
 
 
-def run_gpubench(o: NightlyOptions, args: list[str]) -> subprocess.CompletedProcess:
-    """Runs gpubench with the common flags plus `args`; UsageError when it cannot run."""
+def run_gpubench(o: NightlyOptions, args: list[str], writes_to: Path) -> Finished:
+    """Runs gpubench with the common flags plus `args`; UsageError when it cannot run or runs
+    past the timeout (stopped with SIGTERM first, so it removes its temporary result from
+    `writes_to`, the folder it writes to: gpubench_process.run)."""
     cmd = [str(o.gpubench), f"--device={o.device}",
            f"--benchmark_repetitions={o.repetitions}",
            "--benchmark_enable_random_interleaving=true"]
@@ -79,21 +81,22 @@ def run_gpubench(o: NightlyOptions, args: list[str]) -> subprocess.CompletedProc
         cmd.append("--quick")
     cmd += o.extra_args + args
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=o.timeout_s)
+        proc = run(cmd, o.timeout_s, [writes_to])
     except FileNotFoundError:
         raise UsageError(f"{o.gpubench}: gpubench executable not found (build it, or pass "
                          f"--gpubench PATH)") from None
     except PermissionError:
         raise UsageError(f"{o.gpubench}: not executable") from None
-    except subprocess.TimeoutExpired:
-        raise UsageError(f"{o.gpubench} did not finish within {o.timeout_s:g} s") from None
+    if proc.timed_out:
+        raise UsageError(f"{o.gpubench} did not finish within {o.timeout_s:g} s (stopped; no "
+                         f"result stored)")
     if proc.returncode not in (0, 1):  # 1 = a benchmark failed verification: still a result
         first = (proc.stderr.strip().splitlines() or ["(no output)"])[0]
         raise UsageError(f"gpubench exited {proc.returncode}: {first}")
     return proc
 
 
-def stored_path(proc: subprocess.CompletedProcess) -> Path:
+def stored_path(proc: Finished) -> Path:
     """The `result: <path>` line gpubench prints last on stderr."""
     for line in reversed(proc.stderr.splitlines()):
         if line.startswith("result: "):
@@ -113,7 +116,7 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     args = [f"--results-dir={o.results_dir}"]
     if o.filter:
         args.append(f"--filter={o.filter}")
-    new_path = stored_path(run_gpubench(o, args))
+    new_path = stored_path(run_gpubench(o, args, o.results_dir))
     new = load_result(new_path)
     check_device_key(new.device_key, new_path)  # it names folders below
     # one folder per night (named after its result), so no night's report replaces another's
@@ -152,7 +155,7 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         rerun_path = report_dir / f"rerun_{stamp}.json"
         run_gpubench(o, [f"--filter={suspects_filter([r.name for r in c.slower()])}",
-                         f"--out={rerun_path}"])
+                         f"--out={rerun_path}"], report_dir)
         rerun = load_result(rerun_path)
         apply_confirmation(c, compare(rerun, baselines, o.thresholds))
         out.files.append(rerun_path)
