@@ -22,6 +22,7 @@ Steps:
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,8 +111,33 @@ def suspects_filter(names: list[str]) -> str:
     return "^(" + "|".join(re.escape(n) for n in names) + ")(/|$)"
 
 
+def default_report_root(results_dir: Path) -> Path:
+    """Where the nightly reports go without --report-dir (a folder per device key below)."""
+    return results_dir.resolve().parent / "plots" / "nightly"
+
+
+def check_folder(folder: Path, what: str) -> None:
+    """UsageError unless `folder` is a folder that can be written, or can be created there:
+    the nearest part of it that exists is a folder we may write in. Checked before gpubench
+    runs (hours), so that a report with nowhere to go is refused at once, not after."""
+    p = folder
+    while not (p.exists() or p.is_symlink()) and p.parent != p:
+        p = p.parent
+    if not p.is_dir():
+        raise UsageError(f"{what} {folder}: {p} is not a folder" if p != folder
+                         else f"{what} {folder}: not a folder")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise UsageError(f"{what} {folder}: {p} is not writable")
+
+
 def run_nightly(o: NightlyOptions) -> NightlyOutcome:
-    """The whole job; UsageError for problems before a comparison is possible."""
+    """The whole job; UsageError for problems before a comparison is possible (every output
+    folder is checked before gpubench runs)."""
+    check_folder(o.results_dir, "--results-dir")
+    if o.report_dir is not None:
+        check_folder(o.report_dir, "--report-dir")
+    else:
+        check_folder(default_report_root(o.results_dir), "the default report folder")
     o.results_dir.mkdir(parents=True, exist_ok=True)
     args = [f"--results-dir={o.results_dir}"]
     if o.filter:
@@ -120,8 +146,8 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     new = load_result(new_path)
     check_device_key(new.device_key, new_path)  # it names folders below
     # one folder per night (named after its result), so no night's report replaces another's
-    report_dir = (o.report_dir or (o.results_dir.resolve().parent / "plots" / "nightly"
-                                   / new.device_key)) / new_path.stem
+    report_dir = (o.report_dir or default_report_root(o.results_dir) / new.device_key) \
+        / new_path.stem
     report_dir.mkdir(parents=True, exist_ok=True)
     out = NightlyOutcome(0, new_path, report_dir)
     notes: list[str] = []
