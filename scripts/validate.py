@@ -13,6 +13,9 @@ processes on the GPU, MIG on). A card without bands gets its numbers and no verd
                              [--junit FILE.xml] [--markdown FILE.md] [--json FILE.json]
   python scripts/validate.py --result FILE.json [--result ...]      (judge files already written)
 
+--results-dir is relative to the current folder (default ./results), as nightly.py's. The options
+of a run (--device, --results-dir, --quick, --gpubench, --timeout) are refused with --result.
+
 Exit status: 0 the node passed (or warned, or has no bands: said plainly); 1 a band failed, a
 band was not measured (INCOMPLETE), gpubench failed or wrote nothing, or --device=auto found no
 usable GPU and ran on the host; 2 bad input. Output files are never overwritten.
@@ -34,7 +37,6 @@ from gpubench_tools.gpubench_process import default_gpubench, run  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 
 
 def check_outputs(paths: list[Path | None]) -> None:
@@ -89,17 +91,27 @@ def main(argv=None) -> int:
     p = make_parser("validate.py", __doc__)
     p.add_argument("--result", action="append", type=Path, metavar="FILE.json",
                    help="judge this result file (repeatable) instead of running gpubench")
-    p.add_argument("--device", default="auto", help="auto, host, N or all (default auto)")
-    p.add_argument("--results-dir", type=Path, default=ROOT / "results",
-                   help="where gpubench writes its results (default results/)")
+    p.add_argument("--device", help="auto, host, N or all (default auto)")
+    p.add_argument("--results-dir", type=Path,
+                   help="where gpubench writes its results (default: results, in the current folder)")
     p.add_argument("--quick", action="store_true", help="small sizes (smoke test of the run itself)")
     p.add_argument("--gpubench", type=Path, default=None, help="the gpubench binary (default: GPUBENCH_BIN, "
                    "then beside this script, then build/gpubench)")
     p.add_argument("--junit", type=Path, help="write JUnit XML here")
     p.add_argument("--markdown", type=Path, help="write a markdown report here")
     p.add_argument("--json", type=Path, help="write the verdicts as JSON here")
-    p.add_argument("--timeout", type=float, default=3600, help="seconds gpubench may run (default 3600)")
+    p.add_argument("--timeout", type=float, help="seconds gpubench may run (default 3600)")
     a = p.parse_args(argv)
+    run_only = [flag for flag, given in (("--device", a.device is not None),
+                                         ("--results-dir", a.results_dir is not None),
+                                         ("--quick", a.quick), ("--gpubench", a.gpubench is not None),
+                                         ("--timeout", a.timeout is not None)) if given]
+    if a.result and run_only:  # they would be ignored: the files say which device ran, and how
+        raise UsageError(f"{', '.join(run_only)} {'apply' if len(run_only) > 1 else 'applies'} to a run of "
+                         f"gpubench, not to --result (files already written): give one or the other")
+    a.device = a.device or "auto"
+    a.results_dir = Path("results") if a.results_dir is None else a.results_dir
+    a.timeout = 3600.0 if a.timeout is None else a.timeout
     if not re.fullmatch(r"auto|host|all|\d{1,4}", a.device):
         raise UsageError(f"--device: {a.device!r} is not auto, host, all or a device number")
     if not str(a.results_dir) or str(a.results_dir) == ".":
