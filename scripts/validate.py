@@ -34,6 +34,7 @@ from gpubench_tools.acceptance import FAIL, INCOMPLETE, evaluate, load_bands, no
 from gpubench_tools.acceptance_output import as_json, console_lines, junit, markdown  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.gpubench_process import default_gpubench, run  # noqa: E402
+from gpubench_tools.output import NewFile, commit_all  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -79,12 +80,21 @@ def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool, time
     return proc.returncode, list(dict.fromkeys(files))
 
 
-def write_new(path: Path | None, text: str) -> None:
-    if path is None:
-        return
-    with open(path, "x", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {path}", file=sys.stderr)
+def write_reports(reports: list[tuple[str, Path | None, object]]) -> None:
+    """Writes the requested reports ((flag, path, render) each) together or not at all, never
+    over an existing file (output.NewFile: each drawn to a temporary file beside it)."""
+    pending: list[NewFile] = []
+    try:
+        for flag, path, render in reports:
+            if path is not None:
+                f = NewFile(path, label=f"{flag} {path}")
+                pending.append(f)
+                f.tmp.write_text(render(), encoding="utf-8")
+        for path in commit_all(pending):
+            print(f"wrote {path}", file=sys.stderr)
+    finally:
+        for f in pending:
+            f.discard()  # a no-op for those committed
 
 
 def main(argv=None) -> int:
@@ -137,9 +147,8 @@ def main(argv=None) -> int:
     gpus = evaluate(results, bands)
 
     print("\n".join(console_lines(gpus)))
-    write_new(a.junit, junit(gpus))
-    write_new(a.markdown, markdown(gpus))
-    write_new(a.json, as_json(gpus))
+    write_reports([("--junit", a.junit, lambda: junit(gpus)), ("--markdown", a.markdown, lambda: markdown(gpus)),
+                   ("--json", a.json, lambda: as_json(gpus))])
     if status != 0:
         print(f"validate.py: gpubench exited with status {status} (a wrong result, a lost device or a stopped "
               "run): the node fails", file=sys.stderr)

@@ -31,6 +31,7 @@ from .compare import (Comparison, Thresholds, apply_confirmation, compare, failu
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
 from .gpubench_process import Finished, run
+from .output import NewFile, commit_all
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
                     last_valid)
@@ -171,8 +172,9 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
             out.message = (f"no baseline yet: {new_path} is the first valid result of device key "
                            f"'{new.device_key}' in {o.results_dir}; the next run compares with it")
         md = report_dir / "report.md"
-        md.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n"
-                      + "".join(f"- {line}\n" for line in out.failures))
+        with NewFile(md) as f:
+            f.tmp.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n"
+                             + "".join(f"- {line}\n" for line in out.failures), encoding="utf-8")
         out.files.append(md)
         return out
     c = compare(new, baselines, o.thresholds)
@@ -188,11 +190,14 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     out.comparison = c
     out.exit_code = c.exit_code
     out.failures = failure_lines(c)
-    for fname, render in (("report.md", to_markdown), ("report.json", to_json),
-                          ("junit.xml", to_junit)):
-        p = report_dir / fname
-        p.write_text(render(c), encoding="utf-8")
-        out.files.append(p)
+    reports = [NewFile(report_dir / name) for name in ("report.md", "report.json", "junit.xml")]
+    try:  # all three whole, or none
+        for f, render in zip(reports, (to_markdown, to_json, to_junit)):
+            f.tmp.write_text(render(c), encoding="utf-8")
+        out.files += commit_all(reports)
+    finally:
+        for f in reports:
+            f.discard()  # a no-op for those committed
     out.files += write_trends(o, new, c, report_dir / "trends")
     out.message = (f"{verdict_line(c)}: "
                    + ", ".join(f"{v} {n}" for v, n in c.counts().items()))

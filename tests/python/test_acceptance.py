@@ -372,3 +372,23 @@ def test_the_default_results_dir_is_results_in_the_current_folder(tmp_path, monk
     assert code == 0, err
     assert "--results-dir=results " in (tmp_path / "args").read_text()
     assert (work / "results").is_dir()
+
+
+def test_reports_are_written_together_or_not_at_all(tmp_path, monkeypatch):
+    import validate
+    from conftest import cli
+
+    def interrupted(_gpus):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(validate, "markdown", interrupted)  # the second of three reports
+    good = write_json(healthy_h100(), tmp_path / "r.json")
+    out = tmp_path / "out"
+    out.mkdir()
+    code, _, err = cli("validate.py", "--result", good, "--junit", out / "a.xml", "--markdown", out / "a.md",
+                       "--json", out / "a.json")  # in this process, where markdown() is replaced
+    assert code == 130, err
+    assert list(out.iterdir()) == []  # no JUnit file without its siblings, no temporary file
+    monkeypatch.undo()
+    code, _, err = run("--result", good, "--junit", out / "a.xml", "--markdown", out / "a.md", "--json", out / "a.json")
+    assert code == 0 and sorted(p.name for p in out.iterdir()) == ["a.json", "a.md", "a.xml"], err
