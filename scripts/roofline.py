@@ -11,7 +11,8 @@ dashed (the plateaus of the working-set sweeps: shared memory, L2, DRAM, PCIe; t
 FP16-tensor rows), ridge points labelled, rows with FLOP at their arithmetic intensity.
 
 Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card, a result with
-no row to draw: only memory-management rows, or none): one line on stderr, exit 2. A result from a card cards.csv lacks uses the peaks in its own context.
+no row to draw: only memory-management rows, or none): one line on stderr, exit 2. A result from
+a card cards.csv lacks uses the peaks in its own context.
 """
 
 from __future__ import annotations

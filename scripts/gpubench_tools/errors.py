@@ -10,9 +10,10 @@ class UsageError(Exception):
 
 
 class Interrupted(KeyboardInterrupt):
-    """The tool was asked to stop by a signal (SIGINT, as Ctrl-C, or SIGTERM): raised where it
-    runs, so that every ``finally`` and ``except BaseException`` cleans up (a half-written
-    output's temporary file, a gpubench run still going); run_cli exits 128 + the signal."""
+    """The tool was asked to stop by SIGTERM (Ctrl-C is Python's own KeyboardInterrupt): raised
+    where it runs, so that every ``finally`` and ``except BaseException`` cleans up (a
+    half-written output's temporary file, a gpubench run still going); run_cli exits 128 + the
+    signal."""
 
     def __init__(self, signum: int):
         super().__init__(signum)
