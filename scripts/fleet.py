@@ -15,13 +15,15 @@ the batch script's failure records: such a node is FAILED, unless it has a resul
 after the failure (it was run again). See gpubench_tools/fleet.py for every rule.
 
 Prints the markdown report (nodes and GPUs read, each outlier as node, GPU, metric, value, fleet
-median and z, the failed nodes, every metric); --json, --png and --markdown also write it to
-files, which are never overwritten. One stderr line per outlier and failure
+median and z, the failed nodes, every metric); --json, --png (a name ending in .png) and
+--markdown also write it to files, which are never overwritten: each is checked (its folder
+written to) before the store is read, and they appear together or not at all, with the mode the
+umask gives. One stderr line per outlier and failure
 ("fleet.py: OUTLIER: ..." / "fleet.py: FAILED: ...").
 Exit: 0 no outlier and no failed node, 1 outliers or failed nodes, 2 bad input (one line on
 stderr: no such or empty store, a truncated or invalid file (named), a result lacking host_name
 or device_ordinal, more than one card in the store, an expected node with neither a result nor
-a failure record, an output file that exists).
+a failure record, an output file that exists or cannot be written, a --png not ending in .png).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.fleet import (MIN_SPREAD, Z_CUTOFF, Rules, analyse, failure_lines,  # noqa: E402
                                   png_bytes, to_json, to_markdown)
-from gpubench_tools.store import write_new  # noqa: E402
+from gpubench_tools.output import NewFile, commit_all  # noqa: E402
 
 
 def node_list(text: str) -> tuple[str, ...]:
@@ -67,25 +69,35 @@ def rules_from(a) -> Rules:
                  expect_count=a.expect, gpus_per_node=a.gpus_per_node)
 
 
-def check_outputs(*paths: str | None) -> None:
-    """Refuses, before any work, an output that exists, is a directory or is given twice."""
-    given = [Path(p) for p in paths if p]
+def check_outputs(json_path: str | None, png: str | None, markdown: str | None) -> None:
+    """Refuses, before any work, an output that exists, is a directory, is given twice, or is
+    a PNG under another name (the strip plot is PNG data, as roofline.py's --out is the
+    format its name says)."""
+    given = [Path(p) for p in (json_path, png, markdown) if p]
     for p in given:
         if p.is_dir():
             raise UsageError(f"{p}: is a directory, not an output file")
         if p.exists() or p.is_symlink():
             raise UsageError(f"{p} exists; fleet.py never overwrites its outputs")
+    if png and Path(png).suffix.lower() != ".png":
+        raise UsageError(f"--png {png}: the strip plot is a PNG; give a name ending in .png")
     if len({p.resolve() for p in given}) < len(given):
         raise UsageError("the same file is given for two outputs")
 
 
-def write_output(path: str, data: bytes) -> None:
-    """Writes an output atomically, never over an existing file (one that appeared while the
-    store was read is refused too)."""
+def open_outputs(flags: dict[str, str | None]) -> dict[str, NewFile]:
+    """A temporary file beside every output (flag -> path), each created before the store is
+    read: an output that cannot be written is refused, naming it, before any is written."""
+    opened: dict[str, NewFile] = {}
     try:
-        write_new(path, data)
-    except FileExistsError:
-        raise UsageError(f"{path} exists; fleet.py never overwrites its outputs") from None
+        for flag, path in flags.items():
+            if path:
+                opened[flag] = NewFile(path, label=f"{flag} {path}")
+    except BaseException:
+        for f in opened.values():
+            f.discard()
+        raise
+    return opened
 
 
 def main(argv=None) -> int:
@@ -112,13 +124,18 @@ def main(argv=None) -> int:
             raise UsageError(f"{flag} has an empty value")
     rules = rules_from(a)
     check_outputs(a.json, a.png, a.markdown)
-    rep = analyse(a.store, rules)
-    report = to_markdown(rep)
-    for path, render in ((a.markdown, lambda: report.encode("utf-8")),
-                         (a.json, lambda: to_json(rep).encode("utf-8")),
-                         (a.png, lambda: png_bytes(rep))):
-        if path:
-            write_output(path, render())
+    outputs = open_outputs({"--markdown": a.markdown, "--json": a.json, "--png": a.png})
+    try:
+        rep = analyse(a.store, rules)
+        report = to_markdown(rep)
+        render = {"--markdown": lambda: report.encode("utf-8"),
+                  "--json": lambda: to_json(rep).encode("utf-8"), "--png": lambda: png_bytes(rep)}
+        for flag, f in outputs.items():
+            f.tmp.write_bytes(render[flag]())
+        commit_all(list(outputs.values()))  # all of them, or none
+    finally:
+        for f in outputs.values():
+            f.discard()  # a no-op for those committed
     if not a.quiet:
         print(report, end="")
     for line in failure_lines(rep):

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The nightly regression job, for cron or a CI scheduler.
 
-  python scripts/nightly.py [--gpubench build/gpubench] [--results-dir results]
+  python scripts/nightly.py [--gpubench PATH] [--results-dir results]
                             [--report-dir DIR] [--filter REGEX] [--quick] [--repetitions 5]
 
-Runs gpubench with repetitions and random interleaving into the results store
+Runs gpubench (--gpubench, else GPUBENCH_BIN, else the gpubench beside this script when
+installed, else the build tree's build/gpubench: as validate.py finds it) with repetitions and
+random interleaving into the results store
 (<results-dir>/<device_key>/<UTC time>_<revision>.json), compares the new result with the last
 --last valid results of the same device key, re-runs the benchmarks found SLOWER once to confirm
 them, and writes report.md, report.json, junit.xml and trends/<benchmark>.png into the report
@@ -19,6 +21,7 @@ gpubench could not run, or no baseline yet (first run of a device key; 0 with
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -26,22 +29,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from compare import add_threshold_args, thresholds_from  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.gpubench_process import default_gpubench  # noqa: E402
 from gpubench_tools.nightly import NightlyOptions, run_nightly  # noqa: E402
-
-
-def default_gpubench() -> Path:
-    """build/gpubench from the current directory, else from the repository root."""
-    here = Path("build/gpubench")
-    if here.exists():
-        return here
-    root = Path(__file__).resolve().parent.parent / "build" / "gpubench"
-    return root if root.exists() else here
 
 
 def main(argv=None) -> int:
     p = make_parser("nightly.py", __doc__)
     p.add_argument("--gpubench", type=Path, default=None, metavar="PATH",
-                   help="the gpubench executable (default build/gpubench)")
+                   help="the gpubench executable (default: GPUBENCH_BIN, then the gpubench "
+                        "beside this script when installed, then the build tree's build/gpubench)")
     p.add_argument("--results-dir", type=Path, default=Path("results"), metavar="DIR",
                    help="the results store (default results)")
     p.add_argument("--report-dir", type=Path, metavar="DIR",
@@ -65,12 +61,13 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, default=6 * 3600, metavar="SECONDS",
                    help="longest a gpubench run may take (default 6 h)")
     a = p.parse_args(argv)
-    if not (a.timeout > 0 and a.timeout < float("inf")):
-        raise UsageError(f"--timeout {a.timeout} is not a positive number of seconds")
+    if not (math.isfinite(a.timeout) and a.timeout > 0):
+        raise UsageError(f"--timeout {a.timeout:g}: need a finite number of seconds above 0")
     if a.repetitions < 2 or a.last < 1 or a.trend_window < 2:
         raise UsageError("--repetitions >= 2, --last >= 1 and --trend-window >= 2 are needed")
     o = NightlyOptions(
-        gpubench=a.gpubench or default_gpubench(), results_dir=a.results_dir,
+        gpubench=a.gpubench or default_gpubench(Path(__file__).resolve().parent),
+        results_dir=a.results_dir,
         report_dir=a.report_dir, device=a.device, filter=a.filter, quick=a.quick,
         repetitions=a.repetitions, last_n=a.last, thresholds=thresholds_from(a),
         rerun=not a.no_rerun, allow_empty_history=a.allow_empty_history,

@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     d = matrix_data([load_result(r) for r in a.results])
     sys.stdout.write(to_text(d))
     if a.out:
-        print(draw_matrix(d, a.out))
+        print(draw_matrix(d, a.out, overwrite=a.force))
     return 0
 
 

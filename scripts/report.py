@@ -13,16 +13,16 @@ Bad input (missing file, not a gpubench result, truncated JSON): one line on std
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.output import NewFile  # noqa: E402
 from gpubench_tools.report import build_report  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
+from gpubench_tools.store import check_device_key  # noqa: E402
 
 
 def check_out(out: Path, force: bool) -> None:
@@ -35,19 +35,6 @@ def check_out(out: Path, force: bool) -> None:
         raise UsageError(f"{out} exists; reports are not overwritten without --force")
 
 
-def open_beside(out: Path) -> tuple[int, Path]:
-    """A temporary file in the report's directory (created as needed), opened before anything
-    is drawn: an output that cannot be written is refused at once. The page is renamed onto
-    `out` when complete, so a reader never sees half a report and a failed write leaves an
-    existing one as it was."""
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    except OSError as e:
-        raise UsageError(f"--out {out}: {e.strerror or e}") from None
-    return fd, Path(tmp)
-
-
 def main(argv=None) -> int:
     p = make_parser("report.py", __doc__)
     p.add_argument("result", metavar="RESULT.json", help="a gpubench result file")
@@ -57,16 +44,14 @@ def main(argv=None) -> int:
     p.add_argument("--force", action="store_true", help="overwrite the report if it exists")
     a = p.parse_args(argv)
     r = load_result(a.result)
-    out = Path(a.out) if a.out else Path("plots") / r.device_key / f"{r.path.stem}.html"
+    out = Path(a.out) if a.out else (Path("plots") / check_device_key(r.device_key, r.path)
+                                     / f"{r.path.stem}.html")
     check_out(out, a.force)
-    fd, tmp = open_beside(out)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(build_report(r))
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    # A temporary file in the report's folder, created before anything is drawn (an output
+    # that cannot be written is refused at once), moved onto `out` when complete: a reader
+    # never sees half a report, and a failed or interrupted run leaves nothing behind.
+    with NewFile(out, overwrite=a.force, label=f"--out {out}") as f:
+        f.tmp.write_text(build_report(r), encoding="utf-8")
     print(out)
     return 0
 

@@ -10,8 +10,9 @@ theoretical ceilings solid (shared memory, DRAM, PCIe; FP32, FP16x2, FP16 tensor
 dashed (the plateaus of the working-set sweeps: shared memory, L2, DRAM, PCIe; the best FP32 and
 FP16-tensor rows), ridge points labelled, rows with FLOP at their arithmetic intensity.
 
-Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card): one line on
-stderr, exit 2. A result from a card cards.csv lacks uses the peaks in its own context.
+Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card, a result with
+no row to draw: only memory-management rows, or none): one line on stderr, exit 2. A result from
+a card cards.csv lacks uses the peaks in its own context.
 """
 
 from __future__ import annotations
@@ -23,14 +24,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gpubench_tools.cards import CARDS_CSV, find_card, load_cards  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.output import NewFile  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 from gpubench_tools.roofline import draw_roofline, roofline_data  # noqa: E402
+from gpubench_tools.store import check_device_key  # noqa: E402
 
 
 def default_out(results, cards) -> Path:
     """plots/<device_key>/<stem>.png for one result, plots/roofline_<...>.png otherwise."""
     if len(results) == 1 and not cards:
-        return Path("plots") / results[0].device_key / f"{results[0].path.stem}.png"
+        r = results[0]
+        return Path("plots") / check_device_key(r.device_key, r.path) / f"{r.path.stem}.png"
     names = [r.path.stem for r in results] + [c.key for c in cards]
     return Path("plots") / ("roofline_" + "_vs_".join(names)[:120] + ".png")
 
@@ -68,24 +72,27 @@ def main(argv=None) -> int:
             raise UsageError(f"--out {a.out}: the image must end in .png, .svg or .pdf")
         if out_path.exists() and not a.force:
             raise UsageError(f"{a.out} exists; plots are not overwritten without --force")
-        if not out_path.exists():  # can it be written there? (before any note or drawing)
-            try:
-                out_path.parent.mkdir(parents=True, exist_ok=True)  # as drawing would
-                out_path.open("xb").close()
-            except OSError as e:
-                raise UsageError(f"--out {a.out}: {e.strerror}") from None
-            out_path.unlink()
     cards = [find_card(n, table) for n in a.card]
     results = [load_result(r) for r in a.results]
-    data = roofline_data(results, cards, table)
-    for s in data.series:
-        for note in s.notes:
-            print(f"roofline.py: note: {note}", file=sys.stderr)
     target = Path(a.out) if a.out else default_out(results, cards)
     if not a.out and target.exists() and not a.force:
         raise UsageError(f"{target} exists; plots are not overwritten without --force")
-    out = draw_roofline(data, target)
-    print(out)
+    data = roofline_data(results, cards, table)
+    for r, s in zip(results, data.series):  # the results' series come first
+        if not s.draws_measurements:
+            raise UsageError(f"{r.path}: no row to draw on a roofline: no successful bandwidth, "
+                             f"compute or intensity row (memory-management rows stay off it; "
+                             f"--card NAME draws a card's roofline alone)")
+    # The PNG is drawn to a temporary file in its folder, created now (a folder that cannot be
+    # written is refused before any note or drawing) and moved onto its name when complete.
+    out = NewFile(target, overwrite=a.force, label=f"--out {a.out}" if a.out else None)
+    try:
+        for s in data.series:
+            for note in s.notes:
+                print(f"roofline.py: note: {note}", file=sys.stderr)
+        print(draw_roofline(data, out))
+    finally:
+        out.discard()  # a no-op once committed
     return 0
 
 

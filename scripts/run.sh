@@ -52,9 +52,13 @@ fi
 key="$(basename "$(dirname "$result")")"
 mkdir -p "plots/$key"
 png="plots/$key/$(basename "${result%.json}").png"
-"$GPUBENCH_VENV/bin/python" scripts/roofline.py "$result" --out "$png" >/dev/null
-sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "plots/$key")"
 report="${png%.png}.html"
+# A result with no row for the roofline (extra arguments that select only the memory family):
+# roofline.py says so in one line; the sweep plots and the report are still drawn.
+if ! "$GPUBENCH_VENV/bin/python" scripts/roofline.py "$result" --out "$png" >/dev/null; then
+  png="none (roofline.py said why above)"
+fi
+sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "plots/$key")"
 "$GPUBENCH_VENV/bin/python" scripts/report.py "$result" --out "$report" >/dev/null
 echo "result JSON:  $result"
 echo "roofline PNG: $png"

@@ -13,6 +13,9 @@ processes on the GPU, MIG on). A card without bands gets its numbers and no verd
                              [--junit FILE.xml] [--markdown FILE.md] [--json FILE.json]
   python scripts/validate.py --result FILE.json [--result ...]      (judge files already written)
 
+--results-dir is relative to the current folder (default ./results), as nightly.py's. The options
+of a run (--device, --results-dir, --quick, --gpubench, --timeout) are refused with --result.
+
 Exit status: 0 the node passed (or warned, or has no bands: said plainly); 1 a band failed, a
 band was not measured (INCOMPLETE), gpubench failed or wrote nothing, or --device=auto found no
 usable GPU and ran on the host; 2 bad input. Output files are never overwritten.
@@ -20,9 +23,8 @@ usable GPU and ran on the host; 2 bad input. Output files are never overwritten.
 
 from __future__ import annotations
 
-import os
+import math
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -31,17 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpubench_tools.acceptance import FAIL, INCOMPLETE, evaluate, load_bands, node_verdict  # noqa: E402
 from gpubench_tools.acceptance_output import as_json, console_lines, junit, markdown  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.gpubench_process import default_gpubench, run  # noqa: E402
+from gpubench_tools.output import NewFile, commit_all  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def default_gpubench() -> Path:
-    """GPUBENCH_BIN, else gpubench beside this script (installed), else the build tree's."""
-    if os.environ.get("GPUBENCH_BIN"):
-        return Path(os.environ["GPUBENCH_BIN"])
-    beside = Path(__file__).resolve().parent / "gpubench"
-    return beside if beside.is_file() else ROOT / "build" / "gpubench"
+HERE = Path(__file__).resolve().parent
 
 
 def check_outputs(paths: list[Path | None]) -> None:
@@ -70,8 +66,11 @@ def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool, time
         cmd.append("--quick")
     print("running: " + " ".join(cmd), file=sys.stderr)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout)
-    except subprocess.TimeoutExpired:
+        proc = run(cmd, timeout, [results_dir])  # stopped with SIGTERM first: it cleans up
+    except OSError as e:
+        raise UsageError(f"{binary}: cannot run gpubench: {e.strerror or e}") from None
+    if proc.timed_out:
+        sys.stderr.write(proc.stderr)
         print(f"validate.py: gpubench did not finish within {timeout:g} s (a hung GPU?): the node fails",
               file=sys.stderr)
         return 1, []
@@ -81,37 +80,56 @@ def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool, time
     return proc.returncode, list(dict.fromkeys(files))
 
 
-def write_new(path: Path | None, text: str) -> None:
-    if path is None:
-        return
-    with open(path, "x", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {path}", file=sys.stderr)
+def write_reports(reports: list[tuple[str, Path | None, object]]) -> None:
+    """Writes the requested reports ((flag, path, render) each) together or not at all, never
+    over an existing file (output.NewFile: each drawn to a temporary file beside it)."""
+    pending: list[NewFile] = []
+    try:
+        for flag, path, render in reports:
+            if path is not None:
+                f = NewFile(path, label=f"{flag} {path}")
+                pending.append(f)
+                f.tmp.write_text(render(), encoding="utf-8")
+        for path in commit_all(pending):
+            print(f"wrote {path}", file=sys.stderr)
+    finally:
+        for f in pending:
+            f.discard()  # a no-op for those committed
 
 
 def main(argv=None) -> int:
     p = make_parser("validate.py", __doc__)
     p.add_argument("--result", action="append", type=Path, metavar="FILE.json",
                    help="judge this result file (repeatable) instead of running gpubench")
-    p.add_argument("--device", default="auto", help="auto, host, N or all (default auto)")
-    p.add_argument("--results-dir", type=Path, default=ROOT / "results",
-                   help="where gpubench writes its results (default results/)")
+    p.add_argument("--device", help="auto, host, N or all (default auto)")
+    p.add_argument("--results-dir", type=Path,
+                   help="where gpubench writes its results (default: results, in the current folder)")
     p.add_argument("--quick", action="store_true", help="small sizes (smoke test of the run itself)")
     p.add_argument("--gpubench", type=Path, default=None, help="the gpubench binary (default: GPUBENCH_BIN, "
                    "then beside this script, then build/gpubench)")
     p.add_argument("--junit", type=Path, help="write JUnit XML here")
     p.add_argument("--markdown", type=Path, help="write a markdown report here")
     p.add_argument("--json", type=Path, help="write the verdicts as JSON here")
-    p.add_argument("--timeout", type=float, default=3600, help="seconds gpubench may run (default 3600)")
+    p.add_argument("--timeout", type=float, help="seconds gpubench may run (default 3600)")
     a = p.parse_args(argv)
+    run_only = [flag for flag, given in (("--device", a.device is not None),
+                                         ("--results-dir", a.results_dir is not None),
+                                         ("--quick", a.quick), ("--gpubench", a.gpubench is not None),
+                                         ("--timeout", a.timeout is not None)) if given]
+    if a.result and run_only:  # they would be ignored: the files say which device ran, and how
+        raise UsageError(f"{', '.join(run_only)} {'apply' if len(run_only) > 1 else 'applies'} to a run of "
+                         f"gpubench, not to --result (files already written): give one or the other")
+    a.device = a.device or "auto"
+    a.results_dir = Path("results") if a.results_dir is None else a.results_dir
+    a.timeout = 3600.0 if a.timeout is None else a.timeout
     if not re.fullmatch(r"auto|host|all|\d{1,4}", a.device):
         raise UsageError(f"--device: {a.device!r} is not auto, host, all or a device number")
     if not str(a.results_dir) or str(a.results_dir) == ".":
         raise UsageError("--results-dir has an empty value")
     if a.results_dir.exists() and not a.results_dir.is_dir():
         raise UsageError(f"--results-dir {a.results_dir}: not a folder")
-    if not a.timeout > 0:
-        raise UsageError("--timeout must be a number of seconds above 0")
+    if not (math.isfinite(a.timeout) and a.timeout > 0):
+        raise UsageError(f"--timeout {a.timeout:g}: need a finite number of seconds above 0")
     check_outputs([a.junit, a.markdown, a.json])
     bands = load_bands()
 
@@ -119,7 +137,8 @@ def main(argv=None) -> int:
     if a.result:
         files = list(dict.fromkeys(f.resolve() for f in a.result))  # a file given twice is read once
     else:
-        status, files = run_gpubench(a.gpubench or default_gpubench(), a.device, a.results_dir, a.quick, a.timeout)
+        status, files = run_gpubench(a.gpubench or default_gpubench(HERE), a.device, a.results_dir, a.quick,
+                                     a.timeout)
         if not files:
             print(f"validate.py: gpubench wrote no result (exit status {status}); no verdict: the node fails",
                   file=sys.stderr)
@@ -128,9 +147,8 @@ def main(argv=None) -> int:
     gpus = evaluate(results, bands)
 
     print("\n".join(console_lines(gpus)))
-    write_new(a.junit, junit(gpus))
-    write_new(a.markdown, markdown(gpus))
-    write_new(a.json, as_json(gpus))
+    write_reports([("--junit", a.junit, lambda: junit(gpus)), ("--markdown", a.markdown, lambda: markdown(gpus)),
+                   ("--json", a.json, lambda: as_json(gpus))])
     if status != 0:
         print(f"validate.py: gpubench exited with status {status} (a wrong result, a lost device or a stopped "
               "run): the node fails", file=sys.stderr)

@@ -5,4 +5,5 @@ and the outliers of a fleet (fleet.py).
 
 Every module reads gpubench's Google Benchmark JSON through results.py, and the card table
 through cards.py (harness/model/cards.csv, the same file compiled into the C++ harness).
+Every output file is written whole or not at all through output.py.
 """

@@ -22,16 +22,19 @@ Steps:
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compare import (Comparison, Thresholds, apply_confirmation, compare, failure_lines, to_json,
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
+from .gpubench_process import Finished, run
+from .output import NewFile, commit_all
 from .results import Result, load_result
-from .store import failed_verification, history, is_valid_baseline, last_valid
+from .store import (check_device_key, failed_verification, history, is_valid_baseline,
+                    last_valid)
 from .trends import draw_trend, file_name, trend_data
 
 
@@ -69,8 +72,10 @@ class NightlyOutcome:
     failures: list[str] = field(default_factory=list)
 
 
-def run_gpubench(o: NightlyOptions, args: list[str]) -> subprocess.CompletedProcess:
-    """Runs gpubench with the common flags plus `args`; UsageError when it cannot run."""
+def run_gpubench(o: NightlyOptions, args: list[str], writes_to: Path) -> Finished:
+    """Runs gpubench with the common flags plus `args`; UsageError when it cannot run or runs
+    past the timeout (stopped with SIGTERM first, so it removes its temporary result from
+    `writes_to`, the folder it writes to: gpubench_process.run)."""
     cmd = [str(o.gpubench), f"--device={o.device}",
            f"--benchmark_repetitions={o.repetitions}",
            "--benchmark_enable_random_interleaving=true"]
@@ -78,21 +83,22 @@ def run_gpubench(o: NightlyOptions, args: list[str]) -> subprocess.CompletedProc
         cmd.append("--quick")
     cmd += o.extra_args + args
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=o.timeout_s)
+        proc = run(cmd, o.timeout_s, [writes_to])
     except FileNotFoundError:
         raise UsageError(f"{o.gpubench}: gpubench executable not found (build it, or pass "
                          f"--gpubench PATH)") from None
     except PermissionError:
         raise UsageError(f"{o.gpubench}: not executable") from None
-    except subprocess.TimeoutExpired:
-        raise UsageError(f"{o.gpubench} did not finish within {o.timeout_s:g} s") from None
+    if proc.timed_out:
+        raise UsageError(f"{o.gpubench} did not finish within {o.timeout_s:g} s (stopped; no "
+                         f"result stored)")
     if proc.returncode not in (0, 1):  # 1 = a benchmark failed verification: still a result
         first = (proc.stderr.strip().splitlines() or ["(no output)"])[0]
         raise UsageError(f"gpubench exited {proc.returncode}: {first}")
     return proc
 
 
-def stored_path(proc: subprocess.CompletedProcess) -> Path:
+def stored_path(proc: Finished) -> Path:
     """The `result: <path>` line gpubench prints last on stderr."""
     for line in reversed(proc.stderr.splitlines()):
         if line.startswith("result: "):
@@ -106,17 +112,43 @@ def suspects_filter(names: list[str]) -> str:
     return "^(" + "|".join(re.escape(n) for n in names) + ")(/|$)"
 
 
+def default_report_root(results_dir: Path) -> Path:
+    """Where the nightly reports go without --report-dir (a folder per device key below)."""
+    return results_dir.resolve().parent / "plots" / "nightly"
+
+
+def check_folder(folder: Path, what: str) -> None:
+    """UsageError unless `folder` is a folder that can be written, or can be created there:
+    the nearest part of it that exists is a folder we may write in. Checked before gpubench
+    runs (hours), so that a report with nowhere to go is refused at once, not after."""
+    p = folder
+    while not (p.exists() or p.is_symlink()) and p.parent != p:
+        p = p.parent
+    if not p.is_dir():
+        raise UsageError(f"{what} {folder}: {p} is not a folder" if p != folder
+                         else f"{what} {folder}: not a folder")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise UsageError(f"{what} {folder}: {p} is not writable")
+
+
 def run_nightly(o: NightlyOptions) -> NightlyOutcome:
-    """The whole job; UsageError for problems before a comparison is possible."""
+    """The whole job; UsageError for problems before a comparison is possible (every output
+    folder is checked before gpubench runs)."""
+    check_folder(o.results_dir, "--results-dir")
+    if o.report_dir is not None:
+        check_folder(o.report_dir, "--report-dir")
+    else:
+        check_folder(default_report_root(o.results_dir), "the default report folder")
     o.results_dir.mkdir(parents=True, exist_ok=True)
     args = [f"--results-dir={o.results_dir}"]
     if o.filter:
         args.append(f"--filter={o.filter}")
-    new_path = stored_path(run_gpubench(o, args))
+    new_path = stored_path(run_gpubench(o, args, o.results_dir))
     new = load_result(new_path)
+    check_device_key(new.device_key, new_path)  # it names folders below
     # one folder per night (named after its result), so no night's report replaces another's
-    report_dir = (o.report_dir or (o.results_dir.resolve().parent / "plots" / "nightly"
-                                   / new.device_key)) / new_path.stem
+    report_dir = (o.report_dir or default_report_root(o.results_dir) / new.device_key) \
+        / new_path.stem
     report_dir.mkdir(parents=True, exist_ok=True)
     out = NightlyOutcome(0, new_path, report_dir)
     notes: list[str] = []
@@ -140,8 +172,9 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
             out.message = (f"no baseline yet: {new_path} is the first valid result of device key "
                            f"'{new.device_key}' in {o.results_dir}; the next run compares with it")
         md = report_dir / "report.md"
-        md.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n"
-                      + "".join(f"- {line}\n" for line in out.failures))
+        with NewFile(md) as f:
+            f.tmp.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n"
+                             + "".join(f"- {line}\n" for line in out.failures), encoding="utf-8")
         out.files.append(md)
         return out
     c = compare(new, baselines, o.thresholds)
@@ -150,18 +183,21 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         rerun_path = report_dir / f"rerun_{stamp}.json"
         run_gpubench(o, [f"--filter={suspects_filter([r.name for r in c.slower()])}",
-                         f"--out={rerun_path}"])
+                         f"--out={rerun_path}"], report_dir)
         rerun = load_result(rerun_path)
         apply_confirmation(c, compare(rerun, baselines, o.thresholds))
         out.files.append(rerun_path)
     out.comparison = c
     out.exit_code = c.exit_code
     out.failures = failure_lines(c)
-    for fname, render in (("report.md", to_markdown), ("report.json", to_json),
-                          ("junit.xml", to_junit)):
-        p = report_dir / fname
-        p.write_text(render(c), encoding="utf-8")
-        out.files.append(p)
+    reports = [NewFile(report_dir / name) for name in ("report.md", "report.json", "junit.xml")]
+    try:  # all three whole, or none
+        for f, render in zip(reports, (to_markdown, to_json, to_junit)):
+            f.tmp.write_text(render(c), encoding="utf-8")
+        out.files += commit_all(reports)
+    finally:
+        for f in reports:
+            f.discard()  # a no-op for those committed
     out.files += write_trends(o, new, c, report_dir / "trends")
     out.message = (f"{verdict_line(c)}: "
                    + ", ".join(f"{v} {n}" for v, n in c.counts().items()))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .output import NewFile
 from .results import Benchmark, Result, parse_size, to_number
 
 #: The level gpubench's peer-to-peer rows carry in their label.
@@ -252,9 +253,10 @@ def matrix_figure(d: P2pMatrix):
     return fig
 
 
-def draw_matrix(d: P2pMatrix, out_png: Path | str) -> Path:
-    """Writes matrix_figure() as a PNG and returns its path."""
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    matrix_figure(d).savefig(out_png, dpi=DPI)
-    return out_png
+def draw_matrix(d: P2pMatrix, out_png: Path | str, overwrite: bool = False) -> Path:
+    """Writes matrix_figure() as a PNG (or the SVG or PDF its name asks for) and returns its
+    path; whole or not at all (output.NewFile), never over an existing file unless
+    `overwrite`."""
+    with NewFile(out_png, overwrite) as out:
+        matrix_figure(d).savefig(out.tmp, format=out.format, dpi=DPI)
+    return out.path

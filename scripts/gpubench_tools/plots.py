@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .output import NewFile, commit_all
 from .results import Benchmark, Result
 
 FIGSIZE = (10.0, 6.0)
@@ -424,19 +425,29 @@ def plot_figure(d: PlotData):
     return fig
 
 
-def draw_plot(d: PlotData, out_png: Path | str) -> Path:
-    """Writes one sweep plot (plot_figure(), FIGSIZE x DPI pixels) and returns its path."""
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    plot_figure(d).savefig(out_png, dpi=DPI)
-    return out_png
+def draw_plot(d: PlotData, out_png: Path | str, overwrite: bool = False) -> Path:
+    """Writes one sweep plot (plot_figure(), FIGSIZE x DPI pixels) and returns its path; whole
+    or not at all (output.NewFile), never over an existing file unless `overwrite`."""
+    with NewFile(out_png, overwrite) as out:
+        plot_figure(d).savefig(out.tmp, format=out.format, dpi=DPI)
+    return out.path
 
 
-def write_plots(result: Result, out_dir: Path | str, stem: str) -> list[Path]:
-    """Draws every plot whose data the result holds as out_dir/<stem>_<kind>.png."""
-    out = []
-    for make in ALL_PLOTS:
-        d = make(result)
-        if d is not None:
-            out.append(draw_plot(d, Path(out_dir) / f"{stem}_{d.kind}.png"))
-    return out
+def write_plots(result: Result, out_dir: Path | str, stem: str,
+                overwrite: bool = False) -> list[Path]:
+    """Draws every plot whose data the result holds as out_dir/<stem>_<kind>.png: all of them
+    or, when one fails or the run is interrupted, none (each is drawn to a temporary file,
+    and they are moved onto their names together at the end)."""
+    pending: list[NewFile] = []
+    try:
+        for make in ALL_PLOTS:
+            d = make(result)
+            if d is not None:
+                f = NewFile(Path(out_dir) / f"{stem}_{d.kind}.png", overwrite)
+                pending.append(f)
+                plot_figure(d).savefig(f.tmp, format=f.format, dpi=DPI)
+    except BaseException:
+        for f in pending:
+            f.discard()
+        raise
+    return commit_all(pending)

@@ -353,6 +353,53 @@ def resolve_meaning(b: Benchmark) -> RowMeaning:
                       got.get("level", legacy.level), got.get("sweep", legacy.sweep), "label")
 
 
+#: Counters that hold a measurement, with the largest value a real one can have. Every bound is
+#: far beyond any device, so no real run comes near it: the fastest bandwidth a GPU reaches is
+#: tens of TB/s (shared memory or L1 summed over the SMs, ~3e4 GB/s on an H100; 1e9 GB/s is an
+#: exabyte per second), the fastest tensor throughput tens of PFLOP/s (~2e4 TFLOPS; 1e9 is a
+#: zettaFLOP/s), a percentage of a peak or of cuBLAS a few hundred at most (cache-resident rows of
+#: old files against the DRAM peak; 1e6), an arithmetic intensity at most thousands of FLOP per
+#: byte, a working set at most a node's memory (TBs; 1e18 bytes is an exabyte), one operation at
+#: most hours in any time unit (1e15 ns is 11 days). A value beyond its bound, like a negative or
+#: non-finite one or a string, is a forged or corrupt file, and would otherwise overflow the
+#: tools' arithmetic (1e308 GB/s turns into infinity on a plot's axis).
+MEASURED_COUNTER_LIMITS = {
+    "GB/s": 1e9, "GBps": 1e9, "sector_GB/s": 1e9,
+    "TFLOPS": 1e9, "flop_per_byte": 1e9,
+    "pct_of_peak": 1e6, "pct_of_cublas": 1e6, "pct_of_protocol_limit": 1e6,
+    "latency_ns": 1e15, "latency_us": 1e15, "p50_us": 1e15, "p99_us": 1e15, "real_time": 1e15,
+    "working_set_bytes": 1e18,
+}
+
+
+def check_measured_counters(entry: dict, where: str, path: Path) -> None:
+    """UsageError ("not a gpubench result") when a measured counter of a benchmark entry (see
+    MEASURED_COUNTER_LIMITS) is not a finite number from 0 to its bound; `where` names the entry
+    in the message. Checked on each repetition and on the mean and median aggregates (the
+    figures the tools read); entries that failed carry no measurement, and the other aggregates
+    may hold NaN legitimately (the cv of an all-zero counter)."""
+    if entry.get("error_occurred"):
+        return
+    if entry.get("run_type") == "aggregate" and entry.get("aggregate_name") not in ("mean", "median"):
+        return
+    for key, limit in MEASURED_COUNTER_LIMITS.items():
+        if key not in entry:
+            continue
+        v = entry[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            why = f"a {type(v).__name__}, not a number"
+        elif not math.isfinite(v):
+            why = "not a measured number"
+        elif v < 0:
+            why = "negative, not a measured number"
+        elif v > limit:
+            why = f"above {limit:g}, beyond any device: not a measured number"
+        else:
+            continue
+        shown = json.dumps(v)[:40] if isinstance(v, (str, list, dict)) else str(v)
+        raise UsageError(f"{path}: not a gpubench result: {where} has {key} = {shown}, {why}")
+
+
 def _bench_name(entry: dict) -> str:
     raw = entry.get("run_name") or entry.get("name") or ""
     return str(raw)
@@ -412,13 +459,7 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
             b = Benchmark(name=name, family=m.group(1), kernel=m.group(2), variant=m.group(3),
                           params=params)
             benches[name] = b
-        if not entry.get("error_occurred") and entry.get("run_type") != "aggregate":
-            # a repetition's figures are measured numbers: NaN or Infinity is a broken file
-            # (aggregates may hold NaN legitimately: the cv of an all-zero counter)
-            for k in ("GB/s", "TFLOPS", "latency_ns", "latency_us", "real_time", "pct_of_peak"):
-                v = entry.get(k)
-                if isinstance(v, float) and not math.isfinite(v):
-                    raise UsageError(f"{path}: benchmarks[{i}] ({raw}) has {k} = {v}, not a measured number")
+        check_measured_counters(entry, f"benchmarks[{i}] ({raw})", path)
         if not b.label_fields:
             b.label_fields = parse_row_label(entry.get("label"))
         if entry.get("error_occurred"):

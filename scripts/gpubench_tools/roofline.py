@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cards import Card, find_card_by_device_name, fp16x2_TFLOPS
+from .output import NewFile
 from .results import Benchmark, Result
 
 #: Leftmost intensity drawn at most (FLOP/byte); further left where a point needs it.
@@ -139,6 +140,12 @@ class Series:
     ridges: list[Ridge] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  #: printed by the CLI (e.g. peak fallbacks)
     host: bool = False  #: a host-backend result: its "L2" is the last-level cache
+
+    @property
+    def draws_measurements(self) -> bool:
+        """True when a row of the result is drawn: a measured ceiling or a point (a result
+        with neither, e.g. only memory-management rows, has nothing to show)."""
+        return bool(self.points) or any(c.empirical for c in self.ceilings)
 
     def ceiling(self, kind: str, measured: bool = False) -> Ceiling | None:
         """The theoretical (or measured) ceiling of a kind, None when not drawn."""
@@ -741,10 +748,13 @@ def roofline_figure(data: RooflineData):
     return fig
 
 
-def draw_roofline(data: RooflineData, out_png: Path | str) -> Path:
-    """Writes the chart (roofline_figure()) as a PNG of FIGSIZE x DPI pixels and returns its
-    path."""
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    roofline_figure(data).savefig(out_png, dpi=DPI)
-    return out_png
+def draw_roofline(data: RooflineData, out_png: Path | str | NewFile,
+                  overwrite: bool = False) -> Path:
+    """Writes the chart (roofline_figure()) as a PNG of FIGSIZE x DPI pixels (or the SVG or PDF
+    its name asks for) and returns its path; whole or not at all (output.NewFile), never over
+    an existing file unless `overwrite`. `out_png` may be a NewFile opened beforehand (the CLI
+    opens it before any work, so an unwritable folder is refused at once)."""
+    out = out_png if isinstance(out_png, NewFile) else NewFile(out_png, overwrite)
+    with out:
+        roofline_figure(data).savefig(out.tmp, format=out.format, dpi=DPI)
+    return out.path

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import UsageError
+from .output import umask_mode
 from .results import Result, load_result
 
 #: File names in the store: timestamp, underscore, revision (letters, digits, - . +), and
@@ -25,11 +26,23 @@ STORE_NAME_RE = re.compile(r"^(\d{8}T\d{6}Z)_([A-Za-z0-9.+]+(?:-[A-Za-z][A-Za-z0
 _KEY_RE = re.compile(r"^[A-Za-z0-9._+-]+$")
 
 
+def check_device_key(device_key: str, source: Path | str | None = None) -> str:
+    """The device key, when it is usable as one folder name (letters, digits, "._+-", not "."
+    or ".."): the store and the plots' default folders are named after it, and it comes from
+    result files, which may be hostile ("../../x" or "/tmp/x" would lead a path out of its
+    folder). UsageError otherwise, naming `source` (the result it came from) when given."""
+    if not isinstance(device_key, str) or not _KEY_RE.match(device_key) \
+            or device_key in (".", ".."):
+        where = f"{source}: " if source is not None else ""
+        raise UsageError(f"{where}device key {str(device_key)[:80]!r} is not usable as a folder name "
+                         f"(letters, digits and . _ + - only)")
+    return device_key
+
+
 def result_path(results_dir: Path | str, device_key: str, when: _dt.datetime,
                 git_revision: str) -> Path:
     """Where a run started at `when` (UTC) from `git_revision` is stored."""
-    if not _KEY_RE.match(device_key) or device_key in (".", ".."):
-        raise UsageError(f"device key '{device_key}' is not usable as a directory name")
+    check_device_key(device_key)
     rev = re.sub(r"[^A-Za-z0-9.+-]", "-", git_revision) or "unknown"
     stamp = when.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     return Path(results_dir) / device_key / f"{stamp}_{rev}.json"
@@ -65,6 +78,7 @@ def write_new(path: Path | str, data: bytes) -> Path:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, umask_mode())  # as gpubench's own files, not mkstemp's 0600
         os.link(tmp, path)  # atomic, and fails with FileExistsError if the name is taken
     finally:
         os.unlink(tmp)

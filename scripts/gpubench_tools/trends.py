@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compare import Thresholds, judge, robust_noise
+from .output import NewFile
 from .results import Result
 from .store import STORE_NAME_RE
 
@@ -135,8 +136,8 @@ def trend_figure(d: TrendData):
 
 
 def draw_trend(d: TrendData, out_png: Path | str) -> Path:
-    """Writes the trend plot (trend_figure(), 900 x 450 pixels)."""
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    trend_figure(d).savefig(out_png, dpi=100)
-    return out_png
+    """Writes the trend plot (trend_figure(), 900 x 450 pixels); whole or not at all
+    (output.NewFile), never over an existing file (each night has a folder of its own)."""
+    with NewFile(out_png) as out:
+        trend_figure(d).savefig(out.tmp, format=out.format, dpi=100)
+    return out.path

@@ -345,3 +345,50 @@ def test_gpubench_lists_the_acceptance_rows_of_a_gpu_without_one():
                "compute/hgemm/cublas/m:4096,", "compute/peak_fp32_fma/")
     assert all(n.startswith(allowed) for n in names), [n for n in names if not n.startswith(allowed)]
     assert len(names) < 40
+
+
+@pytest.mark.parametrize("flag", [["--device=0"], ["--device", "auto"], ["--results-dir", "store"], ["--quick"],
+                                  ["--gpubench", "/bin/true"], ["--timeout", "60"]])
+def test_options_of_a_run_are_refused_with_result(tmp_path, flag):
+    # They would be silently ignored: the files say which device ran, and how.
+    code, out, err = run("--result", write_json(healthy_h100(), tmp_path / "r.json"), *flag)
+    assert code == 2 and out == "", err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("validate.py: error: ") and "Traceback" not in err
+    assert flag[0].split("=")[0] in lines[0] and "--result" in lines[0]
+
+
+def test_the_default_results_dir_is_results_in_the_current_folder(tmp_path, monkeypatch):
+    # As the README's [--results-dir results] and nightly.py's default: not the results/ of the
+    # tree the script sits in (an installed tree's PREFIX/results).
+    good = write_json(healthy_h100(), tmp_path / "r.json")
+    fake = tmp_path / "fake_gpubench"
+    fake.write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path / 'args'}\necho 'result: {good}' >&2\n")
+    fake.chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, out, err = run("--gpubench", fake, "--device", "0")
+    assert code == 0, err
+    assert "--results-dir=results " in (tmp_path / "args").read_text()
+    assert (work / "results").is_dir()
+
+
+def test_reports_are_written_together_or_not_at_all(tmp_path, monkeypatch):
+    import validate
+    from conftest import cli
+
+    def interrupted(_gpus):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(validate, "markdown", interrupted)  # the second of three reports
+    good = write_json(healthy_h100(), tmp_path / "r.json")
+    out = tmp_path / "out"
+    out.mkdir()
+    code, _, err = cli("validate.py", "--result", good, "--junit", out / "a.xml", "--markdown", out / "a.md",
+                       "--json", out / "a.json")  # in this process, where markdown() is replaced
+    assert code == 130, err
+    assert list(out.iterdir()) == []  # no JUnit file without its siblings, no temporary file
+    monkeypatch.undo()
+    code, _, err = run("--result", good, "--junit", out / "a.xml", "--markdown", out / "a.md", "--json", out / "a.json")
+    assert code == 0 and sorted(p.name for p in out.iterdir()) == ["a.json", "a.md", "a.xml"], err

@@ -438,3 +438,41 @@ def test_fuzzed_command_lines(tmp_path, base_doc, monkeypatch):
         if code == 2:
             lines = err.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith("fleet.py: error: "), f"{what}\n{err}"
+
+
+# ------------------------------------------------------------------------------ the outputs
+
+@pytest.fixture
+def small_store(tmp_path, base_doc) -> Path:
+    return build_store(tmp_path / "store", base_doc, nodes=NODES[:3], gpus=1, planted=None)
+
+
+def test_outputs_get_the_mode_of_the_umask(small_store, tmp_path):
+    import os
+    import stat
+    old = os.umask(0o027)
+    try:
+        code, _, err = cli("fleet.py", small_store, "--quiet", "--json", tmp_path / "f.json",
+                           "--markdown", tmp_path / "f.md", "--png", tmp_path / "f.png")
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    for name in ("f.json", "f.md", "f.png"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o640, name  # not mkstemp's 0600
+    assert (tmp_path / "f.png").read_bytes().startswith(b"\x89PNG")
+    assert json.loads((tmp_path / "f.json").read_text())["exit_code"] == 0
+
+
+def test_an_unwritable_output_is_named_and_nothing_is_written(small_store, tmp_path):
+    ok = tmp_path / "ok.json"
+    line = expect_bad_input([small_store, "--quiet", "--json", ok, "--png", "/proc/fleet.png"],
+                            "--png /proc/fleet.png: cannot write there")
+    assert ".tmp" not in line
+    assert not ok.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["store"]
+
+
+@pytest.mark.parametrize("name", ["fleet.jpg", "fleet", "fleet.svg", "fleet.png.txt"])
+def test_a_png_under_another_name_is_refused(small_store, tmp_path, name):
+    expect_bad_input([small_store, "--png", tmp_path / name, "--json", tmp_path / "f.json"],
+                     "give a name ending in .png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]

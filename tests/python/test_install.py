@@ -2,6 +2,7 @@
 table beside it, and the installed copy runs, finds its card table and plots without the source
 tree. The build is the one GPUBENCH_BIN comes from (gpubench sits at the top of its build tree)."""
 
+import os
 import subprocess
 import sys
 
@@ -53,3 +54,15 @@ def test_the_installed_gpubench_runs_and_its_tools_plot_the_result(installed, tm
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert plot.returncode == 0, plot.stderr
     assert list((tmp_path / "plots").glob("*_bandwidth.png"))
+
+
+def test_the_installed_nightly_runs_the_gpubench_beside_it(installed, tmp_path):
+    # No GPUBENCH_BIN, no --gpubench, run from elsewhere: the gpubench in PREFIX/bin, not a
+    # build tree's build/gpubench (which an installed tree has none of).
+    env = {k: v for k, v in os.environ.items() if k != "GPUBENCH_BIN"}
+    proc = subprocess.run([sys.executable, str(installed / "nightly.py"), "--device", "host", "--quick",
+                           "--filter", "^bandwidth/copy/kernel/bytes:4KiB$", "--repetitions", "2",
+                           "--results-dir", str(tmp_path / "results"), "--allow-empty-history"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "no baseline yet" in proc.stdout and len(list((tmp_path / "results").rglob("*.json"))) == 1

@@ -66,3 +66,108 @@ def test_outputs_are_not_overwritten_without_force(host_result, tmp_path):
     assert code == 2 and "not overwritten without --force" in err and md.read_text() == "an earlier report"
     code, _, err = cli("compare.py", host_result, host_result, "--markdown", md, "--quiet", "--force")
     assert code == 0 and md.read_text().startswith("# gpubench comparison"), err
+
+
+def _with_counter(host_doc, path, counter, value):
+    """A copy of the real host run with `counter` set to `value` in every entry that has it,
+    written to `path`."""
+    doc = json.loads(json.dumps(host_doc))
+    hit = 0
+    for e in doc["benchmarks"]:
+        if counter in e:
+            e[counter] = value
+            hit += 1
+    assert hit, counter
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _one_line(tool, code, out, err, *says):
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{tool}: error: "), err
+    for s in says:
+        assert s in lines[0], lines[0]
+    return lines[0]
+
+
+def test_a_store_with_a_string_rate_is_bad_input_for_fleet(host_doc, tmp_path):
+    # Three nodes, so every headline metric has enough GPUs for statistics; one file's GB/s
+    # are strings (a forged or hand-edited file): one line naming it, never a traceback.
+    store = tmp_path / "store"
+    key = host_doc["context"]["device_key"]
+    for i in range(3):
+        doc = json.loads(json.dumps(host_doc))
+        doc["context"]["host_name"] = f"n{i}"
+        (store / key).mkdir(parents=True, exist_ok=True)
+        (store / key / f"2026010{i + 1}T000000Z_a.json").write_text(json.dumps(doc))
+    bad = _with_counter(json.loads((store / key / "20260101T000000Z_a.json").read_text()),
+                        store / key / "20260101T000000Z_a.json", "GB/s", "fast")
+    _one_line("fleet.py", *cli("fleet.py", store, "--quiet"), str(bad), "not a gpubench result",
+              "GB/s", "not a number")
+
+
+@pytest.mark.parametrize("value, says", [(1e308, "above"), (-5.0, "negative"), ("12", "not a number"),
+                                         (True, "not a number")])
+@pytest.mark.parametrize("tool", ["report.py", "roofline.py", "plot.py"])
+def test_an_absurd_or_non_numeric_rate_is_not_a_gpubench_result(host_doc, tmp_path, tool, value, says):
+    bad = _with_counter(host_doc, tmp_path / "bad.json", "GB/s", value)
+    out = {"report.py": ["--out", tmp_path / "r.html"], "roofline.py": ["--out", tmp_path / "r.png"],
+           "plot.py": ["--out-dir", tmp_path / "p"]}[tool]
+    line = _one_line(tool, *cli(tool, bad, *out), str(bad), "not a gpubench result", "GB/s", says)
+    assert "bandwidth/" in line  # names the benchmark
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.png").exists()
+    assert not (tmp_path / "p").exists()
+
+
+def test_an_absurd_time_is_not_a_gpubench_result(host_doc, tmp_path):
+    bad = _with_counter(host_doc, tmp_path / "bad.json", "real_time", 1e300)
+    _one_line("roofline.py", *cli("roofline.py", bad, "--out", tmp_path / "r.png"), "real_time", "above")
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "0", "1e400"])
+def test_validate_refuses_a_timeout_that_is_not_a_finite_positive_number(value, tmp_path):
+    _one_line("validate.py", *cli("validate.py", f"--timeout={value}", "--device=host", "--quick",
+                                  "--results-dir", tmp_path / "store"), "--timeout")
+    assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("key", ["../../../escaped", "{tmp}/abs", "..", "a/b", "", "x\ny"])
+@pytest.mark.parametrize("tool", ["report.py", "roofline.py", "plot.py"])
+def test_a_device_key_that_is_not_a_folder_name_is_refused(host_doc, tmp_path, monkeypatch, tool, key):
+    # The default output folder is plots/<device key>, the key read from the (untrusted) file.
+    key = key.format(tmp=tmp_path)  # an absolute key, inside the test's folder all the same
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"]["device_key"] = key
+    work = tmp_path / "a" / "b" / "c"
+    work.mkdir(parents=True)
+    bad = work / "bad.json"
+    bad.write_text(json.dumps(doc))
+    monkeypatch.chdir(work)
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = cli(tool, bad)
+    if key == "":  # an empty key is not a gpubench result at all
+        _one_line(tool, code, out, err, "lacks context keys: device_key")
+    else:
+        _one_line(tool, code, out, err, str(bad), "device key", "not usable as a folder name")
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written anywhere below
+    assert not (tmp_path / "abs").exists() and not (tmp_path / "a" / "escaped").exists()
+
+
+@pytest.mark.parametrize("backend", ["host", "cuda"])
+def test_a_result_with_no_row_for_the_roofline_is_refused(host_result, host_doc, tmp_path, backend):
+    # Only memory-management rows (they stay off the roofline), or no rows at all: nothing of
+    # the result would be drawn (on a GPU, the card's roofs alone: --card says that).
+    from fixtures import memory_result, write_json
+    memory = write_json(memory_result(backend), tmp_path / "memory.json")
+    empty = json.loads(json.dumps(host_doc))
+    empty["benchmarks"] = []
+    empty = write_json(empty, tmp_path / "empty.json")
+    for args, named in (([memory], memory), ([empty], empty), ([host_result, memory], memory)):
+        png = tmp_path / "r.png"
+        code, out, err = cli("roofline.py", *args, "--out", png)
+        _one_line("roofline.py", code, out, err, f"{named}: no row to draw on a roofline")
+        assert not png.exists() and not list(tmp_path.glob(".*.tmp"))
+    assert cli("roofline.py", host_result, "--out", tmp_path / "r.png")[0] == 0

@@ -332,3 +332,41 @@ def test_a_night_with_a_skipped_row_fails_nothing_and_is_a_baseline(tmp_path, fa
     report = json.loads((night(tmp_path) / "report.json").read_text())
     assert report["baselines"][-1] == skipped_night
     assert next(r for r in report["rows"] if r["name"] == name)["n_baseline"] == 5  # the seed's
+
+
+def test_store_writes_get_the_mode_of_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        p = write_new(tmp_path / "k" / "20261122T030405Z_abc.json", b"{}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o640  # as gpubench's own results, not 0600
+
+
+@pytest.mark.parametrize("where", ["report_file", "report_below_file", "plots_file", "results_file"])
+def test_nightly_checks_its_outputs_before_it_runs_gpubench(tmp_path, where):
+    # A report folder that cannot be made (a file, or below one) was found only after the
+    # benchmark (hours) had run and stored its result.
+    ran = tmp_path / "gpubench_ran"
+    exe = tmp_path / "gpubench"
+    exe.write_text(f"#!/bin/sh\n: > {ran}\nexit 3\n")
+    exe.chmod(0o755)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a folder")
+    results, report = tmp_path / "work" / "results", ["--report-dir", tmp_path / "report"]
+    if where == "report_file":
+        report = ["--report-dir", a_file]
+    elif where == "report_below_file":
+        report = ["--report-dir", a_file / "sub"]
+    elif where == "plots_file":  # the default report folder: <results>/../plots/nightly
+        report = []
+        (tmp_path / "work").mkdir()
+        (tmp_path / "work" / "plots").write_text("not a folder")
+    else:
+        results = a_file
+    code, out, err = cli("nightly.py", "--gpubench", exe, "--results-dir", results, *report)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nightly.py: error: ") and "not a folder" in lines[0], err
+    assert not ran.exists()  # gpubench never started
+    assert not (tmp_path / "work" / "results").exists()

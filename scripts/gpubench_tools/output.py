@@ -1,0 +1,127 @@
+"""Output files that appear whole or not at all (standard library only: validate.py uses it).
+
+A tool writes each output under a temporary name in the output's own folder (created as
+needed), then moves it onto its name: a reader never sees half a file, an interrupted or failed
+run leaves no partial file behind (the temporary is removed on any exception, Ctrl-C and, through
+errors.run_cli, SIGTERM included), and a rerun is never refused because of one. Creating the
+temporary first is also the check that the folder can be written, before any work.
+
+The final file gets the mode any file the user writes gets (0666 less the umask), not the 0600
+of a temporary file; without `overwrite` it is hard-linked onto its name, which fails rather
+than replace a file that appeared meanwhile.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import UsageError
+
+
+def umask_mode() -> int:
+    """The mode a new file gets from open(): 0666 less the process's umask."""
+    mask = os.umask(0o022)  # the only way to read it portably; set back at once
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+class NewFile:
+    """An output being written: `tmp` is the temporary file to write (created, empty),
+    commit() moves it onto `path`, discard() removes it. As a context manager: committed when
+    the block ends normally, discarded when it raises.
+
+    `label` names the output in messages (e.g. "--out x.png"; default the path). A folder that
+    cannot be written is a UsageError naming it, raised by the constructor, before any work."""
+
+    def __init__(self, path: Path | str, overwrite: bool = False, label: str | None = None):
+        self.path = Path(path)
+        self.overwrite = overwrite
+        self.label = label or str(self.path)
+        self.tmp: Path | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
+                                       dir=self.path.parent)
+        except OSError as e:
+            raise UsageError(f"{self.label}: cannot write there: {e.strerror or e}") from None
+        os.close(fd)
+        self.tmp = Path(tmp)
+
+    @property
+    def format(self) -> str:
+        """The file's format as its name says: "png", "html", "json", ... (matplotlib's savefig
+        cannot tell it from the temporary's name)."""
+        return self.path.suffix.lstrip(".").lower()
+
+    def commit(self) -> Path:
+        """Moves the finished temporary onto the output's name; UsageError when, without
+        overwrite, a file of that name appeared meanwhile (the temporary is removed then)."""
+        assert self.tmp is not None, "committed twice"
+        try:
+            os.chmod(self.tmp, umask_mode())
+            if self.overwrite:
+                os.replace(self.tmp, self.path)
+            else:
+                _link_new(self.tmp, self.path, self.label)
+                self.tmp.unlink(missing_ok=True)  # gone already where it was renamed
+        except OSError as e:
+            self.discard()
+            raise UsageError(f"{self.label}: cannot write: {e.strerror or e}") from None
+        except BaseException:
+            self.discard()
+            raise
+        self.tmp = None
+        return self.path
+
+    def discard(self) -> None:
+        """Removes the temporary (nothing is left of this output)."""
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
+            self.tmp = None
+
+    def __enter__(self) -> "NewFile":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def _link_new(tmp: Path, path: Path, label: str) -> None:
+    """Hard-links tmp onto path, which must not exist (atomic: no check-then-write race)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise UsageError(f"{label} exists; not overwritten") from None
+    except OSError as e:
+        # A file system without hard links (some network and FUSE mounts): a plain rename,
+        # after a last check.
+        if e.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
+            raise
+        if path.exists() or path.is_symlink():
+            raise UsageError(f"{label} exists; not overwritten") from None
+        os.rename(tmp, path)
+
+
+def commit_all(files: list[NewFile]) -> list[Path]:
+    """Commits several outputs as one: when one cannot be committed, those already committed
+    by this call (new files, never ones they replaced) are removed again, the rest discarded,
+    and the error raised. Returns their paths."""
+    done: list[NewFile] = []
+    try:
+        for f in files:
+            f.commit()
+            done.append(f)
+    except BaseException:
+        for f in files:
+            f.discard()
+        for f in done:
+            if not f.overwrite:
+                f.path.unlink(missing_ok=True)
+        raise
+    return [f.path for f in files]

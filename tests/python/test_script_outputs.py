@@ -1,0 +1,195 @@
+"""How the scripts write their outputs: whole or not at all (a temporary file in the output's
+folder, moved onto its name when complete), with the mode the user's umask gives, never over an
+existing file without --force; an interrupted run leaves nothing behind and its rerun is not
+refused."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from matplotlib.figure import Figure
+
+from conftest import SCRIPTS, cli
+from gpubench_tools.errors import UsageError
+from gpubench_tools.output import NewFile, commit_all
+
+
+@pytest.fixture
+def umask_027():
+    """Runs the test under umask 027 (so the expected mode, 0640, differs from both 0600 and
+    0644)."""
+    old = os.umask(0o027)
+    yield 0o640
+    os.umask(old)
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def leftovers(folder) -> list:
+    """Every file under a folder (temporary ones included)."""
+    return sorted(p.name for p in folder.rglob("*") if p.is_file())
+
+
+def interrupting_savefig(monkeypatch, after: int = 0):
+    """Figure.savefig writes half a PNG, then the user presses Ctrl-C (on call `after`, counted
+    from 0; earlier calls draw normally)."""
+    real = Figure.savefig
+    calls = []
+
+    def savefig(self, fname, *args, **kwargs):
+        calls.append(fname)
+        if len(calls) - 1 < after:
+            return real(self, fname, *args, **kwargs)
+        with open(fname, "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n half a picture")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    return calls
+
+
+@pytest.mark.parametrize("after", [0, 1])
+def test_an_interrupted_plot_leaves_no_png_and_the_rerun_is_not_refused(host_result, tmp_path,
+                                                                        monkeypatch, after):
+    # after=1: the first PNG was complete when the second was interrupted; all or none.
+    out = tmp_path / "p"
+    calls = interrupting_savefig(monkeypatch, after)
+    code, _, err = cli("plot.py", host_result, "--out-dir", out)
+    assert code == 130 and "interrupted" in err, err
+    assert len(calls) == after + 1
+    assert leftovers(out) == []
+    monkeypatch.undo()
+    code, stdout, err = cli("plot.py", host_result, "--out-dir", out)  # no --force needed
+    assert code == 0, err
+    assert leftovers(out) == sorted(p.split("/")[-1] for p in stdout.split())
+    for png in out.iterdir():
+        assert png.read_bytes().startswith(b"\x89PNG") and png.stat().st_size > 10000
+
+
+def test_an_interrupted_roofline_leaves_no_png_and_the_rerun_is_not_refused(host_result, tmp_path,
+                                                                            monkeypatch):
+    png = tmp_path / "out" / "r.png"
+    interrupting_savefig(monkeypatch)
+    code, _, err = cli("roofline.py", host_result, "--out", png)
+    assert code == 130, err
+    assert leftovers(tmp_path / "out") == []
+    monkeypatch.undo()
+    code, _, err = cli("roofline.py", host_result, "--out", png)
+    assert code == 0, err
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_failed_roofline_leaves_an_existing_png_as_it_was(host_result, tmp_path, monkeypatch):
+    png = tmp_path / "r.png"
+    png.write_bytes(b"an earlier chart")
+
+    def fail(self, *a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", fail)
+    code, _, err = cli("roofline.py", host_result, "--out", png, "--force")
+    assert code == 2 and "No space left on device" in err, err
+    assert png.read_bytes() == b"an earlier chart" and leftovers(tmp_path) == ["r.png"]
+
+
+def test_an_interrupted_p2p_heatmap_leaves_nothing(tmp_path, monkeypatch):
+    from test_p2p_matrix import write_node
+    paths = write_node(tmp_path)
+    png = tmp_path / "heat" / "m.png"
+    png.parent.mkdir()
+    interrupting_savefig(monkeypatch)
+    code, _, err = cli("p2p_matrix.py", *paths, "--out", png)
+    assert code == 130 and leftovers(png.parent) == [], err
+    monkeypatch.undo()
+    assert cli("p2p_matrix.py", *paths, "--out", png)[0] == 0
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_an_interrupted_trend_plot_leaves_nothing(host_doc, tmp_path, monkeypatch):
+    from gpubench_tools.compare import Thresholds
+    from gpubench_tools.results import parse_result
+    from gpubench_tools.trends import draw_trend, trend_data
+    runs = []
+    for i in range(3):
+        doc = json.loads(json.dumps(host_doc))
+        doc["context"]["run_started_utc"] = f"2026-11-2{i}T03:00:00Z"
+        runs.append(parse_result(doc, tmp_path / f"2026112{i}T030000Z_a.json"))
+    name = next(iter(runs[0].benchmarks))
+    d = trend_data(runs, name, 2, Thresholds())
+    interrupting_savefig(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        draw_trend(d, tmp_path / "trends" / "t.png")
+    assert leftovers(tmp_path / "trends") == []
+    monkeypatch.undo()
+    assert draw_trend(d, tmp_path / "trends" / "t.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_outputs_get_the_mode_of_the_umask(host_result, tmp_path, umask_027):
+    assert cli("roofline.py", host_result, "--out", tmp_path / "r.png")[0] == 0
+    assert cli("plot.py", host_result, "--out-dir", tmp_path / "p")[0] == 0
+    assert cli("report.py", host_result, "--out", tmp_path / "r.html")[0] == 0
+    for f in [tmp_path / "r.png", tmp_path / "r.html", *(tmp_path / "p").iterdir()]:
+        assert mode(f) == umask_027, (f, oct(mode(f)))
+
+
+def test_new_file_never_replaces_a_file_that_appeared_meanwhile(tmp_path):
+    target = tmp_path / "x.json"
+    f = NewFile(target)
+    f.tmp.write_text("mine")
+    target.write_text("someone else's")
+    with pytest.raises(UsageError, match="exists"):
+        f.commit()
+    assert target.read_text() == "someone else's" and leftovers(tmp_path) == ["x.json"]
+
+
+def test_commit_all_is_all_or_nothing(tmp_path):
+    a, b = NewFile(tmp_path / "a.md"), NewFile(tmp_path / "b.md")
+    a.tmp.write_text("a")
+    b.tmp.write_text("b")
+    (tmp_path / "b.md").write_text("earlier")
+    with pytest.raises(UsageError, match="b.md exists"):
+        commit_all([a, b])
+    assert leftovers(tmp_path) == ["b.md"] and (tmp_path / "b.md").read_text() == "earlier"
+
+
+def test_an_unwritable_folder_is_named_by_the_users_path(tmp_path):
+    with pytest.raises(UsageError) as e:
+        NewFile("/proc/x.png", label="--png /proc/x.png")
+    assert str(e.value).startswith("--png /proc/x.png: cannot write there")
+
+
+def test_sigterm_is_an_interruption_that_cleans_up(tmp_path):
+    """run_cli turns SIGTERM into an exception, so a half-written output's temporary file is
+    removed (Python's default would end the process on the spot) and the exit is 143, with
+    SIGTERM's handler put back afterwards. In a process of its own: a SIGTERM that is not
+    handled ends the process."""
+    code = textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(SCRIPTS)!r})
+        from gpubench_tools.errors import run_cli
+        from gpubench_tools.output import NewFile
+
+        def main(argv):
+            with NewFile({str(tmp_path / "x.png")!r}) as f:
+                f.tmp.write_bytes(b"half")
+                os.kill(os.getpid(), signal.SIGTERM)
+                raise AssertionError("not reached: SIGTERM raises")
+
+        status = run_cli("tool.py", main, [])
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        sys.exit(status)
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
+    assert proc.stderr == "tool.py: interrupted (SIGTERM)\n"
+    assert leftovers(tmp_path) == []
