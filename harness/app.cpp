@@ -193,14 +193,24 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
 
 // The first SIGINT / SIGTERM asks the run to stop after the current sample; a second one ends
 // the process at once, for a sample that never finishes (a hung kernel), removing the partial
-// result first. SIGHUP (the terminal closed), SIGQUIT and SIGPIPE (the reader of the output went
-// away: `gpubench ... | head`) are taken the same way, so none of them leaves a partial result
-// behind. Only async-signal-safe calls in the handler.
+// result first. SIGHUP (the terminal closed) and SIGQUIT are taken the same way, and SIGPIPE (the
+// reader of the output went away: `gpubench ... | head`) asks for the stop once and is ignored
+// after it: every later write to the closed pipe raises it again, which must neither end the
+// process at once nor turn an interrupt already asked for into another. A signal the parent
+// ignored (nohup's SIGHUP) stays ignored. Only async-signal-safe calls in the handler.
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 char g_partial_result[4096] = {};  // the temporary result file ("" when none)
 std::atomic<int> g_signals{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
 void on_signal(int sig) {
+  if (sig == SIGPIPE) {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    (void)sigaction(SIGPIPE, &ignore, nullptr);
+    if (interrupt_signal() == 0) request_interrupt(SIGPIPE);
+    return;
+  }
   if (g_signals.fetch_add(1) == 0) {
     request_interrupt(sig);
     return;
@@ -232,7 +242,11 @@ std::size_t run_benchmarks(benchmark::BenchmarkReporter* console, const std::str
   on_signal_action.sa_handler = on_signal;
   on_signal_action.sa_flags = SA_RESTART;
   sigemptyset(&on_signal_action.sa_mask);
-  for (const int sig : kStopSignals) sigaction(sig, &on_signal_action, nullptr);
+  for (const int sig : kStopSignals) {
+    struct sigaction inherited {};
+    if (sigaction(sig, nullptr, &inherited) == 0 && inherited.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &on_signal_action, nullptr);
+  }
   const std::size_t ran = console ? benchmark::RunSpecifiedBenchmarks(console) : benchmark::RunSpecifiedBenchmarks();
   release_cached_workload();
   benchmark::Shutdown();

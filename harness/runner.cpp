@@ -122,8 +122,8 @@ struct LastWorkload {
   bool verified = false;              ///< the output of a timed loop was checked
   std::vector<double> sample_per_op;  ///< seconds per operation of every timed sample so far
   /// Google Benchmark's repetitions run with one iteration count, its trial runs with growing
-  /// ones: the count of the calls so far, and how many calls in a row had it (a repetition's
-  /// number, 1-based, in the outlier line).
+  /// ones: the count of the calls so far, and how many calls in a row had it (the next call's
+  /// repetition_index, in the outlier line).
   benchmark::IterationCount rep_iterations = 0;
   int repetitions = 0;
   /// The device has run this workload with no host work since (no verification in between):
@@ -325,13 +325,14 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     // Outliers are marked, not hidden: samples far from this repetition's median, and a
     // repetition far from the median of every sample of the benchmark so far.
     SampleOutliers o = find_outliers(samples, last.sample_per_op);
+    // Google Benchmark's repetition_index (0-based): a new iteration count is a trial run or the
+    // first repetition, and numbering starts again; every call with the count is one.
+    if (state.max_iterations != last.rep_iterations) {
+      last.rep_iterations = state.max_iterations;
+      last.repetitions = 0;
+    }
+    o.repetition_index = last.repetitions++;
     if (samples.size() >= kMinOutlierSamples) {
-      // A new iteration count is a trial run (or the first repetition): numbering starts again.
-      if (state.max_iterations != last.rep_iterations) {
-        last.rep_iterations = state.max_iterations;
-        last.repetitions = 0;
-      }
-      o.repetition_index = ++last.repetitions;
       last.sample_per_op.insert(last.sample_per_op.end(), samples.begin(), samples.end());
     } else {
       o.repetition = false;
@@ -340,8 +341,8 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     state.counters["outlier"] = o.repetition ? 1 : 0;
     if (o.repetition)
       std::fprintf(stderr,
-                   "gpubench: %s: repetition %d is an outlier: %.3g us per operation against %.3g us (was the "
-                   "machine busy?)\n",
+                   "gpubench: %s: repetition_index %d is an outlier: %.3g us per operation against %.3g us (was "
+                   "the machine busy?)\n",
                    c->name().c_str(), o.repetition_index, o.repetition_per_op * 1e6, o.reference_per_op * 1e6);
   } catch (const SkipCase& e) {
     last = LastWorkload{};

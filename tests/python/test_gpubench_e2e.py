@@ -243,6 +243,25 @@ def test_a_reader_that_goes_away_stops_the_run_and_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_hangup_ignored_by_the_parent_stays_ignored(tmp_path):
+    """`nohup gpubench ... &`: nohup ignores SIGHUP before gpubench starts, and logging out must
+    not stop the run (gpubench keeps a signal its parent ignored ignored)."""
+    import signal
+    import subprocess
+    import time
+    from conftest import BIN
+    out = tmp_path / "r.json"
+    p = subprocess.Popen([str(BIN), "--device=host", "--quick", "--benchmark_repetitions=1",
+                          "--filter=bandwidth/copy/kernel/bytes:(4|64)KiB$", f"--out={out}"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    time.sleep(1.0)
+    p.send_signal(signal.SIGHUP)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert "interrupted" not in err and out.exists()
+
+
 def test_an_out_path_holding_a_dangling_link_is_refused_before_the_run(tmp_path):
     """Publishing onto a symbolic link fails even when its target is missing: refused at once, not
     after the whole run."""
