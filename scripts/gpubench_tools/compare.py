@@ -3,14 +3,16 @@
 Per benchmark, on its headline metric (the row's `metric`: GBps, TFLOPS, latency_ns or
 latency_us, from its label; legacy files: TFLOPS when it does FLOP, else GB/s), over the
 per-repetition samples. Higher is better, except for latency (results.LOWER_IS_BETTER: metric
-latency_ns, the pointer chase, and latency_us, e.g. an allocate + free pair), where the
-comparison is mirrored: change = baseline median / new median - 1, so a positive change is
-always faster. The new result's rows
-say which metric and which direction; the baselines' samples of that counter are compared.
+latency_ns, the pointer chase, and latency_us, e.g. an allocate + free pair), where a rise is
+the loss. The new result's rows say which metric and which direction; the baselines' samples of
+that counter are compared.
 - baseline: the samples of every baseline result pooled (runs that failed, or ran throttled,
   are left out), its median, and its noise = 1.4826 x MAD / median (a robust relative standard
   deviation that one outlier repetition cannot inflate);
-- change = new median / baseline median - 1 (latency: baseline / new - 1).
+- change = new median / baseline median - 1: the relative change of the metric itself, as the
+  table shows its two medians (latency 1.552 -> 2.536 ns is +63.4 %, a loss; GB/s 100 -> 80 is
+  -20 %, a loss). Whether a change is a loss or a gain is the verdict's business (SLOWER /
+  FASTER), never the sign's alone.
 
 Verdicts:
 - INVALID: the new run failed verification or ran with throttled clocks (or the baseline has no
@@ -21,7 +23,8 @@ Verdicts:
 A baseline in which a benchmark failed verification is not a baseline: compare() refuses it
 (UsageError naming the file and the benchmark) unless allow_failures, when that benchmark's
 samples are left out with a note; store.last_valid() passes such files over.
-- SLOWER: loss > min_effect AND loss > noise_k x baseline noise AND a one-sided Mann-Whitney U
+- SLOWER: |change| > min_effect AND |change| > noise_k x baseline noise, in the losing
+  direction (down; up for latency), AND a one-sided Mann-Whitney U
   test (new < baseline) rejects equality at alpha. All three, so noisy benchmarks and tiny
   shifts do not raise alarms.
 - FASTER: the mirror image.
@@ -72,13 +75,22 @@ class Row:
     reason: str
     baseline_median: float | None = None
     new_median: float | None = None
-    change: float | None = None  #: relative, positive = faster
+    #: new median / baseline median - 1, of the metric itself (a rise of latency is positive)
+    change: float | None = None
     baseline_noise: float | None = None  #: relative robust standard deviation
     p_value: float | None = None  #: one-sided, in the direction of the change
     n_new: int = 0
     n_baseline: int = 0
     failed: bool = False  #: the new run failed verification or errored
     higher_is_better: bool = True  #: False for latency: a rise of the metric is a loss
+
+    @property
+    def gain(self) -> float:
+        """The change with its sign turned so that positive is faster (0 when unknown): the
+        order of the report, worst first."""
+        if self.change is None:
+            return 0.0
+        return self.change if self.higher_is_better else -self.change
 
 
 @dataclass
@@ -162,15 +174,10 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
     if not higher_is_better and row.new_median <= 0:
         row.verdict, row.reason = "INVALID", "new median is not positive"
         return row
-    if higher_is_better:
-        row.change = row.new_median / row.baseline_median - 1.0
-    else:
-        row.change = row.baseline_median / row.new_median - 1.0
+    row.change = row.new_median / row.baseline_median - 1.0
     bound = max(t.min_effect, t.noise_k * row.baseline_noise)
-    # one-sided, in the direction of the change (slower: new below baseline, or above it for
-    # latency)
-    new_lower = (row.change < 0) == higher_is_better
-    alternative = "less" if new_lower else "greater"
+    # one-sided, in the direction of the change
+    alternative = "less" if row.change < 0 else "greater"
     row.p_value = _mann_whitney_p(new, base, alternative)
     size = abs(row.change)
     if size <= t.min_effect:
@@ -190,7 +197,7 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
         row.verdict = "NOISY"
         row.reason = f"Mann-Whitney U p = {row.p_value:.3g} >= {t.alpha:g}"
         return row
-    row.verdict = "SLOWER" if row.change < 0 else "FASTER"
+    row.verdict = "SLOWER" if (row.change < 0) == higher_is_better else "FASTER"
     row.reason = (f"{row.change:+.1%} beyond {bound:.1%} (min effect, {t.noise_k:g} x noise), "
                   f"p = {row.p_value:.3g}")
     return row
@@ -335,7 +342,7 @@ def to_markdown(c: Comparison) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     order = {v: i for i, v in enumerate(VERDICTS)}
-    for r in sorted(c.rows, key=lambda r: (order[r.verdict], r.change or 0)):
+    for r in sorted(c.rows, key=lambda r: (order[r.verdict], r.gain)):
         noise = f"{r.baseline_noise:.1%}" if r.baseline_noise is not None else "-"
         p = f"{r.p_value:.3g}" if r.p_value is not None else "-"
         lines.append(f"| `{r.name}` | {r.metric} | {_fmt(r.baseline_median)} | "

@@ -336,3 +336,28 @@ def test_confirmation_keeps_only_slowdowns_seen_twice():
     assert (only_b.rows[0].verdict, only_b.rows[0].failed, only_b.exit_code) == ("INVALID", True, 1)
     assert failure_lines(only_b) == ["FAILED VERIFICATION: b: re-run failed verification: "
                                      "verification failed: x; first run: x"]
+
+
+def test_a_latency_change_reads_as_the_change_of_the_latency():
+    """1.552 -> 2.536 ns is a 63.4 % rise of the latency: shown as +63.4 % beside SLOWER (it read
+    -38.8 %, the change of its inverse); a fall is negative and FASTER. Worst first: the larger
+    rise of latency leads the SLOWER rows."""
+    from gpubench_tools.compare import Comparison, to_json, to_markdown
+
+    t = Thresholds()
+    base = [1.550, 1.552, 1.554, 1.551, 1.553]
+    big = judge("chase/big", "latency_ns", [2.534, 2.536, 2.538, 2.535, 2.537], base, t,
+                higher_is_better=False)
+    assert big.verdict == "SLOWER" and big.change == pytest.approx(2.536 / 1.552 - 1)
+    small = judge("chase/small", "latency_ns", [1.86, 1.862, 1.864, 1.861, 1.863], base, t,
+                  higher_is_better=False)
+    assert small.verdict == "SLOWER" and small.change == pytest.approx(0.2, abs=0.001)
+    down = judge("chase/down", "latency_ns", [1.24, 1.241, 1.242, 1.243, 1.244], base, t,
+                 higher_is_better=False)
+    assert down.verdict == "FASTER" and down.change == pytest.approx(-0.2, abs=0.001)
+    c = Comparison("new", ["base"], "k", t, rows=[small, down, big])
+    table = [ln for ln in to_markdown(c).splitlines() if ln.startswith("| `")]
+    assert [ln.split("`")[1] for ln in table] == ["chase/big", "chase/small", "chase/down"]
+    assert "| +63.4% |" in table[0] and "| -20.0% |" in table[2]
+    assert json.loads(to_json(c))["rows"][2]["change"] == pytest.approx(0.634, abs=0.001)
+
