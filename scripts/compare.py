@@ -6,7 +6,10 @@
 
 Per benchmark: SAME, FASTER, SLOWER, NOISY or INVALID (see gpubench_tools/compare.py). SLOWER
 needs the loss to exceed --min-effect AND --noise-k x the baseline's noise AND a one-sided
-Mann-Whitney U test at --alpha; INVALID = throttled or failed verification.
+Mann-Whitney U test at --alpha (where the samples are too few for that test ever to reach
+--alpha, e.g. 3 against 3: no overlap between new and baseline samples instead); INVALID =
+throttled or failed verification. The change is new / baseline - 1 of the metric itself (a rise
+of latency is positive, and a loss).
 Prints the markdown report; --markdown/--json/--junit also write it to files.
 A benchmark of NEW that failed verification fails the comparison: one line on stderr each,
 "compare.py: FAILED VERIFICATION: <benchmark>: <message>", exit 1 (unless --allow-failures).

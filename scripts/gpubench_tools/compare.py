@@ -24,12 +24,22 @@ A baseline in which a benchmark failed verification is not a baseline: compare()
 (UsageError naming the file and the benchmark) unless allow_failures, when that benchmark's
 samples are left out with a note; store.last_valid() passes such files over.
 - SLOWER: |change| > min_effect AND |change| > noise_k x baseline noise, in the losing
-  direction (down; up for latency), AND a one-sided Mann-Whitney U
-  test (new < baseline) rejects equality at alpha. All three, so noisy benchmarks and tiny
-  shifts do not raise alarms.
+  direction (down; up for latency), AND the samples say the shift is real:
+  - a one-sided Mann-Whitney U test (new below the baseline; above it for latency) rejects
+    equality at alpha, where the sample sizes let it: where its smallest attainable p-value,
+    min_p_value() = 1 / C(n_new + n_baseline, n_new) (every new sample beyond every baseline
+    sample), is below alpha (Row.test "mann_whitney_u");
+  - otherwise the test can never reject (3 new against 3 baseline samples, gpubench's default
+    repetitions: smallest p 1/20 = 0.05, not below alpha 0.05), and the samples must not
+    overlap at all: every new sample below every baseline sample (Row.test "no_overlap"). Under
+    no change that happens with probability min_p_value (5 % for 3 against 3), and the two
+    bounds above must hold as well, so a lone outlier or a small shift is not flagged; the
+    comparison adds a note that more repetitions let the U-test decide (Google Benchmark's own
+    compare.py likewise warns that its U-test needs 9+ repetitions to be reliable).
+  All three, so noisy benchmarks and tiny shifts do not raise alarms.
 - FASTER: the mirror image.
 - NOISY: the change exceeds min_effect but is not confirmed by the noise bound or the test
-  (also: too few samples for the test).
+  (also: too few samples, fewer than min_samples on a side).
 - SAME: |change| <= min_effect.
 Benchmarks only in one side, and ones the harness skipped (an error message starting
 "skipped", e.g. "skipped: not on the host backend: ..."), are listed as not compared: a skip is
@@ -42,6 +52,7 @@ Exit codes: 0 no confirmed regression (improvements included), 1 at least one SL
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
@@ -83,6 +94,11 @@ class Row:
     n_baseline: int = 0
     failed: bool = False  #: the new run failed verification or errored
     higher_is_better: bool = True  #: False for latency: a rise of the metric is a loss
+    #: what decided a verdict beyond the bounds: "mann_whitney_u", or "no_overlap" where the
+    #: samples are too few for the U-test to reach alpha; "" when no test was needed
+    test: str = ""
+    #: the smallest one-sided p-value the U-test can give for n_new and n_baseline
+    min_p_value: float | None = None
 
     @property
     def gain(self) -> float:
@@ -151,6 +167,20 @@ def robust_noise(values: list[float]) -> float:
     return 1.4826 * mad / abs(med)
 
 
+def min_p_value(n_new: int, n_base: int) -> float:
+    """The smallest one-sided p-value the exact Mann-Whitney U test can give for these sample
+    sizes: every sample of one side beyond every sample of the other, 1 of the
+    C(n_new + n_base, n_new) equally likely orderings under no change (3 and 3: 1/20 = 0.05)."""
+    return 1.0 / math.comb(n_new + n_base, n_new)
+
+
+def _evidence(row: Row) -> str:
+    """What confirmed a row's shift, for the reason texts."""
+    if row.test == "no_overlap":
+        return "no overlap"
+    return f"p = {row.p_value:.3g}" if row.p_value is not None else "-"
+
+
 def _mann_whitney_p(new: list[float], base: list[float], alternative: str) -> float:
     from scipy.stats import mannwhitneyu
 
@@ -179,6 +209,7 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
     # one-sided, in the direction of the change
     alternative = "less" if row.change < 0 else "greater"
     row.p_value = _mann_whitney_p(new, base, alternative)
+    row.min_p_value = min_p_value(len(new), len(base))
     size = abs(row.change)
     if size <= t.min_effect:
         row.reason = f"change {row.change:+.1%} within min effect {t.min_effect:.1%}"
@@ -193,13 +224,26 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
         row.reason = (f"change {row.change:+.1%} within {t.noise_k:g} x baseline noise "
                       f"{row.baseline_noise:.1%}")
         return row
-    if row.p_value >= t.alpha:
-        row.verdict = "NOISY"
-        row.reason = f"Mann-Whitney U p = {row.p_value:.3g} >= {t.alpha:g}"
-        return row
+    if row.min_p_value < t.alpha:
+        row.test = "mann_whitney_u"
+        if row.p_value >= t.alpha:
+            row.verdict = "NOISY"
+            row.reason = f"Mann-Whitney U p = {row.p_value:.3g} >= {t.alpha:g}"
+            return row
+        evidence = f"Mann-Whitney U p = {row.p_value:.3g}"
+    else:
+        row.test = "no_overlap"
+        few = (f"n too small for the U-test ({len(new)} new, {len(base)} baseline: smallest p "
+               f"{row.min_p_value:.3g} >= alpha {t.alpha:g})")
+        apart = max(new) < min(base) if row.change < 0 else min(new) > max(base)
+        if not apart:
+            row.verdict = "NOISY"
+            row.reason = f"new and baseline samples overlap, {few}"
+            return row
+        evidence = f"no overlap, {few}"
     row.verdict = "SLOWER" if (row.change < 0) == higher_is_better else "FASTER"
-    row.reason = (f"{row.change:+.1%} beyond {bound:.1%} (min effect, {t.noise_k:g} x noise), "
-                  f"p = {row.p_value:.3g}")
+    row.reason = (f"{row.change:+.1%} beyond {bound:.1%} (min effect, {t.noise_k:g} x noise); "
+                  f"{evidence}")
     return row
 
 
@@ -284,6 +328,13 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
             continue
         c.rows.append(judge(b.name, b.metric, b.values(b.metric), pooled, t,
                             b.higher_is_better))
+    few = [r for r in c.rows if r.test == "no_overlap"]
+    if few:
+        c.notes.append(
+            f"{len(few)} benchmark(s) had too few samples for the Mann-Whitney U test to reach "
+            f"alpha {t.alpha:g} (smallest attainable p {max(r.min_p_value for r in few):.3g}) "
+            f"and were judged by the no-overlap rule; more repetitions (5 or more, or several "
+            f"baseline results) let the U-test decide")
     names = set(new.benchmarks)
     for r in baselines:
         for name in r.benchmarks:
@@ -308,7 +359,7 @@ def apply_confirmation(first: Comparison, rerun: Comparison) -> None:
             row.verdict, row.failed = "INVALID", True
             row.reason = f"re-run failed verification: {r2.reason}; first run: {row.reason}"
         elif r2 is not None and r2.verdict == "SLOWER":
-            row.reason += f"; confirmed by re-run ({r2.change:+.1%}, p = {r2.p_value:.3g})"
+            row.reason += f"; confirmed by re-run ({r2.change:+.1%}, {_evidence(r2)})"
         else:
             seen = f"{r2.verdict} {r2.change:+.1%}" if r2 and r2.change is not None else \
                 (r2.verdict if r2 else "not measured")
@@ -334,7 +385,8 @@ def to_markdown(c: Comparison) -> str:
         f"- baseline ({len(c.baselines)}): " + ", ".join(f"`{b}`" for b in c.baselines),
         f"- device key: `{c.device_key}`",
         f"- thresholds: min effect {t.min_effect:.1%}, {t.noise_k:g} x baseline noise, "
-        f"Mann-Whitney U alpha {t.alpha:g}",
+        f"Mann-Whitney U alpha {t.alpha:g} (where the samples are too few for it to reach "
+        f"alpha: no overlap)",
         "- verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.items()),
         f"- result: **{verdict_line(c)}**",
         "",

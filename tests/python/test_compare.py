@@ -14,11 +14,11 @@ from gpubench_tools.errors import UsageError
 from gpubench_tools.results import load_result
 
 
-def stable_benchmark(path) -> str:
+def stable_benchmark(path, repetitions: int = 5) -> str:
     """The real run's benchmark with the smallest spread: a 20 % loss there must be flagged
     (one whose own noise exceeds 20 % / noise_k would rightly be NOISY instead)."""
     r = load_result(path)
-    return min((b for b in r.benchmarks.values() if b.ok and len(b.samples) >= 5),
+    return min((b for b in r.benchmarks.values() if b.ok and len(b.samples) >= repetitions),
                key=lambda b: robust_noise(b.values(b.metric))).name
 
 
@@ -361,3 +361,112 @@ def test_a_latency_change_reads_as_the_change_of_the_latency():
     assert "| +63.4% |" in table[0] and "| -20.0% |" in table[2]
     assert json.loads(to_json(c))["rows"][2]["change"] == pytest.approx(0.634, abs=0.001)
 
+
+def three_repetitions(doc: dict) -> dict:
+    """A copy of a SYNTHETIC result document with gpubench's default 3 repetitions per
+    benchmark (the first three of each; the aggregates and failed verifications left out)."""
+    out = json.loads(json.dumps(doc))
+    out["benchmarks"] = [e for e in out["benchmarks"]
+                         if e.get("run_type") == "iteration" and e.get("repetition_index", 0) < 3
+                         and not str(e.get("error_message", "")).startswith("verification")]
+    for e in out["benchmarks"]:
+        e["repetitions"] = min(e["repetitions"], 3)
+    return out
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory) -> Path:
+    """A real quick host run of a few rows with gpubench's default repetitions (3)."""
+    from conftest import gpubench
+
+    out = tmp_path_factory.mktemp("default") / "three_reps.json"
+    proc = gpubench("--device=host", "--quick", f"--out={out}",
+                    "--filter=^bandwidth/copy/(kernel|memcpy)/bytes:(4KiB|64KiB)$")
+    assert proc.returncode == 0 and out.exists(), proc.stderr[-2000:]
+    reps = {len(b.samples) for b in load_result(out).benchmarks.values() if b.ok}
+    assert reps == {3}, reps  # the default the no-overlap rule is for
+    return out
+
+
+def test_smallest_attainable_p_of_the_u_test():
+    from gpubench_tools.compare import min_p_value
+
+    assert min_p_value(3, 3) == pytest.approx(1 / 20)  # = alpha 0.05: the test can never reject
+    assert min_p_value(3, 5) == pytest.approx(1 / 56)
+    assert min_p_value(5, 5) == pytest.approx(1 / 252)
+    assert min_p_value(3, 6) == pytest.approx(1 / 84)  # 3 new against two pooled nights of 3
+
+
+def test_three_against_three_repetitions_decides_by_no_overlap():
+    """3 new and 3 baseline samples: the exact one-sided U-test's smallest p is 1/20 = 0.05, so
+    at alpha 0.05 it can never reject. Samples wholly apart, beyond the effect and noise bounds,
+    are SLOWER (or FASTER) by the no-overlap rule, which the row names; overlapping ones stay
+    NOISY, saying why."""
+    t = Thresholds()
+    base = [58.7, 58.91, 59.2]
+    row = judge("x", "GB/s", [2.19, 2.192, 2.2], base, t)  # the -96 % row that read NOISY
+    assert (row.verdict, row.test) == ("SLOWER", "no_overlap"), row
+    assert row.min_p_value == pytest.approx(0.05)
+    assert row.reason.endswith("; no overlap, n too small for the U-test (3 new, 3 baseline: "
+                               "smallest p 0.05 >= alpha 0.05)"), row.reason
+    assert judge("x", "GB/s", [80, 81, 79], [100, 101, 99], t).verdict == "SLOWER"
+    assert judge("x", "GB/s", [120, 121, 119], [100, 101, 99], t).verdict == "FASTER"
+    up = judge("x", "latency_ns", [2.53, 2.536, 2.54], [1.55, 1.552, 1.556], t,
+               higher_is_better=False)
+    assert up.verdict == "SLOWER" and up.test == "no_overlap"
+    # one new sample among the baseline's: the samples do not separate, no verdict
+    row = judge("x", "GB/s", [80, 100.5, 79], [100, 101, 99], t)
+    assert row.verdict == "NOISY" and "overlap" in row.reason and row.test == "no_overlap"
+    # an outlier the robust noise (13.5 %) ignores still overlaps: [60, 66, 130] halved
+    row = judge("x", "GB/s", [30, 33, 65], [60, 66, 130], t)
+    assert row.verdict == "NOISY" and "overlap" in row.reason
+    # within the noise bound: NOISY before any test
+    row = judge("x", "GB/s", [80, 81, 79], [100, 70, 130], t)
+    assert row.verdict == "NOISY" and "noise" in row.reason
+    # enough samples: the U-test decides, as before
+    row = judge("x", "GB/s", [80, 81, 79], [100, 101, 99, 100.5, 99.5], t)
+    assert (row.verdict, row.test) == ("SLOWER", "mann_whitney_u")
+    assert row.p_value == pytest.approx(1 / 56) and "Mann-Whitney U p = 0.0179" in row.reason
+
+
+def test_a_halved_result_with_default_repetitions_is_slower(tmp_path):
+    doc = three_repetitions(h100_result(labelled=True))
+    base = write_json(doc, tmp_path / "base.json")
+    measured = {b.name: b.metric for b in load_result(base).benchmarks.values() if b.ok}
+    for name, metric in measured.items():
+        if metric != "latency_ns":
+            doc = scaled(doc, name, 0.5)
+    half = write_json(doc, tmp_path / "half.json")
+    code, out, err = cli("compare.py", half, base, "--json", tmp_path / "c.json")
+    assert code == 1, out + err
+    report = json.loads((tmp_path / "c.json").read_text())
+    assert {r["name"]: r["verdict"] for r in report["rows"]} == \
+        {n: "SAME" if m == "latency_ns" else "SLOWER" for n, m in measured.items()}
+    assert all(r["test"] == "no_overlap" and r["change"] == pytest.approx(-0.5)
+               for r in report["rows"] if r["verdict"] == "SLOWER")
+    assert any("no-overlap rule" in n and "too few samples for the Mann-Whitney U test" in n
+               for n in report["notes"])
+    assert "no overlap, n too small for the U-test" in out and "REGRESSION" in out
+
+
+def test_a_real_run_with_default_repetitions_against_itself_is_no_regression(default_run):
+    code, out, err = cli("compare.py", default_run, default_run)
+    assert code == 0 and "SLOWER 0" in out and "NOISY 0" in out, out + err
+
+
+def test_pooled_baseline_nights_give_the_u_test_enough_samples(tmp_path):
+    """Two baseline results of 3 repetitions each (as the nightly job pools them): 3 against 6
+    samples can reach p = 1/84, so the U-test decides again."""
+    doc = three_repetitions(h100_result(labelled=True))
+    night2 = json.loads(json.dumps(doc))  # another night: each repetition moved a little
+    for e in night2["benchmarks"]:
+        if "GB/s" in e:
+            e["GB/s"] *= (1.01, 0.99, 1.005)[e["repetition_index"]]
+    name = "bandwidth/copy/kernel/bytes:64MiB"
+    slow = write_json(scaled(doc, name, 0.7), tmp_path / "slow.json")
+    c = compare(load_result(slow), [load_result(write_json(doc, tmp_path / "a.json")),
+                                    load_result(write_json(night2, tmp_path / "b.json"))])
+    row = next(r for r in c.rows if r.name == name)
+    assert (row.verdict, row.test, row.n_baseline) == ("SLOWER", "mann_whitney_u", 6), row
+    assert row.p_value == pytest.approx(1 / 84)
+    assert not any("no-overlap" in n for n in c.notes)
