@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpubench_tools.compare import (Thresholds, compare, failure_lines, to_markdown,  # noqa: E402
-                                    write_reports)
+from gpubench_tools.compare import (Thresholds, check_distinct, compare,  # noqa: E402
+                                    failure_lines, to_markdown, write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 from gpubench_tools.store import last_valid  # noqa: E402
@@ -90,6 +90,7 @@ def main(argv=None) -> int:
         raise UsageError("give baseline files or --history, not both")
     if a.baselines:
         baselines = [load_result(b) for b in a.baselines]
+        check_distinct(baselines)
     elif a.history:
         if a.last < 1:
             raise UsageError(f"--last {a.last}: need at least 1")

@@ -20,6 +20,8 @@ Verdicts:
   error message not starting "skipped") fails the comparison (exit 1, one
   "FAILED VERIFICATION: <benchmark>: <message>" line each, failure_lines()) unless
   Thresholds.allow_failures; a throttled run is neither pass nor fail.
+Baseline files given twice (the same file, or the same result under another name:
+result_identity()) are refused by check_distinct(): their repetitions would count twice.
 A baseline in which a benchmark failed verification is not a baseline: compare() refuses it
 (UsageError naming the file and the benchmark) unless allow_failures, when that benchmark's
 samples are left out with a note; store.last_valid() passes such files over.
@@ -51,6 +53,7 @@ Exit codes: 0 no confirmed regression (improvements included), 1 at least one SL
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import statistics
@@ -245,6 +248,29 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
     row.reason = (f"{row.change:+.1%} beyond {bound:.1%} (min effect, {t.noise_k:g} x noise); "
                   f"{evidence}")
     return row
+
+
+def result_identity(r: Result) -> str:
+    """A digest of what a result holds: its context and every entry, benchmark by benchmark.
+    Two files with the same identity are the same run whatever their names or formatting (a
+    link, a copy, a re-indented file)."""
+    doc = [r.context, [[b.name, b.samples, b.aggregates, b.errors] for b in r.benchmarks.values()]]
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def check_distinct(baselines: list[Result]) -> None:
+    """Refuses (UsageError) baseline files given twice: the same path, another name for the
+    same file, or a copy of its content. Pooled twice, a baseline's repetitions would count
+    twice and could flip a verdict."""
+    seen: dict[str, Path] = {}
+    for b in baselines:
+        identity = result_identity(b)
+        if identity in seen:
+            first = seen[identity]
+            same = "" if first.resolve() == b.path.resolve() else f" is the same result as {first}"
+            raise UsageError(f"baseline given twice: {b.path}{same} (its repetitions would count "
+                             f"twice); give each baseline once")
+        seen[identity] = b.path
 
 
 def _valid_samples(r: Result, name: str, metric: str) -> list[float] | None:

@@ -8,8 +8,8 @@ import pytest
 
 from conftest import cli, errored, run_script, scaled
 from fixtures import h100_result, write_json
-from gpubench_tools.compare import (Row, Thresholds, apply_confirmation, compare, failure_lines,
-                                    judge, robust_noise)
+from gpubench_tools.compare import (Row, Thresholds, apply_confirmation, check_distinct, compare,
+                                    failure_lines, judge, robust_noise)
 from gpubench_tools.errors import UsageError
 from gpubench_tools.results import load_result
 
@@ -470,3 +470,27 @@ def test_pooled_baseline_nights_give_the_u_test_enough_samples(tmp_path):
     assert (row.verdict, row.test, row.n_baseline) == ("SLOWER", "mann_whitney_u", 6), row
     assert row.p_value == pytest.approx(1 / 84)
     assert not any("no-overlap" in n for n in c.notes)
+
+
+def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
+    """The same baseline twice pools its repetitions twice and can flip a verdict: refused,
+    whether it is the same path, another name for the same file, or a copy of its content
+    (even re-indented); the new result may still be compared with itself."""
+    import os
+
+    link = tmp_path / "link.json"
+    link.symlink_to(host_result)
+    hard = tmp_path / "hard.json"
+    os.link(host_result, hard)
+    copy = write_json(host_doc, tmp_path / "copy.json")  # indent=1: other bytes, same result
+    other = write_json(scaled(host_doc, stable_benchmark(host_result), 1.001), tmp_path / "o.json")
+    for twice in (host_result, link, hard, copy):
+        code, out, err = cli("compare.py", other, host_result, twice, "--json", tmp_path / "c.json")
+        assert (code, out) == (2, ""), err
+        assert err.count("\n") == 1 and "given twice" in err and str(twice) in err, err
+        assert not (tmp_path / "c.json").exists()
+    with pytest.raises(UsageError, match="given twice"):
+        check_distinct([load_result(host_result), load_result(copy)])
+    code, out, err = cli("compare.py", host_result, host_result, other)
+    assert code == 0, out + err
+
