@@ -17,7 +17,9 @@ A baseline in which a benchmark failed verification is refused (exit 2; --histor
 files over). Rows the harness skipped ("skipped: ...") fail nothing: they are not compared.
 Exit: 0 no confirmed regression, 1 regression or failed verification, 2 invalid input or too
 little data (one line on stderr: missing or truncated file, not a gpubench result, device-key
-mismatch without --force, empty history, a baseline that failed verification).
+mismatch without --force, empty history, a baseline that failed verification, a baseline given
+twice, fewer than --min-samples repetitions in NEW or in a baseline file; --history passes
+such files over with a note).
 """
 
 from __future__ import annotations
@@ -97,7 +99,8 @@ def main(argv=None) -> int:
         notes: list[str] = []
         baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
                                before=new.path if new.path.parent.name == new.device_key
-                               else None, notes=notes, allow_failures=t.allow_failures)
+                               else None, notes=notes, allow_failures=t.allow_failures,
+                               min_samples=t.min_samples)
         for n in notes:
             print(f"compare.py: note: {n}", file=sys.stderr)
         if not baselines:

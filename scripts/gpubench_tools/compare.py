@@ -63,6 +63,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .results import Result
+from .store import too_few_repetitions
 
 VERDICTS = ("SLOWER", "INVALID", "NOISY", "FASTER", "SAME")
 
@@ -74,7 +75,7 @@ class Thresholds:
     min_effect: float = 0.05  #: relative change below which nothing is flagged (5 %)
     noise_k: float = 3.0  #: the loss must exceed this many baseline noise units
     alpha: float = 0.05  #: significance level of the Mann-Whitney U test
-    min_samples: int = 3  #: repetitions needed in the new run (and pooled baseline)
+    min_samples: int = 3  #: repetitions needed in the new run and in each baseline result
     #: a benchmark that failed verification (a wrong output) fails the comparison unless allowed
     allow_failures: bool = False
 
@@ -311,12 +312,13 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
         if b.ctx("quick") != new.ctx("quick"):
             c.notes.append(f"{b.path} ran with quick={b.ctx('quick')}, the new result with "
                            f"quick={new.ctx('quick')}: only benchmarks of the same name compared")
-    measured = [b for b in new.benchmarks.values() if b.ok]
-    if measured and max(len(b.samples) for b in measured) < t.min_samples:
-        raise UsageError(f"too little data: {new.path} has at most "
-                         f"{max(len(b.samples) for b in measured)} per-repetition sample(s) per "
-                         f"benchmark; need {t.min_samples} (run gpubench with "
-                         f"--benchmark_repetitions=5, without --benchmark_report_aggregates_only)")
+    for r in [new, *baselines]:  # each file, so that a poor one is named, not pooled away
+        few = too_few_repetitions(r, t.min_samples)
+        if few:
+            role = "" if r is new else "baseline "
+            raise UsageError(f"too little data: {role}{r.path} {few} (run gpubench with "
+                             f"--benchmark_repetitions=5, without "
+                             f"--benchmark_report_aggregates_only)")
     for b in new.benchmarks.values():
         if b.skipped:
             c.not_compared.append((b.name, b.error or "skipped"))
@@ -347,8 +349,11 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
                                    else "new benchmark: not in the baseline"))
             continue
         if not pooled:
-            c.rows.append(Row(b.name, b.metric, "INVALID",
-                              "no valid baseline samples (failed or throttled there)",
+            bad = [r.benchmarks[b.name] for r in baselines if b.name in r.benchmarks]
+            why = ("failed or throttled there" if all(
+                x.skipped or not x.ok or x.verification_failed or x.throttled for x in bad)
+                else f"none with per-repetition values of {b.metric} there")
+            c.rows.append(Row(b.name, b.metric, "INVALID", f"no valid baseline samples ({why})",
                               new_median=b.median(b.metric), n_new=len(b.samples),
                               higher_is_better=b.higher_is_better))
             continue

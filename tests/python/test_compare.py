@@ -494,3 +494,71 @@ def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
     code, out, err = cli("compare.py", host_result, host_result, other)
     assert code == 0, out + err
 
+
+
+def one_repetition(doc: dict) -> dict:
+    """A copy of a result document with one repetition per benchmark and no aggregates."""
+    out = json.loads(json.dumps(doc))
+    seen: set[str] = set()
+    keep = []
+    for e in out["benchmarks"]:
+        if e["run_type"] == "iteration" and e["run_name"] not in seen:
+            seen.add(e["run_name"])
+            keep.append(e)
+    out["benchmarks"] = keep
+    return out
+
+
+def aggregates_only(doc: dict) -> dict:
+    """A copy of a result document as --benchmark_report_aggregates_only writes it."""
+    out = json.loads(json.dumps(doc))
+    out["benchmarks"] = [e for e in out["benchmarks"]
+                         if e["run_type"] == "aggregate" or e.get("error_occurred")]
+    return out
+
+
+def test_a_baseline_with_too_few_repetitions_exits_2_naming_it(host_result, host_doc, tmp_path):
+    one = write_json(one_repetition(host_doc), tmp_path / "rep1.json")
+    code, out, err = cli("compare.py", host_result, one)
+    assert (code, out) == (2, ""), err
+    assert err == (f"compare.py: error: too little data: baseline {one} has at most 1 "
+                   f"per-repetition sample(s) per benchmark; need 3 (run gpubench with "
+                   f"--benchmark_repetitions=5, without --benchmark_report_aggregates_only)\n")
+    agg = write_json(aggregates_only(host_doc), tmp_path / "agg.json")
+    code, out, err = cli("compare.py", host_result, agg)
+    assert (code, out) == (2, "") and err.count("\n") == 1, err
+    assert f"too little data: baseline {agg} holds only aggregates" in err
+    # pooled with a full baseline, still refused: the file is named, not averaged away
+    code, _, err = cli("compare.py", host_result, host_result, one)
+    assert code == 2 and f"baseline {one} has at most 1" in err
+    # the new result, as before
+    code, _, err = cli("compare.py", one, host_result)
+    assert code == 2 and f"too little data: {one} has at most 1" in err
+
+
+def test_history_passes_over_a_result_with_too_few_repetitions(host_doc, tmp_path):
+    key = host_doc["context"]["device_key"]
+    store = tmp_path / "store" / key
+    good = write_json(host_doc, store / "20260101T000000Z_good.json")
+    one = write_json(one_repetition(host_doc), store / "20260102T000000Z_one.json")
+    new = write_json(host_doc, store / "20260103T000000Z_new.json")
+    code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--json",
+                         tmp_path / "c.json")
+    assert code == 0, out + err
+    assert json.loads((tmp_path / "c.json").read_text())["baselines"] == [str(good)]
+    assert (f"compare.py: note: skipped baseline candidate {one}: has at most 1 "
+            f"per-repetition sample(s) per benchmark; need 3") in err
+
+
+def test_a_baseline_benchmark_without_samples_says_so(host_result, host_doc, tmp_path):
+    """One benchmark of the baseline holds only its aggregates (the others are complete): its
+    row is INVALID for want of samples, not "failed or throttled there"."""
+    name = stable_benchmark(host_result)
+    doc = json.loads(json.dumps(host_doc))
+    doc["benchmarks"] = [e for e in doc["benchmarks"] if not (
+        e["run_name"].startswith(name + "/") and e["run_type"] == "iteration")]
+    c = compare(load_result(host_result), [load_result(write_json(doc, tmp_path / "b.json"))])
+    row = next(r for r in c.rows if r.name == name)
+    assert (row.verdict, row.reason) == (
+        "INVALID", f"no valid baseline samples (none with per-repetition values of {row.metric} "
+                   f"there)")
