@@ -487,10 +487,17 @@ def to_junit(c: Comparison) -> str:
 
 
 def write_reports(c: Comparison, markdown: Path | str | None = None,
-                  json_path: Path | str | None = None, junit: Path | str | None = None) -> None:
-    """Writes the requested report files (parent directories created)."""
+                  json_path: Path | str | None = None, junit: Path | str | None = None,
+                  overwrite: bool = False) -> None:
+    """Writes the requested report files into folders that exist (none is created); an existing
+    file is replaced only with `overwrite` (UsageError otherwise, also for one that appeared
+    since the command line was checked)."""
     for path, render in ((markdown, to_markdown), (json_path, to_json), (junit, to_junit)):
-        if path:
+        if path is not None:
             p = Path(path)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(render(c), encoding="utf-8")
+            try:
+                with open(p, "w" if overwrite else "x", encoding="utf-8") as f:
+                    f.write(render(c))
+            except FileExistsError:
+                raise UsageError(f"{p} exists; reports are not overwritten without "
+                                 f"--force") from None

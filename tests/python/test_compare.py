@@ -562,3 +562,34 @@ def test_a_baseline_benchmark_without_samples_says_so(host_result, host_doc, tmp
     assert (row.verdict, row.reason) == (
         "INVALID", f"no valid baseline samples (none with per-repetition values of {row.metric} "
                    f"there)")
+
+
+def test_report_outputs_are_checked_before_any_work(host_result, host_doc, tmp_path):
+    """One file for two outputs, an output in a folder that does not exist, an empty output
+    value, an output that is an input: one line, exit 2, nothing written or created."""
+    md = tmp_path / "r.md"
+    base = write_json(host_doc, tmp_path / "base.json")
+    cases = [
+        (["--markdown", md, "--json", md], "the same file is given for two outputs"),
+        (["--markdown", md, "--junit", tmp_path / "." / "r.md"],
+         "the same file is given for two outputs"),
+        (["--markdown", tmp_path / "missing" / "deeper" / "r.md"],
+         f"{tmp_path / 'missing' / 'deeper' / 'r.md'}: folder {tmp_path / 'missing' / 'deeper'} "
+         f"does not exist"),
+        (["--junit", ""], "--junit has an empty value"),
+        (["--json", " "], "--json has an empty value"),
+        (["--json", base, "--force"], f"--json {base}: is an input of this comparison"),
+    ]
+    before = base.read_bytes()
+    for extra, message in cases:
+        code, out, err = cli("compare.py", host_result, base, *extra)
+        assert (code, out) == (2, ""), (extra, err)
+        assert err == f"compare.py: error: {message}\n", (extra, err)
+    assert not md.exists() and not (tmp_path / "missing").exists()
+    assert base.read_bytes() == before
+    # the folder existing, all three are written
+    code, out, err = cli("compare.py", host_result, base, "--markdown", md, "--json",
+                         tmp_path / "r.json", "--junit", tmp_path / "r.xml", "--quiet")
+    assert code == 0 and md.read_text().startswith("# gpubench comparison"), err
+    assert json.loads((tmp_path / "r.json").read_text())["exit_code"] == 0
+    assert ET.parse(tmp_path / "r.xml").getroot().tag == "testsuite"
