@@ -414,11 +414,15 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
             benches[name] = b
         if not entry.get("error_occurred") and entry.get("run_type") != "aggregate":
             # a repetition's figures are measured numbers: NaN or Infinity is a broken file
-            # (aggregates may hold NaN legitimately: the cv of an all-zero counter)
-            for k in ("GB/s", "TFLOPS", "latency_ns", "latency_us", "real_time", "pct_of_peak"):
+            # (aggregates may hold NaN legitimately: the cv of an all-zero counter), and so is a
+            # negative rate, time or latency
+            for k in ("GB/s", "GBps", "TFLOPS", "latency_ns", "latency_us", "real_time", "pct_of_peak"):
                 v = entry.get(k)
                 if isinstance(v, float) and not math.isfinite(v):
                     raise UsageError(f"{path}: benchmarks[{i}] ({raw}) has {k} = {v}, not a measured number")
+                if (to_number(v) or 0.0) < 0:
+                    raise UsageError(f"{path}: benchmarks[{i}] ({raw}) has {k} = {v}: negative, "
+                                     f"not a measured number")
         if not b.label_fields:
             b.label_fields = parse_row_label(entry.get("label"))
         if entry.get("error_occurred"):

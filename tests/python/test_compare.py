@@ -593,3 +593,29 @@ def test_report_outputs_are_checked_before_any_work(host_result, host_doc, tmp_p
     assert code == 0 and md.read_text().startswith("# gpubench comparison"), err
     assert json.loads((tmp_path / "r.json").read_text())["exit_code"] == 0
     assert ET.parse(tmp_path / "r.xml").getroot().tag == "testsuite"
+
+
+@pytest.mark.parametrize("which", ["new", "baseline"])
+@pytest.mark.parametrize("counter, value", [("GB/s", -200.0), ("GB/s", -1), ("TFLOPS", -0.5),
+                                            ("latency_ns", -23.0)])
+def test_a_negative_rate_or_latency_is_not_a_result(which, counter, value, tmp_path):
+    """gpubench never writes a negative GB/s, TFLOPS or latency: such a file is refused, one
+    line naming it and the entry, exit 2 (it compared as "-200 %", exit 0)."""
+    doc = without_failed_rows(h100_result(labelled=True))
+    good = write_json(doc, tmp_path / "good.json")
+    entry = next(e for e in doc["benchmarks"] if e["run_type"] == "iteration" and counter in e)
+    entry[counter] = value
+    bad = write_json(doc, tmp_path / "bad.json")
+    args = (bad, good) if which == "new" else (good, bad)
+    code, out, err = cli("compare.py", *args)
+    assert (code, out) == (2, ""), err
+    assert err.count("\n") == 1 and err.startswith(f"compare.py: error: {bad}: benchmarks[")
+    assert f"has {counter} = {value}" in err and "negative" in err, err
+
+
+def without_failed_rows(doc: dict) -> dict:
+    """The document without its failed-verification entries (such a result is no baseline)."""
+    out = json.loads(json.dumps(doc))
+    out["benchmarks"] = [e for e in out["benchmarks"]
+                         if not str(e.get("error_message", "")).startswith("verification")]
+    return out
