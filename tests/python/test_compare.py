@@ -495,7 +495,6 @@ def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
     assert code == 0, out + err
 
 
-
 def one_repetition(doc: dict) -> dict:
     """A copy of a result document with one repetition per benchmark and no aggregates."""
     out = json.loads(json.dumps(doc))
