@@ -6,15 +6,21 @@
 
 Per benchmark: SAME, FASTER, SLOWER, NOISY or INVALID (see gpubench_tools/compare.py). SLOWER
 needs the loss to exceed --min-effect AND --noise-k x the baseline's noise AND a one-sided
-Mann-Whitney U test at --alpha; INVALID = throttled or failed verification.
-Prints the markdown report; --markdown/--json/--junit also write it to files.
+Mann-Whitney U test at --alpha (where the samples are too few for that test ever to reach
+--alpha, e.g. 3 against 3: no overlap between new and baseline samples instead); INVALID =
+throttled or failed verification. The change is new / baseline - 1 of the metric itself (a rise
+of latency is positive, and a loss).
+Prints the markdown report; --markdown/--json/--junit also write it to files: new files (an
+existing one replaced only with --force, never an input) in folders that exist, one per option.
 A benchmark of NEW that failed verification fails the comparison: one line on stderr each,
 "compare.py: FAILED VERIFICATION: <benchmark>: <message>", exit 1 (unless --allow-failures).
 A baseline in which a benchmark failed verification is refused (exit 2; --history passes such
 files over). Rows the harness skipped ("skipped: ...") fail nothing: they are not compared.
 Exit: 0 no confirmed regression, 1 regression or failed verification, 2 invalid input or too
 little data (one line on stderr: missing or truncated file, not a gpubench result, device-key
-mismatch without --force, empty history, a baseline that failed verification).
+mismatch without --force, empty history, a baseline that failed verification, a baseline given
+twice, fewer than --min-samples repetitions in NEW or in a baseline file; --history passes
+such files over with a note).
 """
 
 from __future__ import annotations
@@ -24,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpubench_tools.compare import (Thresholds, compare, failure_lines, to_markdown,  # noqa: E402
-                                    write_reports)
+from gpubench_tools.compare import (Thresholds, check_distinct, compare,  # noqa: E402
+                                    failure_lines, to_markdown, write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 from gpubench_tools.store import last_valid  # noqa: E402
@@ -59,6 +65,31 @@ def thresholds_from(a) -> Thresholds:
     return Thresholds(a.min_effect, a.noise_k, a.alpha, a.min_samples, a.allow_failures)
 
 
+def check_outputs(a) -> None:
+    """Refuses, before any work, a report option with an empty value, one file given for two
+    outputs, an output that is a directory or one of the inputs (even with --force), one that
+    exists (without --force), and one whose folder does not exist: like validate.py, compare.py
+    creates no folders, so a mistyped path is an error rather than a new tree."""
+    given = [(flag, value) for flag, value in (("--markdown", a.markdown), ("--json", a.json),
+                                               ("--junit", a.junit)) if value is not None]
+    for flag, value in given:
+        if not value.strip():
+            raise UsageError(f"{flag} has an empty value")
+    paths = [(flag, Path(value)) for flag, value in given]
+    if len({p.resolve() for _, p in paths}) < len(paths):
+        raise UsageError("the same file is given for two outputs")
+    inputs = {Path(p).resolve() for p in [a.new, *a.baselines]}
+    for flag, p in paths:
+        if p.is_dir():
+            raise UsageError(f"{p}: is a directory, not a report file")
+        if p.resolve() in inputs:
+            raise UsageError(f"{flag} {p}: is an input of this comparison")
+        if (p.exists() or p.is_symlink()) and not a.force:
+            raise UsageError(f"{p} exists; reports are not overwritten without --force")
+        if not p.parent.is_dir():
+            raise UsageError(f"{p}: folder {p.parent} does not exist")
+
+
 def main(argv=None) -> int:
     p = make_parser("compare.py", __doc__)
     p.add_argument("new", metavar="NEW.json", help="the result to judge")
@@ -77,23 +108,21 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="do not print the markdown report")
     a = p.parse_args(argv)
     t = thresholds_from(a)
-    for report in (a.markdown, a.json, a.junit):  # checked before any work: nothing is overwritten
-        if report and Path(report).is_dir():
-            raise UsageError(f"{report}: is a directory, not a report file")
-        if report and Path(report).exists() and not a.force:
-            raise UsageError(f"{report} exists; reports are not overwritten without --force")
+    check_outputs(a)
     new = load_result(a.new)
     if a.baselines and a.history:
         raise UsageError("give baseline files or --history, not both")
     if a.baselines:
         baselines = [load_result(b) for b in a.baselines]
+        check_distinct(baselines)
     elif a.history:
         if a.last < 1:
             raise UsageError(f"--last {a.last}: need at least 1")
         notes: list[str] = []
         baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
                                before=new.path if new.path.parent.name == new.device_key
-                               else None, notes=notes, allow_failures=t.allow_failures)
+                               else None, notes=notes, allow_failures=t.allow_failures,
+                               min_samples=t.min_samples)
         for n in notes:
             print(f"compare.py: note: {n}", file=sys.stderr)
         if not baselines:
@@ -102,7 +131,7 @@ def main(argv=None) -> int:
     else:
         raise UsageError("no baseline: give BASELINE.json files or --history DIR")
     c = compare(new, baselines, t, force=a.force)
-    write_reports(c, a.markdown, a.json, a.junit)
+    write_reports(c, a.markdown, a.json, a.junit, overwrite=a.force)
     if not a.quiet:
         print(to_markdown(c), end="")
     for line in failure_lines(c):

@@ -3,14 +3,16 @@
 Per benchmark, on its headline metric (the row's `metric`: GBps, TFLOPS, latency_ns or
 latency_us, from its label; legacy files: TFLOPS when it does FLOP, else GB/s), over the
 per-repetition samples. Higher is better, except for latency (results.LOWER_IS_BETTER: metric
-latency_ns, the pointer chase, and latency_us, e.g. an allocate + free pair), where the
-comparison is mirrored: change = baseline median / new median - 1, so a positive change is
-always faster. The new result's rows
-say which metric and which direction; the baselines' samples of that counter are compared.
+latency_ns, the pointer chase, and latency_us, e.g. an allocate + free pair), where a rise is
+the loss. The new result's rows say which metric and which direction; the baselines' samples of
+that counter are compared.
 - baseline: the samples of every baseline result pooled (runs that failed, or ran throttled,
   are left out), its median, and its noise = 1.4826 x MAD / median (a robust relative standard
   deviation that one outlier repetition cannot inflate);
-- change = new median / baseline median - 1 (latency: baseline / new - 1).
+- change = new median / baseline median - 1: the relative change of the metric itself, as the
+  table shows its two medians (latency 1.552 -> 2.536 ns is +63.4 %, a loss; GB/s 100 -> 80 is
+  -20 %, a loss). Whether a change is a loss or a gain is the verdict's business (SLOWER /
+  FASTER), never the sign's alone.
 
 Verdicts:
 - INVALID: the new run failed verification or ran with throttled clocks (or the baseline has no
@@ -18,15 +20,28 @@ Verdicts:
   error message not starting "skipped") fails the comparison (exit 1, one
   "FAILED VERIFICATION: <benchmark>: <message>" line each, failure_lines()) unless
   Thresholds.allow_failures; a throttled run is neither pass nor fail.
+Baseline files given twice (the same file, or the same result under another name:
+result_identity()) are refused by check_distinct(): their repetitions would count twice.
 A baseline in which a benchmark failed verification is not a baseline: compare() refuses it
 (UsageError naming the file and the benchmark) unless allow_failures, when that benchmark's
 samples are left out with a note; store.last_valid() passes such files over.
-- SLOWER: loss > min_effect AND loss > noise_k x baseline noise AND a one-sided Mann-Whitney U
-  test (new < baseline) rejects equality at alpha. All three, so noisy benchmarks and tiny
-  shifts do not raise alarms.
+- SLOWER: |change| > min_effect AND |change| > noise_k x baseline noise, in the losing
+  direction (down; up for latency), AND the samples say the shift is real:
+  - a one-sided Mann-Whitney U test (new below the baseline; above it for latency) rejects
+    equality at alpha, where the sample sizes let it: where its smallest attainable p-value,
+    min_p_value() = 1 / C(n_new + n_baseline, n_new) (every new sample beyond every baseline
+    sample), is below alpha (Row.test "mann_whitney_u");
+  - otherwise the test can never reject (3 new against 3 baseline samples, gpubench's default
+    repetitions: smallest p 1/20 = 0.05, not below alpha 0.05), and the samples must not
+    overlap at all: every new sample below every baseline sample (Row.test "no_overlap"). Under
+    no change that happens with probability min_p_value (5 % for 3 against 3), and the two
+    bounds above must hold as well, so a lone outlier or a small shift is not flagged; the
+    comparison adds a note that more repetitions let the U-test decide (Google Benchmark's own
+    compare.py likewise warns that its U-test needs 9+ repetitions to be reliable).
+  All three, so noisy benchmarks and tiny shifts do not raise alarms.
 - FASTER: the mirror image.
 - NOISY: the change exceeds min_effect but is not confirmed by the noise bound or the test
-  (also: too few samples for the test).
+  (also: too few samples, fewer than min_samples on a side).
 - SAME: |change| <= min_effect.
 Benchmarks only in one side, and ones the harness skipped (an error message starting
 "skipped", e.g. "skipped: not on the host backend: ..."), are listed as not compared: a skip is
@@ -38,7 +53,9 @@ Exit codes: 0 no confirmed regression (improvements included), 1 at least one SL
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import statistics
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
@@ -46,6 +63,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .results import Result
+from .store import too_few_repetitions
 
 VERDICTS = ("SLOWER", "INVALID", "NOISY", "FASTER", "SAME")
 
@@ -57,7 +75,7 @@ class Thresholds:
     min_effect: float = 0.05  #: relative change below which nothing is flagged (5 %)
     noise_k: float = 3.0  #: the loss must exceed this many baseline noise units
     alpha: float = 0.05  #: significance level of the Mann-Whitney U test
-    min_samples: int = 3  #: repetitions needed in the new run (and pooled baseline)
+    min_samples: int = 3  #: repetitions needed in the new run and in each baseline result
     #: a benchmark that failed verification (a wrong output) fails the comparison unless allowed
     allow_failures: bool = False
 
@@ -72,13 +90,27 @@ class Row:
     reason: str
     baseline_median: float | None = None
     new_median: float | None = None
-    change: float | None = None  #: relative, positive = faster
+    #: new median / baseline median - 1, of the metric itself (a rise of latency is positive)
+    change: float | None = None
     baseline_noise: float | None = None  #: relative robust standard deviation
     p_value: float | None = None  #: one-sided, in the direction of the change
     n_new: int = 0
     n_baseline: int = 0
     failed: bool = False  #: the new run failed verification or errored
     higher_is_better: bool = True  #: False for latency: a rise of the metric is a loss
+    #: what decided a verdict beyond the bounds: "mann_whitney_u", or "no_overlap" where the
+    #: samples are too few for the U-test to reach alpha; "" when no test was needed
+    test: str = ""
+    #: the smallest one-sided p-value the U-test can give for n_new and n_baseline
+    min_p_value: float | None = None
+
+    @property
+    def gain(self) -> float:
+        """The change with its sign turned so that positive is faster (0 when unknown): the
+        order of the report, worst first."""
+        if self.change is None:
+            return 0.0
+        return self.change if self.higher_is_better else -self.change
 
 
 @dataclass
@@ -139,6 +171,20 @@ def robust_noise(values: list[float]) -> float:
     return 1.4826 * mad / abs(med)
 
 
+def min_p_value(n_new: int, n_base: int) -> float:
+    """The smallest one-sided p-value the exact Mann-Whitney U test can give for these sample
+    sizes: every sample of one side beyond every sample of the other, 1 of the
+    C(n_new + n_base, n_new) equally likely orderings under no change (3 and 3: 1/20 = 0.05)."""
+    return 1.0 / math.comb(n_new + n_base, n_new)
+
+
+def _evidence(row: Row) -> str:
+    """What confirmed a row's shift, for the reason texts."""
+    if row.test == "no_overlap":
+        return "no overlap"
+    return f"p = {row.p_value:.3g}" if row.p_value is not None else "-"
+
+
 def _mann_whitney_p(new: list[float], base: list[float], alternative: str) -> float:
     from scipy.stats import mannwhitneyu
 
@@ -162,16 +208,12 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
     if not higher_is_better and row.new_median <= 0:
         row.verdict, row.reason = "INVALID", "new median is not positive"
         return row
-    if higher_is_better:
-        row.change = row.new_median / row.baseline_median - 1.0
-    else:
-        row.change = row.baseline_median / row.new_median - 1.0
+    row.change = row.new_median / row.baseline_median - 1.0
     bound = max(t.min_effect, t.noise_k * row.baseline_noise)
-    # one-sided, in the direction of the change (slower: new below baseline, or above it for
-    # latency)
-    new_lower = (row.change < 0) == higher_is_better
-    alternative = "less" if new_lower else "greater"
+    # one-sided, in the direction of the change
+    alternative = "less" if row.change < 0 else "greater"
     row.p_value = _mann_whitney_p(new, base, alternative)
+    row.min_p_value = min_p_value(len(new), len(base))
     size = abs(row.change)
     if size <= t.min_effect:
         row.reason = f"change {row.change:+.1%} within min effect {t.min_effect:.1%}"
@@ -186,14 +228,50 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
         row.reason = (f"change {row.change:+.1%} within {t.noise_k:g} x baseline noise "
                       f"{row.baseline_noise:.1%}")
         return row
-    if row.p_value >= t.alpha:
-        row.verdict = "NOISY"
-        row.reason = f"Mann-Whitney U p = {row.p_value:.3g} >= {t.alpha:g}"
-        return row
-    row.verdict = "SLOWER" if row.change < 0 else "FASTER"
-    row.reason = (f"{row.change:+.1%} beyond {bound:.1%} (min effect, {t.noise_k:g} x noise), "
-                  f"p = {row.p_value:.3g}")
+    if row.min_p_value < t.alpha:
+        row.test = "mann_whitney_u"
+        if row.p_value >= t.alpha:
+            row.verdict = "NOISY"
+            row.reason = f"Mann-Whitney U p = {row.p_value:.3g} >= {t.alpha:g}"
+            return row
+        evidence = f"Mann-Whitney U p = {row.p_value:.3g}"
+    else:
+        row.test = "no_overlap"
+        few = (f"n too small for the U-test ({len(new)} new, {len(base)} baseline: smallest p "
+               f"{row.min_p_value:.3g} >= alpha {t.alpha:g})")
+        apart = max(new) < min(base) if row.change < 0 else min(new) > max(base)
+        if not apart:
+            row.verdict = "NOISY"
+            row.reason = f"new and baseline samples overlap, {few}"
+            return row
+        evidence = f"no overlap, {few}"
+    row.verdict = "SLOWER" if (row.change < 0) == higher_is_better else "FASTER"
+    row.reason = (f"{row.change:+.1%} beyond {bound:.1%} (min effect, {t.noise_k:g} x noise); "
+                  f"{evidence}")
     return row
+
+
+def result_identity(r: Result) -> str:
+    """A digest of what a result holds: its context and every entry, benchmark by benchmark.
+    Two files with the same identity are the same run whatever their names or formatting (a
+    link, a copy, a re-indented file)."""
+    doc = [r.context, [[b.name, b.samples, b.aggregates, b.errors] for b in r.benchmarks.values()]]
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def check_distinct(baselines: list[Result]) -> None:
+    """Refuses (UsageError) baseline files given twice: the same path, another name for the
+    same file, or a copy of its content. Pooled twice, a baseline's repetitions would count
+    twice and could flip a verdict."""
+    seen: dict[str, Path] = {}
+    for b in baselines:
+        identity = result_identity(b)
+        if identity in seen:
+            first = seen[identity]
+            same = "" if first.resolve() == b.path.resolve() else f" is the same result as {first}"
+            raise UsageError(f"baseline given twice: {b.path}{same} (its repetitions would count "
+                             f"twice); give each baseline once")
+        seen[identity] = b.path
 
 
 def _valid_samples(r: Result, name: str, metric: str) -> list[float] | None:
@@ -234,12 +312,13 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
         if b.ctx("quick") != new.ctx("quick"):
             c.notes.append(f"{b.path} ran with quick={b.ctx('quick')}, the new result with "
                            f"quick={new.ctx('quick')}: only benchmarks of the same name compared")
-    measured = [b for b in new.benchmarks.values() if b.ok]
-    if measured and max(len(b.samples) for b in measured) < t.min_samples:
-        raise UsageError(f"too little data: {new.path} has at most "
-                         f"{max(len(b.samples) for b in measured)} per-repetition sample(s) per "
-                         f"benchmark; need {t.min_samples} (run gpubench with "
-                         f"--benchmark_repetitions=5, without --benchmark_report_aggregates_only)")
+    for r in [new, *baselines]:  # each file, so that a poor one is named, not pooled away
+        few = too_few_repetitions(r, t.min_samples)
+        if few:
+            role = "" if r is new else "baseline "
+            raise UsageError(f"too little data: {role}{r.path} {few} (run gpubench with "
+                             f"--benchmark_repetitions=5, without "
+                             f"--benchmark_report_aggregates_only)")
     for b in new.benchmarks.values():
         if b.skipped:
             c.not_compared.append((b.name, b.error or "skipped"))
@@ -270,13 +349,23 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
                                    else "new benchmark: not in the baseline"))
             continue
         if not pooled:
-            c.rows.append(Row(b.name, b.metric, "INVALID",
-                              "no valid baseline samples (failed or throttled there)",
+            bad = [r.benchmarks[b.name] for r in baselines if b.name in r.benchmarks]
+            why = ("failed or throttled there" if all(
+                x.skipped or not x.ok or x.verification_failed or x.throttled for x in bad)
+                else f"none with per-repetition values of {b.metric} there")
+            c.rows.append(Row(b.name, b.metric, "INVALID", f"no valid baseline samples ({why})",
                               new_median=b.median(b.metric), n_new=len(b.samples),
                               higher_is_better=b.higher_is_better))
             continue
         c.rows.append(judge(b.name, b.metric, b.values(b.metric), pooled, t,
                             b.higher_is_better))
+    few = [r for r in c.rows if r.test == "no_overlap"]
+    if few:
+        c.notes.append(
+            f"{len(few)} benchmark(s) had too few samples for the Mann-Whitney U test to reach "
+            f"alpha {t.alpha:g} (smallest attainable p {max(r.min_p_value for r in few):.3g}) "
+            f"and were judged by the no-overlap rule; more repetitions (5 or more, or several "
+            f"baseline results) let the U-test decide")
     names = set(new.benchmarks)
     for r in baselines:
         for name in r.benchmarks:
@@ -301,7 +390,7 @@ def apply_confirmation(first: Comparison, rerun: Comparison) -> None:
             row.verdict, row.failed = "INVALID", True
             row.reason = f"re-run failed verification: {r2.reason}; first run: {row.reason}"
         elif r2 is not None and r2.verdict == "SLOWER":
-            row.reason += f"; confirmed by re-run ({r2.change:+.1%}, p = {r2.p_value:.3g})"
+            row.reason += f"; confirmed by re-run ({r2.change:+.1%}, {_evidence(r2)})"
         else:
             seen = f"{r2.verdict} {r2.change:+.1%}" if r2 and r2.change is not None else \
                 (r2.verdict if r2 else "not measured")
@@ -327,7 +416,8 @@ def to_markdown(c: Comparison) -> str:
         f"- baseline ({len(c.baselines)}): " + ", ".join(f"`{b}`" for b in c.baselines),
         f"- device key: `{c.device_key}`",
         f"- thresholds: min effect {t.min_effect:.1%}, {t.noise_k:g} x baseline noise, "
-        f"Mann-Whitney U alpha {t.alpha:g}",
+        f"Mann-Whitney U alpha {t.alpha:g} (where the samples are too few for it to reach "
+        f"alpha: no overlap)",
         "- verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.items()),
         f"- result: **{verdict_line(c)}**",
         "",
@@ -335,7 +425,7 @@ def to_markdown(c: Comparison) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     order = {v: i for i, v in enumerate(VERDICTS)}
-    for r in sorted(c.rows, key=lambda r: (order[r.verdict], r.change or 0)):
+    for r in sorted(c.rows, key=lambda r: (order[r.verdict], r.gain)):
         noise = f"{r.baseline_noise:.1%}" if r.baseline_noise is not None else "-"
         p = f"{r.p_value:.3g}" if r.p_value is not None else "-"
         lines.append(f"| `{r.name}` | {r.metric} | {_fmt(r.baseline_median)} | "
@@ -397,10 +487,17 @@ def to_junit(c: Comparison) -> str:
 
 
 def write_reports(c: Comparison, markdown: Path | str | None = None,
-                  json_path: Path | str | None = None, junit: Path | str | None = None) -> None:
-    """Writes the requested report files (parent directories created)."""
+                  json_path: Path | str | None = None, junit: Path | str | None = None,
+                  overwrite: bool = False) -> None:
+    """Writes the requested report files into folders that exist (none is created); an existing
+    file is replaced only with `overwrite` (UsageError otherwise, also for one that appeared
+    since the command line was checked)."""
     for path, render in ((markdown, to_markdown), (json_path, to_json), (junit, to_junit)):
-        if path:
+        if path is not None:
             p = Path(path)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(render(c), encoding="utf-8")
+            try:
+                with open(p, "w" if overwrite else "x", encoding="utf-8") as f:
+                    f.write(render(c))
+            except FileExistsError:
+                raise UsageError(f"{p} exists; reports are not overwritten without "
+                                 f"--force") from None

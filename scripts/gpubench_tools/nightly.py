@@ -154,7 +154,8 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     notes: list[str] = []
     baselines = last_valid(o.results_dir, new.device_key, o.last_n, exclude=new_path,
                            before=new_path, notes=notes,
-                           allow_failures=o.thresholds.allow_failures)
+                           allow_failures=o.thresholds.allow_failures,
+                           min_samples=o.thresholds.min_samples)
     if not baselines:
         failed = [] if o.thresholds.allow_failures else failed_verification(new)
         if failed:

@@ -101,6 +101,22 @@ def failed_verification(result: Result) -> list[tuple[str, str]]:
             if b.verification_failed]
 
 
+def too_few_repetitions(result: Result, min_samples: int) -> str:
+    """Why a result has too little data to compare ("" when it has enough): no measured
+    benchmark has `min_samples` per-repetition samples (gpubench run with fewer
+    --benchmark_repetitions, or only the aggregates written). Results in which nothing was
+    measured pass here (they have no rows to compare at all)."""
+    measured = [b for b in result.benchmarks.values() if b.ok]
+    if not measured:
+        return ""
+    most = max(len(b.samples) for b in measured)
+    if most >= min_samples:
+        return ""
+    if most == 0:
+        return f"holds only aggregates, no per-repetition samples; need {min_samples}"
+    return f"has at most {most} per-repetition sample(s) per benchmark; need {min_samples}"
+
+
 def is_valid_baseline(result: Result, allow_failures: bool = False) -> bool:
     """A result can serve as a baseline when at least one benchmark ran, verified and
     unthrottled, and none failed verification (a run that produced wrong output measured
@@ -114,12 +130,14 @@ def is_valid_baseline(result: Result, allow_failures: bool = False) -> bool:
 
 def last_valid(results_dir: Path | str, device_key: str, n: int,
                exclude: Path | str | None = None, before: Path | str | None = None,
-               notes: list[str] | None = None, allow_failures: bool = False) -> list[Result]:
+               notes: list[str] | None = None, allow_failures: bool = False,
+               min_samples: int = 0) -> list[Result]:
     """The last `n` valid results of a device key (is_valid_baseline), oldest first.
 
     `exclude` (the new result itself) is skipped; with `before`, only files whose names sort
-    before it count. Unreadable or invalid files, and files in which a benchmark failed
-    verification (unless allow_failures), are skipped with a line appended to `notes`.
+    before it count. Unreadable or invalid files, files in which a benchmark failed
+    verification (unless allow_failures) and files with fewer than `min_samples` repetitions
+    (too_few_repetitions()) are skipped with a line appended to `notes`.
     """
     excl = Path(exclude).resolve() if exclude else None
     out: list[Result] = []
@@ -147,6 +165,11 @@ def last_valid(results_dir: Path | str, device_key: str, n: int,
         if not is_valid_baseline(r, allow_failures):
             if notes is not None:
                 notes.append(f"skipped baseline candidate {p}: no valid benchmark in it")
+            continue
+        few = too_few_repetitions(r, min_samples)
+        if few:
+            if notes is not None:
+                notes.append(f"skipped baseline candidate {p}: {few}")
             continue
         out.append(r)
         if len(out) == n:

@@ -8,17 +8,17 @@ import pytest
 
 from conftest import cli, errored, run_script, scaled
 from fixtures import h100_result, write_json
-from gpubench_tools.compare import (Row, Thresholds, apply_confirmation, compare, failure_lines,
-                                    judge, robust_noise)
+from gpubench_tools.compare import (Row, Thresholds, apply_confirmation, check_distinct, compare,
+                                    failure_lines, judge, robust_noise)
 from gpubench_tools.errors import UsageError
 from gpubench_tools.results import load_result
 
 
-def stable_benchmark(path) -> str:
+def stable_benchmark(path, repetitions: int = 5) -> str:
     """The real run's benchmark with the smallest spread: a 20 % loss there must be flagged
     (one whose own noise exceeds 20 % / noise_k would rightly be NOISY instead)."""
     r = load_result(path)
-    return min((b for b in r.benchmarks.values() if b.ok and len(b.samples) >= 5),
+    return min((b for b in r.benchmarks.values() if b.ok and len(b.samples) >= repetitions),
                key=lambda b: robust_noise(b.values(b.metric))).name
 
 
@@ -336,3 +336,285 @@ def test_confirmation_keeps_only_slowdowns_seen_twice():
     assert (only_b.rows[0].verdict, only_b.rows[0].failed, only_b.exit_code) == ("INVALID", True, 1)
     assert failure_lines(only_b) == ["FAILED VERIFICATION: b: re-run failed verification: "
                                      "verification failed: x; first run: x"]
+
+
+def test_a_latency_change_reads_as_the_change_of_the_latency():
+    """1.552 -> 2.536 ns is a 63.4 % rise of the latency: shown as +63.4 % beside SLOWER (it read
+    -38.8 %, the change of its inverse); a fall is negative and FASTER. Worst first: the larger
+    rise of latency leads the SLOWER rows."""
+    from gpubench_tools.compare import Comparison, to_json, to_markdown
+
+    t = Thresholds()
+    base = [1.550, 1.552, 1.554, 1.551, 1.553]
+    big = judge("chase/big", "latency_ns", [2.534, 2.536, 2.538, 2.535, 2.537], base, t,
+                higher_is_better=False)
+    assert big.verdict == "SLOWER" and big.change == pytest.approx(2.536 / 1.552 - 1)
+    small = judge("chase/small", "latency_ns", [1.86, 1.862, 1.864, 1.861, 1.863], base, t,
+                  higher_is_better=False)
+    assert small.verdict == "SLOWER" and small.change == pytest.approx(0.2, abs=0.001)
+    down = judge("chase/down", "latency_ns", [1.24, 1.241, 1.242, 1.243, 1.244], base, t,
+                 higher_is_better=False)
+    assert down.verdict == "FASTER" and down.change == pytest.approx(-0.2, abs=0.001)
+    c = Comparison("new", ["base"], "k", t, rows=[small, down, big])
+    table = [ln for ln in to_markdown(c).splitlines() if ln.startswith("| `")]
+    assert [ln.split("`")[1] for ln in table] == ["chase/big", "chase/small", "chase/down"]
+    assert "| +63.4% |" in table[0] and "| -20.0% |" in table[2]
+    assert json.loads(to_json(c))["rows"][2]["change"] == pytest.approx(0.634, abs=0.001)
+
+
+def three_repetitions(doc: dict) -> dict:
+    """A copy of a SYNTHETIC result document with gpubench's default 3 repetitions per
+    benchmark (the first three of each; the aggregates and failed verifications left out)."""
+    out = json.loads(json.dumps(doc))
+    out["benchmarks"] = [e for e in out["benchmarks"]
+                         if e.get("run_type") == "iteration" and e.get("repetition_index", 0) < 3
+                         and not str(e.get("error_message", "")).startswith("verification")]
+    for e in out["benchmarks"]:
+        e["repetitions"] = min(e["repetitions"], 3)
+    return out
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory) -> Path:
+    """A real quick host run of a few rows with gpubench's default repetitions (3)."""
+    from conftest import gpubench
+
+    out = tmp_path_factory.mktemp("default") / "three_reps.json"
+    proc = gpubench("--device=host", "--quick", f"--out={out}",
+                    "--filter=^bandwidth/copy/(kernel|memcpy)/bytes:(4KiB|64KiB)$")
+    assert proc.returncode == 0 and out.exists(), proc.stderr[-2000:]
+    reps = {len(b.samples) for b in load_result(out).benchmarks.values() if b.ok}
+    assert reps == {3}, reps  # the default the no-overlap rule is for
+    return out
+
+
+def test_smallest_attainable_p_of_the_u_test():
+    from gpubench_tools.compare import min_p_value
+
+    assert min_p_value(3, 3) == pytest.approx(1 / 20)  # = alpha 0.05: the test can never reject
+    assert min_p_value(3, 5) == pytest.approx(1 / 56)
+    assert min_p_value(5, 5) == pytest.approx(1 / 252)
+    assert min_p_value(3, 6) == pytest.approx(1 / 84)  # 3 new against two pooled nights of 3
+
+
+def test_three_against_three_repetitions_decides_by_no_overlap():
+    """3 new and 3 baseline samples: the exact one-sided U-test's smallest p is 1/20 = 0.05, so
+    at alpha 0.05 it can never reject. Samples wholly apart, beyond the effect and noise bounds,
+    are SLOWER (or FASTER) by the no-overlap rule, which the row names; overlapping ones stay
+    NOISY, saying why."""
+    t = Thresholds()
+    base = [58.7, 58.91, 59.2]
+    row = judge("x", "GB/s", [2.19, 2.192, 2.2], base, t)  # the -96 % row that read NOISY
+    assert (row.verdict, row.test) == ("SLOWER", "no_overlap"), row
+    assert row.min_p_value == pytest.approx(0.05)
+    assert row.reason.endswith("; no overlap, n too small for the U-test (3 new, 3 baseline: "
+                               "smallest p 0.05 >= alpha 0.05)"), row.reason
+    assert judge("x", "GB/s", [80, 81, 79], [100, 101, 99], t).verdict == "SLOWER"
+    assert judge("x", "GB/s", [120, 121, 119], [100, 101, 99], t).verdict == "FASTER"
+    up = judge("x", "latency_ns", [2.53, 2.536, 2.54], [1.55, 1.552, 1.556], t,
+               higher_is_better=False)
+    assert up.verdict == "SLOWER" and up.test == "no_overlap"
+    # one new sample among the baseline's: the samples do not separate, no verdict
+    row = judge("x", "GB/s", [80, 100.5, 79], [100, 101, 99], t)
+    assert row.verdict == "NOISY" and "overlap" in row.reason and row.test == "no_overlap"
+    # an outlier the robust noise (13.5 %) ignores still overlaps: [60, 66, 130] halved
+    row = judge("x", "GB/s", [30, 33, 65], [60, 66, 130], t)
+    assert row.verdict == "NOISY" and "overlap" in row.reason
+    # within the noise bound: NOISY before any test
+    row = judge("x", "GB/s", [80, 81, 79], [100, 70, 130], t)
+    assert row.verdict == "NOISY" and "noise" in row.reason
+    # enough samples: the U-test decides, as before
+    row = judge("x", "GB/s", [80, 81, 79], [100, 101, 99, 100.5, 99.5], t)
+    assert (row.verdict, row.test) == ("SLOWER", "mann_whitney_u")
+    assert row.p_value == pytest.approx(1 / 56) and "Mann-Whitney U p = 0.0179" in row.reason
+
+
+def test_a_halved_result_with_default_repetitions_is_slower(tmp_path):
+    doc = three_repetitions(h100_result(labelled=True))
+    base = write_json(doc, tmp_path / "base.json")
+    measured = {b.name: b.metric for b in load_result(base).benchmarks.values() if b.ok}
+    for name, metric in measured.items():
+        if metric != "latency_ns":
+            doc = scaled(doc, name, 0.5)
+    half = write_json(doc, tmp_path / "half.json")
+    code, out, err = cli("compare.py", half, base, "--json", tmp_path / "c.json")
+    assert code == 1, out + err
+    report = json.loads((tmp_path / "c.json").read_text())
+    assert {r["name"]: r["verdict"] for r in report["rows"]} == \
+        {n: "SAME" if m == "latency_ns" else "SLOWER" for n, m in measured.items()}
+    assert all(r["test"] == "no_overlap" and r["change"] == pytest.approx(-0.5)
+               for r in report["rows"] if r["verdict"] == "SLOWER")
+    assert any("no-overlap rule" in n and "too few samples for the Mann-Whitney U test" in n
+               for n in report["notes"])
+    assert "no overlap, n too small for the U-test" in out and "REGRESSION" in out
+
+
+def test_a_real_run_with_default_repetitions_against_itself_is_no_regression(default_run):
+    code, out, err = cli("compare.py", default_run, default_run)
+    assert code == 0 and "SLOWER 0" in out and "NOISY 0" in out, out + err
+
+
+def test_pooled_baseline_nights_give_the_u_test_enough_samples(tmp_path):
+    """Two baseline results of 3 repetitions each (as the nightly job pools them): 3 against 6
+    samples can reach p = 1/84, so the U-test decides again."""
+    doc = three_repetitions(h100_result(labelled=True))
+    night2 = json.loads(json.dumps(doc))  # another night: each repetition moved a little
+    for e in night2["benchmarks"]:
+        if "GB/s" in e:
+            e["GB/s"] *= (1.01, 0.99, 1.005)[e["repetition_index"]]
+    name = "bandwidth/copy/kernel/bytes:64MiB"
+    slow = write_json(scaled(doc, name, 0.7), tmp_path / "slow.json")
+    c = compare(load_result(slow), [load_result(write_json(doc, tmp_path / "a.json")),
+                                    load_result(write_json(night2, tmp_path / "b.json"))])
+    row = next(r for r in c.rows if r.name == name)
+    assert (row.verdict, row.test, row.n_baseline) == ("SLOWER", "mann_whitney_u", 6), row
+    assert row.p_value == pytest.approx(1 / 84)
+    assert not any("no-overlap" in n for n in c.notes)
+
+
+def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
+    """The same baseline twice pools its repetitions twice and can flip a verdict: refused,
+    whether it is the same path, another name for the same file, or a copy of its content
+    (even re-indented); the new result may still be compared with itself."""
+    import os
+
+    link = tmp_path / "link.json"
+    link.symlink_to(host_result)
+    hard = tmp_path / "hard.json"
+    os.link(host_result, hard)
+    copy = write_json(host_doc, tmp_path / "copy.json")  # indent=1: other bytes, same result
+    other = write_json(scaled(host_doc, stable_benchmark(host_result), 1.001), tmp_path / "o.json")
+    for twice in (host_result, link, hard, copy):
+        code, out, err = cli("compare.py", other, host_result, twice, "--json", tmp_path / "c.json")
+        assert (code, out) == (2, ""), err
+        assert err.count("\n") == 1 and "given twice" in err and str(twice) in err, err
+        assert not (tmp_path / "c.json").exists()
+    with pytest.raises(UsageError, match="given twice"):
+        check_distinct([load_result(host_result), load_result(copy)])
+    code, out, err = cli("compare.py", host_result, host_result, other)
+    assert code == 0, out + err
+
+
+def one_repetition(doc: dict) -> dict:
+    """A copy of a result document with one repetition per benchmark and no aggregates."""
+    out = json.loads(json.dumps(doc))
+    seen: set[str] = set()
+    keep = []
+    for e in out["benchmarks"]:
+        if e["run_type"] == "iteration" and e["run_name"] not in seen:
+            seen.add(e["run_name"])
+            keep.append(e)
+    out["benchmarks"] = keep
+    return out
+
+
+def aggregates_only(doc: dict) -> dict:
+    """A copy of a result document as --benchmark_report_aggregates_only writes it."""
+    out = json.loads(json.dumps(doc))
+    out["benchmarks"] = [e for e in out["benchmarks"]
+                         if e["run_type"] == "aggregate" or e.get("error_occurred")]
+    return out
+
+
+def test_a_baseline_with_too_few_repetitions_exits_2_naming_it(host_result, host_doc, tmp_path):
+    one = write_json(one_repetition(host_doc), tmp_path / "rep1.json")
+    code, out, err = cli("compare.py", host_result, one)
+    assert (code, out) == (2, ""), err
+    assert err == (f"compare.py: error: too little data: baseline {one} has at most 1 "
+                   f"per-repetition sample(s) per benchmark; need 3 (run gpubench with "
+                   f"--benchmark_repetitions=5, without --benchmark_report_aggregates_only)\n")
+    agg = write_json(aggregates_only(host_doc), tmp_path / "agg.json")
+    code, out, err = cli("compare.py", host_result, agg)
+    assert (code, out) == (2, "") and err.count("\n") == 1, err
+    assert f"too little data: baseline {agg} holds only aggregates" in err
+    # pooled with a full baseline, still refused: the file is named, not averaged away
+    code, _, err = cli("compare.py", host_result, host_result, one)
+    assert code == 2 and f"baseline {one} has at most 1" in err
+    # the new result, as before
+    code, _, err = cli("compare.py", one, host_result)
+    assert code == 2 and f"too little data: {one} has at most 1" in err
+
+
+def test_history_passes_over_a_result_with_too_few_repetitions(host_doc, tmp_path):
+    key = host_doc["context"]["device_key"]
+    store = tmp_path / "store" / key
+    good = write_json(host_doc, store / "20260101T000000Z_good.json")
+    one = write_json(one_repetition(host_doc), store / "20260102T000000Z_one.json")
+    new = write_json(host_doc, store / "20260103T000000Z_new.json")
+    code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--json",
+                         tmp_path / "c.json")
+    assert code == 0, out + err
+    assert json.loads((tmp_path / "c.json").read_text())["baselines"] == [str(good)]
+    assert (f"compare.py: note: skipped baseline candidate {one}: has at most 1 "
+            f"per-repetition sample(s) per benchmark; need 3") in err
+
+
+def test_a_baseline_benchmark_without_samples_says_so(host_result, host_doc, tmp_path):
+    """One benchmark of the baseline holds only its aggregates (the others are complete): its
+    row is INVALID for want of samples, not "failed or throttled there"."""
+    name = stable_benchmark(host_result)
+    doc = json.loads(json.dumps(host_doc))
+    doc["benchmarks"] = [e for e in doc["benchmarks"] if not (
+        e["run_name"].startswith(name + "/") and e["run_type"] == "iteration")]
+    c = compare(load_result(host_result), [load_result(write_json(doc, tmp_path / "b.json"))])
+    row = next(r for r in c.rows if r.name == name)
+    assert (row.verdict, row.reason) == (
+        "INVALID", f"no valid baseline samples (none with per-repetition values of {row.metric} "
+                   f"there)")
+
+
+def test_report_outputs_are_checked_before_any_work(host_result, host_doc, tmp_path):
+    """One file for two outputs, an output in a folder that does not exist, an empty output
+    value, an output that is an input: one line, exit 2, nothing written or created."""
+    md = tmp_path / "r.md"
+    base = write_json(host_doc, tmp_path / "base.json")
+    cases = [
+        (["--markdown", md, "--json", md], "the same file is given for two outputs"),
+        (["--markdown", md, "--junit", tmp_path / "." / "r.md"],
+         "the same file is given for two outputs"),
+        (["--markdown", tmp_path / "missing" / "deeper" / "r.md"],
+         f"{tmp_path / 'missing' / 'deeper' / 'r.md'}: folder {tmp_path / 'missing' / 'deeper'} "
+         f"does not exist"),
+        (["--junit", ""], "--junit has an empty value"),
+        (["--json", " "], "--json has an empty value"),
+        (["--json", base, "--force"], f"--json {base}: is an input of this comparison"),
+    ]
+    before = base.read_bytes()
+    for extra, message in cases:
+        code, out, err = cli("compare.py", host_result, base, *extra)
+        assert (code, out) == (2, ""), (extra, err)
+        assert err == f"compare.py: error: {message}\n", (extra, err)
+    assert not md.exists() and not (tmp_path / "missing").exists()
+    assert base.read_bytes() == before
+    # the folder existing, all three are written
+    code, out, err = cli("compare.py", host_result, base, "--markdown", md, "--json",
+                         tmp_path / "r.json", "--junit", tmp_path / "r.xml", "--quiet")
+    assert code == 0 and md.read_text().startswith("# gpubench comparison"), err
+    assert json.loads((tmp_path / "r.json").read_text())["exit_code"] == 0
+    assert ET.parse(tmp_path / "r.xml").getroot().tag == "testsuite"
+
+
+@pytest.mark.parametrize("which", ["new", "baseline"])
+@pytest.mark.parametrize("counter, value", [("GB/s", -200.0), ("GB/s", -1), ("TFLOPS", -0.5),
+                                            ("latency_ns", -23.0)])
+def test_a_negative_rate_or_latency_is_not_a_result(which, counter, value, tmp_path):
+    """gpubench never writes a negative GB/s, TFLOPS or latency: such a file is refused, one
+    line naming it and the entry, exit 2 (it compared as "-200 %", exit 0)."""
+    doc = without_failed_rows(h100_result(labelled=True))
+    good = write_json(doc, tmp_path / "good.json")
+    entry = next(e for e in doc["benchmarks"] if e["run_type"] == "iteration" and counter in e)
+    entry[counter] = value
+    bad = write_json(doc, tmp_path / "bad.json")
+    args = (bad, good) if which == "new" else (good, bad)
+    code, out, err = cli("compare.py", *args)
+    assert (code, out) == (2, ""), err
+    assert err.count("\n") == 1 and err.startswith(f"compare.py: error: {bad}: not a gpubench result: benchmarks[")
+    assert f"has {counter} = {value}" in err and "negative" in err, err
+
+
+def without_failed_rows(doc: dict) -> dict:
+    """The document without its failed-verification entries (such a result is no baseline)."""
+    out = json.loads(json.dumps(doc))
+    out["benchmarks"] = [e for e in out["benchmarks"]
+                         if not str(e.get("error_message", "")).startswith("verification")]
+    return out

@@ -305,10 +305,11 @@ def test_latency_is_compared_lower_is_better(tmp_path):
     c = compare(load(slower, tmp_path, "n.json"), [load(doc, tmp_path, "b.json")])
     row = next(r for r in c.rows if r.name == name)
     assert row.metric == "latency_ns" and not row.higher_is_better
-    assert row.verdict == "SLOWER" and row.change == pytest.approx(1 / 1.25 - 1)
+    # the change is the latency's own: up 25 %, and that rise is the loss
+    assert row.verdict == "SLOWER" and row.change == pytest.approx(0.25)
     faster = judge("x", "latency_ns", [80, 81, 79, 80, 80.5], [100, 101, 99, 100, 100.5],
                    Thresholds(), higher_is_better=False)
-    assert faster.verdict == "FASTER" and faster.change > 0
+    assert faster.verdict == "FASTER" and faster.change == pytest.approx(-0.2)
     # Legacy files (no labels): the same rows compared on GB/s, as before.
     c2 = compare(load(strip_labels(slower), tmp_path, "n2.json"),
                  [load(strip_labels(doc), tmp_path, "b2.json")])
