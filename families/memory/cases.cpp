@@ -111,11 +111,19 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
   for (const char* how : loops)
     for (std::uint64_t bytes : steps(MiB, o.quick ? 16 * MiB : 256 * MiB, 16)) {
       const double b = static_cast<double>(bytes);
-      // Nothing is flushed between iterations: a set that fits the L2 is read from it, not DRAM.
-      const bool in_l2 = o.l2_bytes > 0 && 2 * b < static_cast<double>(o.l2_bytes);
+      // Nothing is flushed between iterations: a set below half the L2 is read from it (level
+      // l2, as every family labels it), one between half the L2 and the L2 partly from it and
+      // partly from DRAM (neither level: no peak, kept off both plateaus), a larger one from DRAM.
+      const double l2 = static_cast<double>(o.l2_bytes);
+      const bool partly_cached = o.l2_bytes > 0 && 2 * b >= l2 / 2 && 2 * b < l2;
       WorkModel w = copy_work(b);
-      if (in_l2) w.peak = PeakKind::l2;
-      cases.push_back(sized("alloc_loop", how, bytes, w, in_l2 ? "l2" : memory_level(2 * b, o)));
+      std::string level = memory_level(2 * b, o);
+      if (level == "l2") w.peak = PeakKind::l2;
+      if (partly_cached) {
+        w.peak = PeakKind::none;
+        level = "none";
+      }
+      cases.push_back(sized("alloc_loop", how, bytes, w, level));
     }
 
   if (cuda) {

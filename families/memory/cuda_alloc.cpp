@@ -64,6 +64,14 @@ class PoolThreshold {
   PoolThreshold(const PoolThreshold&) = delete;
   PoolThreshold& operator=(const PoolThreshold&) = delete;
 
+  /// Memory the pool holds and no allocation uses (what it can hand out without the driver).
+  std::uint64_t unused_bytes() const {
+    std::uint64_t reserved = 0, used = 0;
+    GPUBENCH_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    GPUBENCH_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemCurrent, &used));
+    return reserved > used ? reserved - used : 0;
+  }
+
  private:
   cudaMemPool_t pool_ = nullptr;
   std::uint64_t saved_ = 0;
@@ -345,8 +353,8 @@ class FragmentationWorkload final : public Workload {
     if (pairs_ < 2) throw SkipCase("too little free device memory for the fragmentation pattern");
     const std::size_t ballast = free_bytes - reserve - pairs_ * (small_ + large_);
     if (ballast > 0) ballast_ = DeviceBuffer(ballast);
-    // What the allocator could hand out as one block during the probe, were nothing fragmented:
-    // the free memory less the ballast and the small blocks then still allocated.
+    // What the allocator could hand out as one block during the probe, were nothing fragmented
+    // (measured again at each probe): the free memory less the ballast and the small blocks.
     available_ = free_bytes - ballast - pairs_ * small_;
     if (pool_kind_) pool_ = std::make_unique<PoolThreshold>(dev_.index(), std::numeric_limits<std::uint64_t>::max());
     pattern_.resize(kProbeBytes);
@@ -427,11 +435,15 @@ class FragmentationWorkload final : public Workload {
   // Bisection between one large block (it must fit: one was just freed) and all that is available,
   // to 1/64 of the range; the largest block found is probed at both ends.
   std::size_t largest_block() {
-    std::size_t lo = large_, hi = available_;
+    // What is free now (another process on the device may have taken or given back memory since
+    // prepare): the driver's free memory, and what the pool holds unused.
+    std::size_t free_now = 0, total = 0;
+    GPUBENCH_CUDA_CHECK(cudaMemGetInfo(&free_now, &total));
+    available_ = free_now + (pool_ ? static_cast<std::size_t>(pool_->unused_bytes()) : 0);
+    std::size_t lo = large_, hi = std::max(available_, large_);
     void* p = allocate(hi, true);
     if (p != nullptr) {
-      probe_ends(p, hi);
-      release(p);
+      probe_ends_and_release(p, hi);
       return hi;
     }
     const std::size_t step = std::max<std::size_t>((hi - lo) / 64, 1);
@@ -447,9 +459,20 @@ class FragmentationWorkload final : public Workload {
     }
     p = allocate(lo, true);
     if (!p) return 0;
-    probe_ends(p, lo);
-    release(p);
+    probe_ends_and_release(p, lo);
     return lo;
+  }
+
+  // probe_ends, the block released however it ends (a failed copy would leave a block of up to
+  // the whole free memory allocated).
+  void probe_ends_and_release(void* p, std::size_t bytes) {
+    try {
+      probe_ends(p, bytes);
+    } catch (...) {
+      (void)(pool_kind_ ? cudaFreeAsync(p, dev_.stream()) : cudaFree(p));
+      throw;
+    }
+    release(p);
   }
 
   // The pattern written at the start and the end of the block and read back into out_.

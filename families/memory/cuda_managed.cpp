@@ -4,7 +4,9 @@
 //
 // One operation (timed with events on the stream, its untimed reset and an L2 flush before it;
 // the flush, queued first, also holds the stream while the host queues the timed steps, so the
-// few microseconds of queueing a launch are not inside the interval):
+// few microseconds of queueing a launch are not inside the interval; no flush before a prefetch,
+// which the driver may hand to a thread of its own when issued into a busy stream: the data
+// starts on the host, and the prefetch's host-side work is part of what it costs):
 //   demand_fault     reset: the managed buffer prefetched to the host. Timed: the kernel, which
 //                    faults the pages over (us_per_4KiB_page, us_per_2MiB_page).
 //   prefetch         reset: to the host. Timed: cudaMemPrefetchAsync to the device, then the
@@ -114,7 +116,8 @@ class ManagedWorkload final : public CudaWorkload {
     events_.resize(2);
     if (route_ == Route::read_mostly) GPUBENCH_CUDA_CHECK(advise_read_mostly(managed_->words(), bytes_, dev_.index()));
     if (route_ == Route::device_resident) to_device();
-    if (route_ != Route::to_host && route_ != Route::device_resident) dev_.flusher().allocate(stream());
+    if (route_ != Route::to_host && route_ != Route::device_resident && route_ != Route::prefetch)
+      dev_.flusher().allocate(stream());
   }
 
   void poison() override {
@@ -137,7 +140,9 @@ class ManagedWorkload final : public CudaWorkload {
         seconds += read_on_host();
         continue;
       }
-      dev_.flusher().flush(stream());  // holds the stream while the steps below are queued
+      // Holds the stream while the steps below are queued; not before a prefetch, which the
+      // driver may hand to a thread of its own when issued into a busy stream.
+      if (route_ != Route::prefetch) dev_.flusher().flush(stream());
       const bool first_stage = route_ == Route::prefetch || route_ == Route::explicit_copy;
       if (first_stage) {
         events_[0].record_start(stream());

@@ -74,7 +74,8 @@ struct State {
   /// The default pool: bytes freed by cudaFreeAsync stay reserved (still used device memory)
   /// until a synchronize releases what exceeds the threshold, or cudaMemPoolTrimTo.
   std::uint64_t pool_release_threshold = 0;
-  std::size_t pool_reserved = 0;
+  std::size_t pool_reserved = 0;            ///< held by the pool, unused
+  std::size_t pool_used = 0;                ///< held by the pool's live allocations
   int pool_hits = 0;                        ///< cudaMallocAsync served from the reserve
   int pool_misses = 0;                      ///< cudaMallocAsync that needed new device memory
   std::map<void*, std::size_t> registered;  ///< cudaHostRegister'ed ranges

@@ -70,8 +70,16 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
 cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
 
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
-  if (pool != default_pool() || attr != cudaMemPoolAttrReleaseThreshold) return cudaErrorInvalidValue;
-  *static_cast<std::uint64_t*>(value) = state().pool_release_threshold;
+  if (pool != default_pool()) return cudaErrorInvalidValue;
+  const fake_cuda::State& st = state();
+  switch (attr) {
+    case cudaMemPoolAttrReleaseThreshold: *static_cast<std::uint64_t*>(value) = st.pool_release_threshold; break;
+    case cudaMemPoolAttrReservedMemCurrent:
+      *static_cast<std::uint64_t*>(value) = st.pool_reserved + st.pool_used;
+      break;
+    case cudaMemPoolAttrUsedMemCurrent: *static_cast<std::uint64_t*>(value) = st.pool_used; break;
+    default: return cudaErrorInvalidValue;
+  }
   return cudaSuccess;
 }
 
@@ -106,6 +114,7 @@ cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t s) {
     ++st.pool_misses;
   }
   st.sizes[*p] = bytes;
+  st.pool_used += bytes;
   return cudaSuccess;
 }
 
@@ -113,6 +122,7 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
   if (!s) return cudaErrorInvalidResourceHandle;
   auto it = state().sizes.find(p);
   if (it == state().sizes.end()) return cudaErrorInvalidValue;
+  state().pool_used -= it->second;
   state().pool_reserved += it->second;  // kept by the pool until a synchronize or a trim
   state().sizes.erase(it);
   std::free(p);

@@ -174,6 +174,29 @@ TEST_F(FakeMemory, FragmentationFindsTheLargestBlockAndProbesIt) {
   EXPECT_EQ(k.at("largest_block_pct_of_free"), 100.0);
 }
 
+// What is free is read at each probe: memory another process takes after prepare is not counted
+// as free (it would read as fragmentation), and the pool row counts what its pool holds unused.
+TEST_F(FakeMemory, FragmentationReadsWhatIsFreeAtTheProbe) {
+  auto w = backend().create(row("memory/fragmentation/cuda_malloc"));
+  w->prepare();
+  void* other = nullptr;
+  ASSERT_EQ(cudaMalloc(&other, std::size_t{512} << 20), cudaSuccess);  // another process, meanwhile
+  w->run(1);
+  const auto k = w->extra_counters(1e-3);
+  ASSERT_EQ(cudaFree(other), cudaSuccess);
+  w.reset();  // its ballast freed
+  EXPECT_EQ(k.at("available_MiB"), 4032.0 - 512);
+  EXPECT_EQ(k.at("largest_block_pct_of_free"), 100.0);
+
+  auto pool = backend().create(row("memory/fragmentation/async_pool"));
+  const Verification v = fake_backend::run_like_the_runner(*pool, 1);
+  ASSERT_TRUE(v.ok) << v.message;
+  const auto p = pool->extra_counters(1e-3);
+  // The freed large blocks stay in the pool (release threshold: the maximum): free to it.
+  EXPECT_EQ(p.at("available_MiB"), 4032.0);
+  EXPECT_GT(p.at("largest_block_MiB"), 47.0 * 64 - 62);  // what the pool holds, to the bisection's step
+}
+
 // An allocator that needs contiguous memory finds only the reserve and the hole beside it: the
 // row tells it apart (the pattern no longer leaves untouched memory that any block fits into).
 TEST_F(FakeMemory, FragmentationShowsAnAllocatorThatNeedsContiguousMemory) {
