@@ -229,12 +229,16 @@ std::string headline(const std::string& what, const BenchmarkLine* l) {
 
 std::string rows(std::size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
 
-// "a, b, c and 4 more"
-std::string some_names(const std::vector<const BenchmarkLine*>& v, std::size_t most = 3) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size() && i < most; ++i) s += (i ? ", " : "") + v[i]->name;
-  if (v.size() > most) s += " and " + std::to_string(v.size() - most) + " more";
-  return s;
+// `head` then "a, b, c and 4 more": up to three names, as many as fit in the console's width
+// with the count of the rest (a line cut mid-name lost the count).
+std::string with_some_names(const std::string& head, const std::vector<const BenchmarkLine*>& v) {
+  constexpr std::size_t kMost = 3;
+  for (std::size_t n = std::min(kMost, v.size());; --n) {
+    std::string s = head;
+    for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + v[i]->name;
+    if (v.size() > n) s += n ? " and " + std::to_string(v.size() - n) + " more" : "see the table";
+    if (s.size() <= kConsoleWidth || n == 0) return s;
+  }
 }
 
 }  // namespace
@@ -283,10 +287,10 @@ std::vector<std::string> closing_summary(const std::vector<BenchmarkLine>& lines
     if (l.skipped()) skipped.push_back(&l);
   }
   if (!noisy.empty())
-    out.push_back("  noisy (spread over " + printf_string("%.0f", 100 * kNoisyCv) + " %): " + rows(noisy.size()) +
-                  ": " + some_names(noisy));
-  if (!throttled.empty()) out.push_back("  throttled: " + rows(throttled.size()) + ": " + some_names(throttled));
-  if (!failed.empty()) out.push_back("  FAILED: " + rows(failed.size()) + ": " + some_names(failed));
+    out.push_back(with_some_names(
+        "  noisy (spread over " + printf_string("%.0f", 100 * kNoisyCv) + " %): " + rows(noisy.size()) + ": ", noisy));
+  if (!throttled.empty()) out.push_back(with_some_names("  throttled: " + rows(throttled.size()) + ": ", throttled));
+  if (!failed.empty()) out.push_back(with_some_names("  FAILED: " + rows(failed.size()) + ": ", failed));
   std::size_t unavailable = 0;
   for (const BenchmarkLine* l : skipped) unavailable += l->unavailable() ? 1 : 0;
   if (skipped.size() > unavailable)

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace gpubench {
@@ -167,6 +168,22 @@ TEST(ConsoleSummary, HeadlinesAgainstTheCardAndTheRowsToLookAt) {
   EXPECT_NE(all.find("not on this backend: 1 row"), std::string::npos) << all;
   EXPECT_NE(all.find("result: /tmp/r.json"), std::string::npos) << all;
   EXPECT_EQ(all.find("nothing was saved"), std::string::npos) << all;
+}
+
+// Long names: as many as fit in the width, then how many more, never a name cut in the middle.
+TEST(ConsoleSummary, ARowListKeepsItsCountWithinTheWidth) {
+  std::vector<BenchmarkLine> lines;
+  for (int i = 0; i < 5; ++i)
+    lines.push_back(line("bandwidth/copy/kernel/bytes:" + std::to_string(i + 1) + "GiB,a_long_parameter:xxxxxxxxxxxxxx",
+                         {100, 150, 60}));
+  const auto s = closing_summary(lines, {"", true, false});
+  const auto noisy = std::find_if(s.begin(), s.end(), [](const std::string& l) { return l.rfind("  noisy", 0) == 0; });
+  ASSERT_NE(noisy, s.end());
+  EXPECT_LE(noisy->size(), kConsoleWidth) << *noisy;
+  EXPECT_EQ(noisy->find('~'), std::string::npos) << "cut: " << *noisy;
+  EXPECT_NE(noisy->find("5 rows: bandwidth/copy/kernel/bytes:1GiB,a_long_parameter:xxxxxxxxxxxxxx and 4 more"),
+            std::string::npos)
+      << *noisy;
 }
 
 TEST(ConsoleSummary, SaysWhenNothingWasSavedAndNamesTheHostsCache) {
