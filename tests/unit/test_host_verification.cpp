@@ -167,8 +167,8 @@ TEST(HostVerification, AWrongFirstMiddleOrLastElementFailsNamingIt) {
             << v.message;
         EXPECT_EQ(std::stoul(m[2], nullptr, 16), (std::stoul(m[1], nullptr, 16) + 1) & 0xffffffffu) << v.message;
       } else if (c.key() == "bandwidth/chase/kernel") {
-        ASSERT_TRUE(
-            std::regex_match(v.message, m, std::regex("after [0-9]+ steps: expected index ([0-9]+), got ([0-9]+)")))
+        ASSERT_TRUE(std::regex_match(
+            v.message, m, std::regex("after [0-9]+ steps from entry 0 expected entry ([0-9]+), got ([0-9]+)")))
             << v.message;
         EXPECT_EQ(std::stoul(m[2]), std::stoul(m[1]) ^ 1u) << v.message;
       }
