@@ -479,9 +479,30 @@ def _pow2_floor(v: float) -> float:
     return 2.0 ** math.floor(math.log2(v))
 
 
+def _one_of_each(series: list[Series], results: list[Result]) -> None:
+    """Several results on one chart: a theoretical ceiling the series before already drew (the
+    same card) is drawn once, and series of one day are told apart by their time and revision
+    (three runs of one H100 drew every roof three times under one legend label)."""
+    drawn: set[tuple[str, float]] = set()
+    for s in series:
+        kept = [c for c in s.ceilings if c.empirical or (c.kind, c.value) not in drawn]
+        drawn |= {(c.kind, c.value) for c in s.ceilings if not c.empirical}
+        if len(kept) != len(s.ceilings):
+            s.ceilings = kept
+            s.ridges = _ridges(s)
+    labels = [s.label for s in series]
+    for i, r in enumerate(results):
+        if labels.count(series[i].label) > 1:
+            when = (r.ctx("run_started_utc") or "")[11:16]
+            rev = r.ctx("git_revision", "")[:7]
+            series[i].label = " ".join(x for x in (series[i].label, when and f"{when} UTC", rev) if x)
+
+
 def roofline_data(results: list[Result], cards: list[Card], card_table: list[Card]) -> RooflineData:
     """The chart for some result files and some cards (at least one of either)."""
     series = [result_series(r, card_table) for r in results] + [card_series(c) for c in cards]
+    if len(series) > 1:
+        _one_of_each(series, results)
     xs = [p.x for s in series for p in s.points]
     x_lo = _pow2_floor(min([MAX_X_LEFT] + [x / 2 for x in xs]))
     x_hi = max([MIN_X_RIGHT] + [x * 2 for x in xs] + [r.x * 2 for s in series for r in s.ridges])
@@ -501,11 +522,14 @@ def roofline_data(results: list[Result], cards: list[Card], card_table: list[Car
     if results:
         r = results[0]
         date = (r.ctx("run_started_utc") or r.ctx("date"))[:10]
-        names = ", ".join(dict.fromkeys(s.label for s in series))
         title = (f"Roofline: {r.device_name} | driver {r.ctx('driver_version', '?')}, "
                  f"runtime {r.ctx('runtime_version', '?')} | {date}")
-        if len(series) > 1:
-            title = f"Roofline: {names}"
+        if len(series) > 1:  # the legend names each series; the title says what is compared
+            devices = ", ".join(dict.fromkeys(x.device_name for x in results))
+            runs = f"{len(results)} runs" if len(results) > 1 else "1 run"
+            title = f"Roofline: {runs} of {devices}"
+            if cards:
+                title += " and " + ", ".join(c.display_name for c in cards) + " (cards.csv)"
     else:
         title = "Theoretical roofline: " + ", ".join(c.display_name for c in cards)
     return RooflineData(title=title, series=series, x_range=(x_lo, x_hi), y_range=(y_lo, y_hi))
@@ -645,6 +669,36 @@ def _screen_angle(ax, x: float, y: float) -> float:
     return math.degrees(math.atan2(y1 - y0, x1 - x0))
 
 
+def _compact_legend(data: RooflineData, colors: list, group_marker: dict, sweep_marker: dict):
+    """The legend of a chart of several series (each one's every ceiling and point group would
+    run off the figure): each series by its colour, each theoretical ceiling (drawn once per
+    card), one entry for the measured ceilings, and each point group and sweep once, by its
+    marker, in grey (hollow: a library reference)."""
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], color=colors[si % len(colors)], linewidth=2.5, label=s.label)
+               for si, s in enumerate(data.series)]
+    # Named by their series where more than one has theoretical ceilings (several cards).
+    cards = sum(1 for s in data.series if any(not c.empirical for c in s.ceilings))
+    for si, s in enumerate(data.series):
+        for c in s.ceilings:
+            if not c.empirical:
+                handles.append(Line2D([], [], color=colors[si % len(colors)], linestyle=THEORETICAL_STYLE,
+                                      linewidth=ceiling_style(c)[1],
+                                      label=f"{s.label}: {c.label}" if cards > 1 else c.label))
+    if any(c.empirical for s in data.series for c in s.ceilings):
+        handles.append(Line2D([], [], color="0.4", linestyle=MEASURED_STYLE,
+                              label="measured ceilings, each in its run's colour"))
+    library = {p.group: p.library for s in data.series for p in s.points if p.group}
+    for g, m in group_marker.items():
+        handles.append(Line2D([], [], linestyle="none", marker=m, markersize=6, color="0.35",
+                              markerfacecolor="none" if library[g] else "0.35",
+                              label=f"{g} ({'library' if library[g] else 'gpubench'})"))
+    for w, m in sweep_marker.items():
+        handles.append(Line2D([], [], linestyle=":", marker=m, markersize=4, color="0.35",
+                              label=f"{w} sweep"))
+    return handles, [h.get_label() for h in handles]
+
+
 def roofline_figure(data: RooflineData):
     """The matplotlib Figure of the chart (FIGSIZE x DPI; no pyplot state, nothing to close).
 
@@ -674,6 +728,11 @@ def roofline_figure(data: RooflineData):
 
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     several = len(data.series) > 1
+    # One marker per point group and sweep across every series, so a shape means one kernel.
+    group_marker = {g: GROUP_MARKERS[i % len(GROUP_MARKERS)] for i, g in
+                    enumerate(sorted({p.group for s in data.series for p in s.points if p.group}))}
+    sweep_marker = {w: SWEEP_MARKERS[i % len(SWEEP_MARKERS)] for i, w in
+                    enumerate(sorted({p.sweep for s in data.series for p in s.points if p.sweep}))}
     for si, s in enumerate(data.series):
         series_color = colors[si % len(colors)]
         color_of = (lambda kind: series_color) if several else \
@@ -705,7 +764,7 @@ def roofline_figure(data: RooflineData):
         for i, (sweep, pts) in enumerate(sorted(sweeps.items())):
             pts.sort(key=lambda p: p.x)
             ax.plot([p.x for p in pts], [p.y for p in pts], linestyle=":", linewidth=0.9,
-                    color=point_color, marker=SWEEP_MARKERS[i % len(SWEEP_MARKERS)],
+                    color=point_color, marker=sweep_marker[sweep],
                     markersize=4, zorder=5, label=f"{prefix}{sweep} sweep (labels: its parameter)")
             for p in pts:
                 ax.annotate(p.label, (p.x, p.y), xytext=(3, -8 if i % 2 == 0 else 4),
@@ -717,7 +776,7 @@ def roofline_figure(data: RooflineData):
         for i, (group, pts) in enumerate(sorted(groups.items())):
             lib = pts[0].library
             ax.scatter([p.x for p in pts], [p.y for p in pts],
-                       marker=GROUP_MARKERS[i % len(GROUP_MARKERS)], s=28, zorder=5,
+                       marker=group_marker[group], s=28, zorder=5,
                        facecolors="none" if lib else point_color, edgecolors=point_color,
                        linewidths=1.2, label=prefix + group_legend(pts))
     for si, c, text, tx in diagonal_tags(data):  # along the line, 2 points above it
@@ -738,6 +797,8 @@ def roofline_figure(data: RooflineData):
                 bbox=dict(facecolor="white", alpha=0.75, edgecolor="none", pad=0.6))
     # Long entries wrapped, so that the legend stays inside the figure's right margin.
     handles, labels = ax.get_legend_handles_labels()
+    if several:
+        handles, labels = _compact_legend(data, colors, group_marker, sweep_marker)
     ax.legend(handles, [textwrap.fill(t, LEGEND_WRAP, subsequent_indent="  ") for t in labels],
               loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False, borderaxespad=0.0)
     fig.text(0.67, 0.03, "solid: theoretical (cards.csv or the result's context); dashed:\n"

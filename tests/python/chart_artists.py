@@ -283,7 +283,21 @@ def check_roofline_figure(data: RooflineData):
     roof_names = sum(1 for s in data.series for c in s.ceilings
                      if not c.diagonal and (not several or not c.empirical))
     assert sum(plain.values()) == roof_names, f"texts besides the roof names: {plain}"
-    assert sorted(legend_labels(ax)) == sorted(want_lines + want_scatters)
+    if several:
+        # The compact legend: each series, each theoretical ceiling (named by its series where
+        # several have some), one entry for the measured ones, each point group and sweep once.
+        cards = sum(1 for s in data.series if any(not c.empirical for c in s.ceilings))
+        want_legend = [s.label for s in data.series]
+        want_legend += [f"{s.label}: {c.label}" if cards > 1 else c.label
+                        for s in data.series for c in s.ceilings if not c.empirical]
+        if any(c.empirical for s in data.series for c in s.ceilings):
+            want_legend.append("measured ceilings, each in its run's colour")
+        kinds = {p.group: p.library for s in data.series for p in s.points if p.group}
+        want_legend += [f"{g} ({'library' if lib else 'gpubench'})" for g, lib in kinds.items()]
+        want_legend += [f"{w} sweep" for w in {p.sweep for s in data.series for p in s.points if p.sweep}]
+        assert sorted(legend_labels(ax)) == sorted(want_legend)
+    else:
+        assert sorted(legend_labels(ax)) == sorted(want_lines + want_scatters)
     assert ax.get_title() == data.title
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_xlim() == pytest.approx(data.x_range)

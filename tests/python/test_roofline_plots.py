@@ -347,6 +347,31 @@ def test_several_results_and_cards_on_one_chart(tmp_path, host_result):
     assert_png(png, ROOFLINE_PX, fig)
 
 
+def test_several_runs_of_one_card_draw_its_roofline_once(tmp_path):
+    """Three runs of one H100 on one chart: each theoretical ceiling once (it was drawn three
+    times), the runs told apart by time and revision, a compact legend inside the figure."""
+    runs = []
+    for i, when in enumerate(("2026-11-23T07:09:22Z", "2026-11-23T07:26:36Z", "2026-11-23T08:13:40Z")):
+        doc = h100_result()
+        doc["context"].update(run_started_utc=when, git_revision=f"{i}abcdef12345")
+        for e in doc["benchmarks"]:  # each run measured its own figures
+            for k in ("GB/s", "TFLOPS"):
+                if isinstance(e.get(k), (int, float)):
+                    e[k] *= 1 - 0.25 * i
+        runs.append(load_result(write_json(doc, tmp_path / f"run{i}.json")))
+    d = roofline_data(runs, [], CARDS)
+    assert [len([c for c in s.ceilings if not c.empirical]) for s in d.series][1:] == [0, 0]
+    assert all(c.empirical for s in d.series[1:] for c in s.ceilings)
+    assert [s.label for s in d.series] == ["H100 SXM 2026-11-23 07:09 UTC 0abcdef",
+                                           "H100 SXM 2026-11-23 07:26 UTC 1abcdef",
+                                           "H100 SXM 2026-11-23 08:13 UTC 2abcdef"]
+    assert d.title == "Roofline: 3 runs of NVIDIA H100 80GB HBM3"
+    fig = check_roofline_figure(d)  # the legend: the compact form, inside the figure
+    legend = legend_labels(fig.axes[0])
+    assert "FP32 66.9 TFLOP/s" in legend and not any(k.endswith(": FP32 66.9 TFLOP/s") for k in legend)
+    assert len(legend) < 30, legend
+
+
 def test_card_only_png_and_list(tmp_path):
     code, out, err = cli("roofline.py", "--card", "h100_sxm", "--out", tmp_path / "h.png")
     assert code == 0, err
