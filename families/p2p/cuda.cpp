@@ -65,16 +65,19 @@ bool can_access_peer(int device, int peer) {
   return can != 0;
 }
 
-/// Lets `from`'s kernels and copies reach `to`'s memory directly. Enabling twice is no error
-/// here: an earlier row (or a library) may have done it.
-void enable_peer_access(int from, int to) {
+/// Lets `from`'s kernels and copies reach `to`'s memory directly; false when the device has no
+/// peer mappings left (cudaErrorTooManyPeers: a node of more GPUs than a device can map, whose
+/// earlier rows enabled the others). Enabling twice is no error here: an earlier row (or a
+/// library) may have done it.
+bool enable_peer_access(int from, int to) {
   ScopedDevice on(from);
   const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
-  if (e == cudaErrorPeerAccessAlreadyEnabled) {
+  if (e == cudaErrorPeerAccessAlreadyEnabled || e == cudaErrorTooManyPeers) {
     (void)cudaGetLastError();  // the runtime records it as the last error too
-    return;
+    return e == cudaErrorPeerAccessAlreadyEnabled;
   }
   GPUBENCH_CUDA_CHECK(e);
+  return true;
 }
 
 /// One copy of the row: `src` on device src_device -> `dst` on device dst_device, issued on
@@ -117,8 +120,11 @@ class P2pWorkload final : public CudaWorkload {
                      " (cudaDeviceCanAccessPeer): SM copies need it; the copy-engine rows (p2p_ce) run, staged "
                      "through host memory");
     if (peer_access_) {
-      enable_peer_access(self_, peer_);
-      enable_peer_access(peer_, self_);
+      peer_access_ = enable_peer_access(self_, peer_) && enable_peer_access(peer_, self_);
+      if (engine_ == Engine::sm && !peer_access_)
+        throw SkipCase("CUDA devices " + std::to_string(self_) + " and " + std::to_string(peer_) +
+                       " have no peer mappings left (cudaErrorTooManyPeers): SM copies need one; the copy-engine "
+                       "rows (p2p_ce) run, staged through host memory");
     }
     {
       ScopedDevice on_peer(peer_);

@@ -21,6 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -198,7 +199,11 @@ cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
   if (!fake_cuda::valid_device(peer) || peer == st.current_device) return fail(cudaErrorInvalidDevice);
   if (!st.peer_access_supported) return fail(cudaErrorPeerAccessUnsupported);
   // Like the real runtime: an error, also left as the last error, on the second call.
-  if (!st.peer_access.insert({st.current_device, peer}).second) return fail(cudaErrorPeerAccessAlreadyEnabled);
+  if (st.peer_access.count({st.current_device, peer}) != 0) return fail(cudaErrorPeerAccessAlreadyEnabled);
+  const auto mapped = std::count_if(st.peer_access.begin(), st.peer_access.end(),
+                                    [&](const std::pair<int, int>& a) { return a.first == st.current_device; });
+  if (st.peer_mappings > 0 && mapped >= st.peer_mappings) return fail(cudaErrorTooManyPeers);
+  st.peer_access.insert({st.current_device, peer});
   return cudaSuccess;
 }
 

@@ -91,6 +91,8 @@ struct State {
   std::map<void*, int> device_of;  ///< live cudaMalloc allocations -> their device
   /// cudaDeviceCanAccessPeer between any two distinct devices (false: no pair can).
   bool peer_access_supported = true;
+  /// Peers a device can map at once (0: no limit); one more is cudaErrorTooManyPeers.
+  long peer_mappings = 0;
   std::set<std::pair<int, int>> peer_access;  ///< (device, peer) enabled by cudaDeviceEnablePeerAccess
   int peer_copies = 0;                        ///< cudaMemcpyPeerAsync calls
 };

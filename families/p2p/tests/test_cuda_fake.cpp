@@ -208,6 +208,39 @@ TEST_F(FakeP2p, WithoutPeerAccessSmRowsAreSkippedWithTheReasonAndCopyEngineRowsR
   EXPECT_TRUE(fake_cuda::state().peer_access.empty()) << "nothing enabled that cannot be";
 }
 
+// A node of more GPUs than a device can map peers: once device 0's mappings are used up, its SM
+// rows to the next peer are skipped with the reason and its copy-engine rows run, staged.
+TEST_F(FakeP2p, PeerMappingsUsedUpAreNotAnError) {
+  node(4);
+  fake_cuda::state().peer_mappings = 1;
+  NodeBackend& b = backend(0);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);  // device 0's one mapping, to peer 1
+  int skipped = 0, staged = 0;
+  for (const BenchCase& c : rows(0, 65536)) {
+    if (c.arg("peer") == 1) continue;
+    SCOPED_TRACE(c.name());
+    auto w = b.create(c);
+    if (c.kernel == "p2p_sm") {
+      try {
+        w->prepare();
+        ADD_FAILURE() << "an SM row ran without a peer mapping";
+      } catch (const SkipCase& e) {
+        EXPECT_NE(std::string(e.what()).find("no peer mappings left (cudaErrorTooManyPeers)"), std::string::npos)
+            << e.what();
+        ++skipped;
+      }
+      continue;
+    }
+    const Verification v = run_like_the_runner(*w, 2);
+    EXPECT_TRUE(v.ok) << v.message;
+    staged += w->extra_counters(1e-3).at("peer_access") == 0.0 ? 1 : 0;
+  }
+  EXPECT_GT(skipped, 0);
+  EXPECT_GT(staged, 0);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "the refusal must not stay as the last error";
+}
+
 TEST_F(FakeP2p, NoSuchPeerOrNoRoomIsASkip) {
   NodeBackend& b = backend(0);
   BenchCase c = find_case(rows(0), "bandwidth/p2p_ce/write/peer:1,bytes:16MiB");
