@@ -395,6 +395,12 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   // a new driver, since some NVML queries hold driver locks.
   if (const std::string cost = backend->telemetry_cost(); !o.list && !cost.empty())
     std::cerr << "gpubench: " << cost << "\n";
+  // A result the reporter could not write whole (a full disk) is not published as one.
+  if (std::string why; !dest.tmp.empty() && !whole_json_document(dest.tmp, &why)) {
+    std::remove(dest.tmp.c_str());  // a cut document is no result, and no file is left half written
+    std::cerr << "gpubench: the result was not written whole (is the disk full?): " << why << "; nothing published\n";
+    return 2;
+  }
   MemoryCheck memory;
   if (!o.list) memory = check_memory_at_end(*backend, memory_start, dest);
   std::string published;

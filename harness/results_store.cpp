@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace gpubench {
@@ -23,6 +25,22 @@ bool publish_file(const std::string& tmp, const std::string& final_path, std::st
     return false;
   }
   ::unlink(tmp.c_str());
+  return true;
+}
+
+bool whole_json_document(const std::string& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const auto last = text.find_last_not_of(" \t\r\n");
+  if (!in.is_open() || first == std::string::npos) {
+    if (error) *error = "'" + path + "' is empty";
+    return false;
+  }
+  if (text[first] != '{' || text[last] != '}' || text.find("\"benchmarks\": [") == std::string::npos) {
+    if (error) *error = "'" + path + "' ends part way through (" + std::to_string(text.size()) + " bytes)";
+    return false;
+  }
   return true;
 }
 

@@ -14,6 +14,12 @@ std::string temporary_path_for(const std::string& final_path);
 /// leaves `tmp` in place) when `final_path` exists or the move fails; `error` says why.
 bool publish_file(const std::string& tmp, const std::string& final_path, std::string* error);
 
+/// Whether `path` holds a whole Google Benchmark JSON document as its reporter ends one (an
+/// object with its "benchmarks" array, closed): a write that failed part way (a full disk, a
+/// file size limit) leaves it empty or cut, and the stream's error is not reported to gpubench.
+/// Otherwise false, with the reason in `error`.
+bool whole_json_document(const std::string& path, std::string* error);
+
 /// Publishes `tmp` into the results store under `final_path` or, when another run took that
 /// name first (several runs finishing in one second), under the next free "-2", "-3" ... name.
 /// Returns the name used, or "" (leaving `tmp` in place) with `error` saying why.

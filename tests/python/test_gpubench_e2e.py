@@ -262,6 +262,29 @@ def test_a_hangup_ignored_by_the_parent_stays_ignored(tmp_path):
     assert "interrupted" not in err and out.exists()
 
 
+@pytest.mark.parametrize("store", [False, True])
+def test_a_result_that_cannot_be_written_whole_is_not_published(tmp_path, store):
+    """A full disk, as a file size limit makes it: Google Benchmark's reporter cannot say its
+    writes failed, and a cut (or empty) file was published as the result with exit 0."""
+    import resource
+    import signal
+    import subprocess
+    from conftest import BIN
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    where = f"--results-dir={tmp_path}" if store else f"--out={tmp_path / 'r.json'}"
+    p = subprocess.run([str(BIN), "--device=host", "--quick", "--benchmark_repetitions=3",
+                        "--filter=bandwidth/copy/kernel/bytes:4KiB$", where],
+                       capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    assert p.returncode == 2, p.stderr
+    assert "gpubench: the result was not written whole (is the disk full?): " in p.stderr
+    assert "nothing published" in p.stderr and "result: " not in p.stderr
+    assert [f for f in tmp_path.rglob("*") if f.is_file()] == []
+
+
 def test_an_out_path_holding_a_dangling_link_is_refused_before_the_run(tmp_path):
     """Publishing onto a symbolic link fails even when its target is missing: refused at once, not
     after the whole run."""
