@@ -25,6 +25,7 @@ such files over with a note).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -34,7 +35,7 @@ from gpubench_tools.compare import (Thresholds, check_distinct, compare,  # noqa
                                     failure_lines, to_markdown, write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
-from gpubench_tools.store import last_valid  # noqa: E402
+from gpubench_tools.store import history, last_valid  # noqa: E402
 
 
 def add_threshold_args(p) -> None:
@@ -65,9 +66,35 @@ def thresholds_from(a) -> Thresholds:
     return Thresholds(a.min_effect, a.noise_k, a.alpha, a.min_samples, a.allow_failures)
 
 
+def _inode(p: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file a path names, following links; None when it names none."""
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def report_paths(a) -> list[tuple[str, Path]]:
+    """The report options given: (flag, path as the user wrote it)."""
+    return [(flag, Path(value)) for flag, value in (("--markdown", a.markdown), ("--json", a.json),
+                                                     ("--junit", a.junit)) if value is not None]
+
+
+def check_not_inputs(outputs: list[tuple[str, Path]], inputs: list[Path]) -> None:
+    """Refuses, even with --force, an output that is one of the inputs: the same path, or
+    another name for the same file (a hard link: same device and inode)."""
+    ids = {_inode(p) for p in inputs} - {None}
+    resolved = {p.resolve() for p in inputs}
+    for flag, p in outputs:
+        if p.resolve() in resolved or _inode(p) in ids:
+            raise UsageError(f"{flag} {p}: is an input of this comparison")
+
+
 def check_outputs(a) -> None:
     """Refuses, before any work, a report option with an empty value, one file given for two
-    outputs, an output that is a directory or one of the inputs (even with --force), one that
+    outputs, an output that is a directory, a symbolic link (even with --force: writing through
+    it would replace whatever it points at) or one of the inputs (even with --force), one that
     exists (without --force), and one whose folder does not exist: like validate.py, compare.py
     creates no folders, so a mistyped path is an error rather than a new tree."""
     given = [(flag, value) for flag, value in (("--markdown", a.markdown), ("--json", a.json),
@@ -75,16 +102,17 @@ def check_outputs(a) -> None:
     for flag, value in given:
         if not value.strip():
             raise UsageError(f"{flag} has an empty value")
-    paths = [(flag, Path(value)) for flag, value in given]
+    paths = report_paths(a)
     if len({p.resolve() for _, p in paths}) < len(paths):
         raise UsageError("the same file is given for two outputs")
-    inputs = {Path(p).resolve() for p in [a.new, *a.baselines]}
+    check_not_inputs(paths, [Path(p) for p in [a.new, *a.baselines]])
     for flag, p in paths:
+        if p.is_symlink():
+            raise UsageError(f"{flag} {p}: is a symbolic link; reports are written only to "
+                             f"plain new files (remove the link or name another file)")
         if p.is_dir():
             raise UsageError(f"{p}: is a directory, not a report file")
-        if p.resolve() in inputs:
-            raise UsageError(f"{flag} {p}: is an input of this comparison")
-        if (p.exists() or p.is_symlink()) and not a.force:
+        if p.exists() and not a.force:
             raise UsageError(f"{p} exists; reports are not overwritten without --force")
         if not p.parent.is_dir():
             raise UsageError(f"{p}: folder {p.parent} does not exist")
@@ -119,6 +147,8 @@ def main(argv=None) -> int:
         if a.last < 1:
             raise UsageError(f"--last {a.last}: need at least 1")
         notes: list[str] = []
+        # every file of the device key's history may be read: none may be an output
+        check_not_inputs(report_paths(a), history(a.history, new.device_key))
         baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
                                before=new.path if new.path.parent.name == new.device_key
                                else None, notes=notes, allow_failures=t.allow_failures,

@@ -618,3 +618,31 @@ def without_failed_rows(doc: dict) -> dict:
     out["benchmarks"] = [e for e in out["benchmarks"]
                          if not str(e.get("error_message", "")).startswith("verification")]
     return out
+
+
+def test_force_never_writes_over_an_input_or_through_a_link(host_result, host_doc, tmp_path):
+    """--force replaces an existing report, never an input: not a baseline of the --history
+    store, not a hard link to an input, and a symbolic link is refused rather than written
+    through (a dangling one would create its target). One line, exit 2, nothing changed."""
+    import os
+
+    key = host_doc["context"]["device_key"]
+    store = tmp_path / "store"
+    stored = write_json(host_doc, store / key / "20260101T000000Z_a.json")
+    base = write_json(host_doc, tmp_path / "b.json")
+    hard = tmp_path / "h.json"
+    os.link(base, hard)
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "target.json")
+    before = {p: p.read_bytes() for p in (stored, base)}
+    cases = [
+        (["--history", store, "--json", stored], f"--json {stored}: is an input"),
+        ([base, "--json", hard], f"--json {hard}: is an input"),
+        ([base, "--markdown", dangling], f"--markdown {dangling}: is a symbolic link"),
+    ]
+    for extra, message in cases:
+        code, out, err = cli("compare.py", host_result, *extra, "--force")
+        assert (code, out) == (2, ""), (extra, err)
+        assert err.count("\n") == 1 and message in err, (extra, err)
+    assert all(p.read_bytes() == b for p, b in before.items())
+    assert not (tmp_path / "target.json").exists() and dangling.is_symlink()
