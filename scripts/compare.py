@@ -11,7 +11,8 @@ Mann-Whitney U test at --alpha (where the samples are too few for that test ever
 throttled or failed verification. The change is new / baseline - 1 of the metric itself (a rise
 of latency is positive, and a loss).
 Prints the markdown report; --markdown/--json/--junit also write it to files: new files (an
-existing one replaced only with --force, never an input) in folders that exist, one per option.
+existing one replaced only with --force, never an input nor through a symbolic link) in folders
+that exist, one per option, written all or none (a failure leaves none of them).
 A benchmark of NEW that failed verification fails the comparison: one line on stderr each,
 "compare.py: FAILED VERIFICATION: <benchmark>: <message>", exit 1 (unless --allow-failures).
 A baseline in which a benchmark failed verification is refused (exit 2; --history passes such
@@ -32,7 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gpubench_tools.compare import (Thresholds, check_distinct, compare,  # noqa: E402
-                                    failure_lines, to_markdown, write_reports)
+                                    failure_lines, open_reports, to_markdown,
+                                    write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 from gpubench_tools.store import history, last_valid  # noqa: E402
@@ -137,31 +139,37 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     t = thresholds_from(a)
     check_outputs(a)
-    new = load_result(a.new)
-    if a.baselines and a.history:
-        raise UsageError("give baseline files or --history, not both")
-    if a.baselines:
-        baselines = [load_result(b) for b in a.baselines]
-        check_distinct(baselines)
-    elif a.history:
-        if a.last < 1:
-            raise UsageError(f"--last {a.last}: need at least 1")
-        notes: list[str] = []
-        # every file of the device key's history may be read: none may be an output
-        check_not_inputs(report_paths(a), history(a.history, new.device_key))
-        baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
-                               before=new.path if new.path.parent.name == new.device_key
-                               else None, notes=notes, allow_failures=t.allow_failures,
-                               min_samples=t.min_samples)
-        for n in notes:
-            print(f"compare.py: note: {n}", file=sys.stderr)
-        if not baselines:
-            raise UsageError(f"empty history: no valid earlier result for device key "
-                             f"'{new.device_key}' in {a.history}")
-    else:
-        raise UsageError("no baseline: give BASELINE.json files or --history DIR")
-    c = compare(new, baselines, t, force=a.force)
-    write_reports(c, a.markdown, a.json, a.junit, overwrite=a.force)
+    files = open_reports(a.markdown, a.json, a.junit, overwrite=a.force)
+    try:
+        new = load_result(a.new)
+        if a.baselines and a.history:
+            raise UsageError("give baseline files or --history, not both")
+        if a.baselines:
+            baselines = [load_result(b) for b in a.baselines]
+            check_distinct(baselines)
+        elif a.history:
+            if a.last < 1:
+                raise UsageError(f"--last {a.last}: need at least 1")
+            notes: list[str] = []
+            # every file of the device key's history may be read: none may be an output
+            check_not_inputs(report_paths(a), history(a.history, new.device_key))
+            baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
+                                   before=new.path if new.path.parent.name == new.device_key
+                                   else None, notes=notes, allow_failures=t.allow_failures,
+                                   min_samples=t.min_samples)
+            for n in notes:
+                print(f"compare.py: note: {n}", file=sys.stderr)
+            if not baselines:
+                raise UsageError(f"empty history: no valid earlier result for device key "
+                                 f"'{new.device_key}' in {a.history}")
+        else:
+            raise UsageError("no baseline: give BASELINE.json files or --history DIR")
+        c = compare(new, baselines, t, force=a.force)
+        write_reports(c, files=files)
+    except BaseException:
+        for f, _ in files:
+            f.discard()
+        raise
     if not a.quiet:
         print(to_markdown(c), end="")
     for line in failure_lines(c):

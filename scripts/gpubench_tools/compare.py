@@ -62,6 +62,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .output import NewFile, commit_all
 from .results import Result
 from .store import too_few_repetitions
 
@@ -486,18 +487,46 @@ def to_junit(c: Comparison) -> str:
         + "\n"
 
 
+REPORTS = (("--markdown", to_markdown), ("--json", to_json), ("--junit", to_junit))
+
+
+def open_reports(markdown: Path | str | None = None, json_path: Path | str | None = None,
+                 junit: Path | str | None = None,
+                 overwrite: bool = False) -> list[tuple[NewFile, object]]:
+    """A temporary file in each requested report's folder (output.NewFile), with its renderer:
+    creating them is the check, before any work, that every folder can be written (UsageError
+    naming the path otherwise, and no temporary left)."""
+    files: list[tuple[NewFile, object]] = []
+    try:
+        for (flag, render), path in zip(REPORTS, (markdown, json_path, junit)):
+            if path is not None:
+                files.append((NewFile(path, overwrite, label=str(path)), render))
+    except BaseException:
+        for f, _ in files:
+            f.discard()
+        raise
+    return files
+
+
 def write_reports(c: Comparison, markdown: Path | str | None = None,
                   json_path: Path | str | None = None, junit: Path | str | None = None,
-                  overwrite: bool = False) -> None:
-    """Writes the requested report files into folders that exist (none is created); an existing
-    file is replaced only with `overwrite` (UsageError otherwise, also for one that appeared
-    since the command line was checked)."""
-    for path, render in ((markdown, to_markdown), (json_path, to_json), (junit, to_junit)):
-        if path is not None:
-            p = Path(path)
+                  overwrite: bool = False, files: list | None = None) -> None:
+    """Writes the requested report files (or the ones open_reports() prepared) all or none:
+    each is written to its temporary, then all are moved onto their names together
+    (output.commit_all); on any error (a full disk, a file that appeared meanwhile without
+    `overwrite`) none is left, not even a partial or empty one, and the UsageError names the
+    path."""
+    if files is None:
+        files = open_reports(markdown, json_path, junit, overwrite)
+    try:
+        for f, render in files:
             try:
-                with open(p, "w" if overwrite else "x", encoding="utf-8") as f:
-                    f.write(render(c))
-            except FileExistsError:
-                raise UsageError(f"{p} exists; reports are not overwritten without "
-                                 f"--force") from None
+                with open(f.tmp, "w", encoding="utf-8") as out:
+                    out.write(render(c))
+            except OSError as e:
+                raise UsageError(f"{f.label}: cannot write: {e.strerror or e}") from None
+        commit_all([f for f, _ in files])
+    except BaseException:
+        for f, _ in files:
+            f.discard()
+        raise

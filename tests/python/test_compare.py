@@ -646,3 +646,40 @@ def test_force_never_writes_over_an_input_or_through_a_link(host_result, host_do
         assert err.count("\n") == 1 and message in err, (extra, err)
     assert all(p.read_bytes() == b for p, b in before.items())
     assert not (tmp_path / "target.json").exists() and dangling.is_symlink()
+
+
+def test_reports_are_written_all_or_none(host_result, host_doc, tmp_path, monkeypatch):
+    """A folder that cannot be written is refused before any work, and a write that fails (a
+    full disk) leaves no report at all, not even an empty one: the rerun is not refused as
+    "exists", and the line names the user's path."""
+    import errno
+    import io
+
+    import gpubench_tools.compare as comparator
+
+    base = write_json(host_doc, tmp_path / "b.json")
+    out = tmp_path / "out"
+    out.mkdir()
+    md, js = out / "m.md", out / "m.json"
+    # /proc takes no new files, even from root
+    code, stdout, err = cli("compare.py", host_result, base, "--markdown", md, "--json", js,
+                            "--junit", "/proc/gpubench-report.xml")
+    assert (code, stdout) == (2, "") and err.count("\n") == 1, err
+    assert "/proc/gpubench-report.xml: cannot write there" in err
+    assert list(out.iterdir()) == []
+
+    class Full(io.StringIO):
+        def write(self, s):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    real_open = open
+    monkeypatch.setattr(comparator, "open",
+                        lambda p, *a, **k: Full() if str(p).endswith(".tmp") and "m.json" in str(p)
+                        else real_open(p, *a, **k), raising=False)
+    code, stdout, err = cli("compare.py", host_result, base, "--markdown", md, "--json", js)
+    assert (code, stdout) == (2, "") and err.count("\n") == 1, err
+    assert f"{js}: cannot write: No space left on device" in err
+    assert list(out.iterdir()) == []
+    monkeypatch.undo()
+    code, _, err = cli("compare.py", host_result, base, "--markdown", md, "--json", js)
+    assert code == 0 and md.stat().st_size > 0 and json.loads(js.read_text()), err
