@@ -20,7 +20,7 @@ files over). Rows the harness skipped ("skipped: ...") fail nothing: they are no
 Exit: 0 no confirmed regression, 1 regression or failed verification, 2 invalid input or too
 little data (one line on stderr: missing or truncated file, not a gpubench result, device-key
 mismatch without --force, empty history, a baseline that failed verification, a baseline given
-twice, fewer than --min-samples repetitions in NEW or in a baseline file; --history passes
+twice or NEW given as its own baseline, fewer than --min-samples repetitions in NEW or in a baseline file; --history passes
 such files over with a note).
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpubench_tools.compare import (Thresholds, check_distinct, compare,  # noqa: E402
+from gpubench_tools.compare import (Thresholds, check_distinct, check_not_new, compare,  # noqa: E402
                                     failure_lines, open_reports, to_markdown,
                                     write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
             raise UsageError("give baseline files or --history, not both")
         if a.baselines:
             baselines = [load_result(b) for b in a.baselines]
-            check_distinct(baselines)
+            check_distinct(baselines, new)
         elif a.history:
             if a.last < 1:
                 raise UsageError(f"--last {a.last}: need at least 1")
@@ -159,6 +159,7 @@ def main(argv=None) -> int:
                                    min_samples=t.min_samples)
             for n in notes:
                 print(f"compare.py: note: {n}", file=sys.stderr)
+            check_not_new(new, baselines, content=False)  # NEW linked into the store
             if not baselines:
                 raise UsageError(f"empty history: no valid earlier result for device key "
                                  f"'{new.device_key}' in {a.history}")

@@ -21,7 +21,8 @@ Verdicts:
   "FAILED VERIFICATION: <benchmark>: <message>" line each, failure_lines()) unless
   Thresholds.allow_failures; a throttled run is neither pass nor fail.
 Baseline files given twice (the same file, or the same result under another name:
-result_identity()) are refused by check_distinct(): their repetitions would count twice.
+result_identity()) are refused by check_distinct(): their repetitions would count twice; so is
+a baseline that is the new result itself (check_not_new()).
 A baseline in which a benchmark failed verification is not a baseline: compare() refuses it
 (UsageError naming the file and the benchmark) unless allow_failures, when that benchmark's
 samples are left out with a note; store.last_valid() passes such files over.
@@ -56,6 +57,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import statistics
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
@@ -260,10 +262,33 @@ def result_identity(r: Result) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def check_distinct(baselines: list[Result]) -> None:
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_not_new(new: Result, baselines: list[Result], content: bool = True) -> None:
+    """Refuses (UsageError) a baseline that is the new result itself: the same path, another
+    name for the same file (a link), or, with `content`, a copy of its content. Compared with
+    itself NEW would be all SAME, and pooled into the baseline its samples would pull it
+    towards NEW."""
+    identity = result_identity(new)
+    for b in baselines:
+        if _same_file(new.path, b.path) or (content and result_identity(b) == identity):
+            same = "" if new.path.resolve() == b.path.resolve() else \
+                f" is the same result as NEW {new.path}"
+            raise UsageError(f"NEW given as its own baseline: {b.path}{same} (a result "
+                             f"compared with itself shows no change); give an earlier result")
+
+
+def check_distinct(baselines: list[Result], new: Result | None = None) -> None:
     """Refuses (UsageError) baseline files given twice: the same path, another name for the
     same file, or a copy of its content. Pooled twice, a baseline's repetitions would count
-    twice and could flip a verdict."""
+    twice and could flip a verdict. With `new`, also a baseline that is NEW (check_not_new)."""
+    if new is not None:
+        check_not_new(new, baselines)
     seen: dict[str, Path] = {}
     for b in baselines:
         identity = result_identity(b)

@@ -22,6 +22,14 @@ def stable_benchmark(path, repetitions: int = 5) -> str:
                key=lambda b: robust_noise(b.values(b.metric))).name
 
 
+def same_run_again(path, folder) -> Path:
+    """The result of `path` as another run with the very same samples would write it (only its
+    date differs): NEW compared with an identical baseline, which is not NEW itself."""
+    doc = json.loads(Path(path).read_text())
+    doc["context"]["date"] = "2026-01-02T03:04:05+00:00"
+    return write_json(doc, Path(folder) / f"again_{Path(path).name}")
+
+
 def test_robust_noise_and_judge_exact_values():
     assert robust_noise([1, 2, 3, 4, 100]) == pytest.approx(1.4826 / 3)
     assert robust_noise([5.0]) == 0.0
@@ -40,7 +48,8 @@ def test_robust_noise_and_judge_exact_values():
 
 
 def test_real_run_against_itself_is_no_regression(host_result, tmp_path):
-    code, out, err = cli("compare.py", host_result, host_result, "--json", tmp_path / "c.json",
+    code, out, err = cli("compare.py", host_result, same_run_again(host_result, tmp_path),
+                         "--json", tmp_path / "c.json",
                          "--junit", tmp_path / "c.xml", "--markdown", tmp_path / "c.md")
     assert code == 0, err
     doc = json.loads((tmp_path / "c.json").read_text())
@@ -286,7 +295,7 @@ def test_too_little_data_exits_2(tmp_path, host_doc):
             keep.append(e)
     one["benchmarks"] = keep
     p = write_json(one, tmp_path / "one.json")
-    code, _, err = cli("compare.py", p, p)
+    code, _, err = cli("compare.py", p, same_run_again(p, tmp_path))
     assert code == 2 and "too little data" in err and "--benchmark_repetitions" in err
 
 
@@ -449,8 +458,9 @@ def test_a_halved_result_with_default_repetitions_is_slower(tmp_path):
     assert "no overlap, n too small for the U-test" in out and "REGRESSION" in out
 
 
-def test_a_real_run_with_default_repetitions_against_itself_is_no_regression(default_run):
-    code, out, err = cli("compare.py", default_run, default_run)
+def test_a_real_run_with_default_repetitions_against_itself_is_no_regression(default_run,
+                                                                             tmp_path):
+    code, out, err = cli("compare.py", default_run, same_run_again(default_run, tmp_path))
     assert code == 0 and "SLOWER 0" in out and "NOISY 0" in out, out + err
 
 
@@ -475,7 +485,8 @@ def test_pooled_baseline_nights_give_the_u_test_enough_samples(tmp_path):
 def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
     """The same baseline twice pools its repetitions twice and can flip a verdict: refused,
     whether it is the same path, another name for the same file, or a copy of its content
-    (even re-indented); the new result may still be compared with itself."""
+    (even re-indented); so is NEW given as its own baseline (all SAME, or NEW's samples pooled
+    into the baseline)."""
     import os
 
     link = tmp_path / "link.json"
@@ -491,8 +502,22 @@ def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
         assert not (tmp_path / "c.json").exists()
     with pytest.raises(UsageError, match="given twice"):
         check_distinct([load_result(host_result), load_result(copy)])
-    code, out, err = cli("compare.py", host_result, host_result, other)
+    # NEW as its own baseline (alone, or pooled with another): refused the same way
+    for own in (host_result, link, hard, copy):
+        for args in ((host_result, own), (host_result, other, own)):
+            code, out, err = cli("compare.py", *args, "--json", tmp_path / "c.json")
+            assert (code, out) == (2, ""), (args, err)
+            assert err.count("\n") == 1 and "NEW given as its own baseline" in err, err
+            assert str(own) in err and not (tmp_path / "c.json").exists()
+    code, out, err = cli("compare.py", other, host_result)
     assert code == 0, out + err
+    # --history: NEW linked into the store under an earlier name is not its own baseline
+    key = host_doc["context"]["device_key"]
+    (tmp_path / "store" / key).mkdir(parents=True)
+    new = write_json(host_doc, tmp_path / "store" / key / "20260102T000000Z_new.json")
+    os.link(new, tmp_path / "store" / key / "20260101T000000Z_old.json")
+    code, out, err = cli("compare.py", new, "--history", tmp_path / "store")
+    assert code == 2 and err.endswith("\n") and "NEW given as its own baseline" in err, err
 
 
 def one_repetition(doc: dict) -> dict:
@@ -528,7 +553,7 @@ def test_a_baseline_with_too_few_repetitions_exits_2_naming_it(host_result, host
     assert (code, out) == (2, "") and err.count("\n") == 1, err
     assert f"too little data: baseline {agg} holds only aggregates" in err
     # pooled with a full baseline, still refused: the file is named, not averaged away
-    code, _, err = cli("compare.py", host_result, host_result, one)
+    code, _, err = cli("compare.py", host_result, same_run_again(host_result, tmp_path), one)
     assert code == 2 and f"baseline {one} has at most 1" in err
     # the new result, as before
     code, _, err = cli("compare.py", one, host_result)
@@ -567,7 +592,7 @@ def test_report_outputs_are_checked_before_any_work(host_result, host_doc, tmp_p
     """One file for two outputs, an output in a folder that does not exist, an empty output
     value, an output that is an input: one line, exit 2, nothing written or created."""
     md = tmp_path / "r.md"
-    base = write_json(host_doc, tmp_path / "base.json")
+    base = same_run_again(host_result, tmp_path)
     cases = [
         (["--markdown", md, "--json", md], "the same file is given for two outputs"),
         (["--markdown", md, "--junit", tmp_path / "." / "r.md"],
@@ -629,7 +654,7 @@ def test_force_never_writes_over_an_input_or_through_a_link(host_result, host_do
     key = host_doc["context"]["device_key"]
     store = tmp_path / "store"
     stored = write_json(host_doc, store / key / "20260101T000000Z_a.json")
-    base = write_json(host_doc, tmp_path / "b.json")
+    base = same_run_again(host_result, tmp_path)
     hard = tmp_path / "h.json"
     os.link(base, hard)
     dangling = tmp_path / "dangling.json"
@@ -657,7 +682,7 @@ def test_reports_are_written_all_or_none(host_result, host_doc, tmp_path, monkey
 
     import gpubench_tools.compare as comparator
 
-    base = write_json(host_doc, tmp_path / "b.json")
+    base = same_run_again(host_result, tmp_path)
     out = tmp_path / "out"
     out.mkdir()
     md, js = out / "m.md", out / "m.json"
