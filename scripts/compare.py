@@ -37,7 +37,7 @@ from gpubench_tools.compare import (Thresholds, check_distinct, check_not_new, c
                                     write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
-from gpubench_tools.store import history, last_valid  # noqa: E402
+from gpubench_tools.store import check_device_key, history, last_valid  # noqa: E402
 
 
 def add_threshold_args(p) -> None:
@@ -150,6 +150,8 @@ def main(argv=None) -> int:
         elif a.history:
             if a.last < 1:
                 raise UsageError(f"--last {a.last}: need at least 1")
+            # the key names the store's folder: one that leads out of it is refused
+            check_device_key(new.device_key, new.path)
             notes: list[str] = []
             # every file of the device key's history may be read: none may be an output
             check_not_inputs(report_paths(a), history(a.history, new.device_key))

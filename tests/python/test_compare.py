@@ -708,3 +708,23 @@ def test_reports_are_written_all_or_none(host_result, host_doc, tmp_path, monkey
     monkeypatch.undo()
     code, _, err = cli("compare.py", host_result, base, "--markdown", md, "--json", js)
     assert code == 0 and md.stat().st_size > 0 and json.loads(js.read_text()), err
+
+
+@pytest.mark.parametrize("key", ["/tmp/x", "", "../x", "..", "a/../../b"])
+def test_history_refuses_a_device_key_that_is_no_folder_name(key, host_doc, tmp_path):
+    """--history reads STORE/<NEW's device key>: a key that is absolute, empty or climbs out of
+    the store is refused, one line naming NEW, exit 2, before any history file is read."""
+    store = tmp_path / "store"
+    (store / "x").mkdir(parents=True)
+    escape = tmp_path / "x"
+    escape.mkdir()
+    write_json(host_doc, escape / "20260101T000000Z_a.json")
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"]["device_key"] = key
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(doc))
+    code, out, err = cli("compare.py", new, "--history", store)
+    assert (code, out) == (2, ""), err
+    assert err.count("\n") == 1 and str(new) in err, err
+    # (an empty key is refused already by the loader as a missing context key)
+    assert ("device key" in err and "folder name" in err) or "lacks context keys: device_key" in err
