@@ -19,9 +19,10 @@ A baseline in which a benchmark failed verification is refused (exit 2; --histor
 files over). Rows the harness skipped ("skipped: ...") fail nothing: they are not compared.
 Exit: 0 no confirmed regression, 1 regression or failed verification, 2 invalid input or too
 little data (one line on stderr: missing or truncated file, not a gpubench result, device-key
-mismatch without --force, empty history, a baseline that failed verification, a baseline given
-twice or NEW given as its own baseline, fewer than --min-samples repetitions in NEW or in a baseline file; --history passes
-such files over with a note).
+mismatch without --force, a device key that is no folder name with --history, empty history,
+a baseline that failed verification, a baseline given twice or NEW given as its own baseline,
+fewer than --min-samples repetitions in NEW or in a baseline file on any benchmark measured in
+both; --history passes files with too few on every benchmark over with a note).
 """
 
 from __future__ import annotations

@@ -41,8 +41,10 @@ samples are left out with a note; store.last_valid() passes such files over.
     compare.py likewise warns that its U-test needs 9+ repetitions to be reliable).
   All three, so noisy benchmarks and tiny shifts do not raise alarms.
 - FASTER: the mirror image.
-- NOISY: the change exceeds min_effect but is not confirmed by the noise bound or the test
-  (also: too few samples, fewer than min_samples on a side).
+- NOISY: the change exceeds min_effect but is not confirmed by the noise bound or the test.
+Too few samples: every benchmark measured on both sides needs min_samples per-repetition
+samples in NEW and in each baseline file that measured it (check_rows_repetitions()), else the
+comparison is refused (UsageError "too little data", naming the file and the benchmark).
 - SAME: |change| <= min_effect.
 Benchmarks only in one side, and ones the harness skipped (an error message starting
 "skipped", e.g. "skipped: not on the host backend: ..."), are listed as not compared: a skip is
@@ -311,6 +313,33 @@ def _valid_samples(r: Result, name: str, metric: str) -> list[float] | None:
     return b.values(metric)
 
 
+def _measured(b) -> bool:
+    """A row that ran and measured: not skipped, not failed, not throttled, with samples."""
+    return (b is not None and b.ok and not b.skipped and not b.verification_failed
+            and not b.throttled and bool(b.samples))
+
+
+def check_rows_repetitions(new: Result, baselines: list[Result], min_samples: int) -> None:
+    """Refuses (UsageError, "too little data") a comparison in which a benchmark measured both
+    in NEW and in a baseline file has fewer than `min_samples` per-repetition samples on either
+    side: the minimum holds per row, so one well-repeated row cannot carry a file whose other
+    rows ran once. Rows with no samples on one side are not refused here (INVALID or not
+    compared, saying why)."""
+    for b in new.benchmarks.values():
+        if not _measured(b):
+            continue
+        for r in baselines:
+            rb = r.benchmarks.get(b.name)
+            if not _measured(rb):
+                continue
+            for role, res, n in (("", new, len(b.samples)), ("baseline ", r, len(rb.samples))):
+                if n < min_samples:
+                    raise UsageError(f"too little data: {role}{res.path}: benchmark {b.name} has "
+                                     f"{n} per-repetition sample(s); need {min_samples} (run "
+                                     f"gpubench with --benchmark_repetitions=5, without "
+                                     f"--benchmark_report_aggregates_only)")
+
+
 def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
             force: bool = False) -> Comparison:
     """Compares `new` with the pooled `baselines`; UsageError on invalid input/too little data."""
@@ -345,6 +374,7 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
             raise UsageError(f"too little data: {role}{r.path} {few} (run gpubench with "
                              f"--benchmark_repetitions=5, without "
                              f"--benchmark_report_aggregates_only)")
+    check_rows_repetitions(new, baselines, t.min_samples)
     for b in new.benchmarks.values():
         if b.skipped:
             c.not_compared.append((b.name, b.error or "skipped"))

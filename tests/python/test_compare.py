@@ -728,3 +728,21 @@ def test_history_refuses_a_device_key_that_is_no_folder_name(key, host_doc, tmp_
     assert err.count("\n") == 1 and str(new) in err, err
     # (an empty key is refused already by the loader as a missing context key)
     assert ("device key" in err and "folder name" in err) or "lacks context keys: device_key" in err
+
+
+def test_the_repetition_minimum_holds_per_row(host_result, host_doc, tmp_path):
+    """A baseline (or NEW) with enough repetitions on one row and 1 on the others is refused,
+    naming the file and a thin row: the minimum is per row measured in both files, not the
+    maximum over rows."""
+    rows = [b for b in load_result(host_result).benchmarks.values() if b.ok]
+    keep = rows[0].name
+    thin = json.loads(json.dumps(host_doc))
+    thin["benchmarks"] = [e for e in thin["benchmarks"] if e["run_type"] == "iteration" and (
+        e["run_name"].startswith(keep + "/") or e.get("repetition_index", 0) == 0)]
+    thin = write_json(thin, tmp_path / "thin.json")
+    full = same_run_again(host_result, tmp_path)
+    for args, role in (((host_result, thin), "baseline "), ((thin, full), "")):
+        code, out, err = cli("compare.py", *args)
+        assert (code, out) == (2, ""), err
+        assert err.count("\n") == 1 and f"too little data: {role}{thin}: benchmark " in err, err
+        assert "has 1 per-repetition sample(s); need 3" in err and keep not in err, err
