@@ -22,7 +22,9 @@ little data (one line on stderr: missing or truncated file, not a gpubench resul
 mismatch without --force, a device key that is no folder name with --history, empty history,
 a baseline that failed verification, a baseline given twice or NEW given as its own baseline,
 fewer than --min-samples repetitions in NEW or in a baseline file on any benchmark measured in
-both; --history passes files with too few on every benchmark over with a note).
+both; --history passes files with too few on every benchmark over with a note; "nothing
+comparable" when every compared benchmark is INVALID and none failed verification: no report
+is written then).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gpubench_tools.compare import (Thresholds, check_distinct, check_not_new, compare,  # noqa: E402
-                                    failure_lines, open_reports, to_markdown,
+                                    failure_lines, nothing_comparable, open_reports,
+                                    to_markdown,
                                     write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
@@ -169,6 +172,8 @@ def main(argv=None) -> int:
         else:
             raise UsageError("no baseline: give BASELINE.json files or --history DIR")
         c = compare(new, baselines, t, force=a.force)
+        if nothing_comparable(c):
+            raise UsageError(nothing_comparable(c))
         write_reports(c, files=files)
     except BaseException:
         for f, _ in files:

@@ -51,7 +51,9 @@ Benchmarks only in one side, and ones the harness skipped (an error message star
 neither a failure nor a loss of data.
 
 Exit codes: 0 no confirmed regression (improvements included), 1 at least one SLOWER,
-2 invalid input or too little data (UsageError, raised before any verdict).
+2 invalid input or too little data (UsageError, raised before any verdict); compare.py also
+exits 2 when every row is INVALID (nothing_comparable()): a comparison that judged nothing is
+no "no confirmed regression".
 """
 
 from __future__ import annotations
@@ -432,6 +434,18 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
         raise UsageError(f"too little data: no benchmark of {new.path} could be compared with "
                          f"the baseline ({len(c.not_compared)} not compared)")
     return c
+
+
+def nothing_comparable(c: Comparison) -> str:
+    """Why no benchmark of the comparison could be compared ("" when one could): every row is
+    INVALID (throttled, no valid baseline samples, ...) and none failed verification in NEW
+    (a failed verification is a finding about the code, not a lack of data: a failed
+    comparison, exit 1, or reported with allow_failures)."""
+    if any(r.verdict != "INVALID" or r.failed for r in c.rows):
+        return ""
+    first = c.rows[0]
+    return (f"nothing comparable: all {len(c.rows)} benchmark(s) of {c.new} are INVALID "
+            f"(e.g. {first.name}: {first.reason}); no verdict is possible")
 
 
 def apply_confirmation(first: Comparison, rerun: Comparison) -> None:

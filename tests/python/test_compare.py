@@ -746,3 +746,23 @@ def test_the_repetition_minimum_holds_per_row(host_result, host_doc, tmp_path):
         assert (code, out) == (2, ""), err
         assert err.count("\n") == 1 and f"too little data: {role}{thin}: benchmark " in err, err
         assert "has 1 per-repetition sample(s); need 3" in err and keep not in err, err
+
+
+def test_a_comparison_of_only_invalid_rows_exits_2(host_result, host_doc, tmp_path):
+    """Every row INVALID (here: NEW ran throttled throughout) is no "no confirmed regression":
+    one line "nothing comparable: ...", exit 2, no report written. One row that could be
+    compared is enough for the usual verdict."""
+    doc = json.loads(json.dumps(host_doc))
+    for e in doc["benchmarks"]:
+        e["throttled"] = 1
+    hot = write_json(doc, tmp_path / "hot.json")
+    code, out, err = cli("compare.py", hot, host_result, "--json", tmp_path / "c.json")
+    assert (code, out) == (2, ""), err
+    assert err.count("\n") == 1 and err.startswith(f"compare.py: error: nothing comparable: ")
+    assert "INVALID" in err and "throttled" in err and not (tmp_path / "c.json").exists()
+    name = stable_benchmark(host_result)
+    for e in doc["benchmarks"]:
+        if e["run_name"].startswith(name + "/"):
+            e.pop("throttled")
+    code, out, err = cli("compare.py", write_json(doc, tmp_path / "one.json"), host_result)
+    assert code == 0, out + err
