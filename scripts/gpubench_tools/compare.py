@@ -105,8 +105,11 @@ class Row:
     n_baseline: int = 0
     failed: bool = False  #: the new run failed verification or errored
     higher_is_better: bool = True  #: False for latency: a rise of the metric is a loss
-    #: what decided a verdict beyond the bounds: "mann_whitney_u", or "no_overlap" where the
-    #: samples are too few for the U-test to reach alpha; "" when no test was needed
+    #: the rule that decided the verdict: "min_effect" (SAME: the change within --min-effect),
+    #: "too_few_samples" (NOISY: fewer than min_samples on a side), "noise_bound" (NOISY: the
+    #: change within noise_k x the baseline noise), "mann_whitney_u" (the U-test), or
+    #: "no_overlap" where the samples are too few for the U-test to reach alpha; "" for an
+    #: INVALID row, which no rule judged
     test: str = ""
     #: the smallest one-sided p-value the U-test can give for n_new and n_baseline
     min_p_value: float | None = None
@@ -223,15 +226,16 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
     row.min_p_value = min_p_value(len(new), len(base))
     size = abs(row.change)
     if size <= t.min_effect:
+        row.test = "min_effect"
         row.reason = f"change {row.change:+.1%} within min effect {t.min_effect:.1%}"
         return row
     if len(new) < t.min_samples or len(base) < t.min_samples:
-        row.verdict = "NOISY"
+        row.verdict, row.test = "NOISY", "too_few_samples"
         row.reason = (f"too few samples for the test ({len(new)} new, {len(base)} baseline; "
                       f"need {t.min_samples})")
         return row
     if size <= t.noise_k * row.baseline_noise:
-        row.verdict = "NOISY"
+        row.verdict, row.test = "NOISY", "noise_bound"
         row.reason = (f"change {row.change:+.1%} within {t.noise_k:g} x baseline noise "
                       f"{row.baseline_noise:.1%}")
         return row

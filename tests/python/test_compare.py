@@ -41,6 +41,9 @@ def test_robust_noise_and_judge_exact_values():
     noisy_base = [100, 60, 140, 80, 120]  # noise ~30 %: a 10 % loss is not a regression
     row = judge("x", "GB/s", [90, 54, 126, 72, 108], noisy_base, t)
     assert row.verdict == "NOISY" and "noise" in row.reason
+    assert row.test == "noise_bound"  # the JSON says which rule decided, never ""
+    assert judge("x", "GB/s", [99, 100, 98, 99, 99.5], base, t).test == "min_effect"
+    assert judge("x", "GB/s", [80, 81], base, t).test == "too_few_samples"
     # Large shift but overlapping samples: the Mann-Whitney U test does not reject.
     row = judge("x", "GB/s", [70, 101, 69, 100.2, 71], base,
                 Thresholds(noise_k=0.0, min_effect=0.05))
