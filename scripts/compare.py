@@ -18,7 +18,8 @@ A benchmark of NEW that failed verification fails the comparison: one line on st
 A baseline in which a benchmark failed verification is refused (exit 2; --history passes such
 files over). Rows the harness skipped ("skipped: ...") fail nothing: they are not compared.
 Exit: 0 no confirmed regression, 1 regression or failed verification, 2 invalid input or too
-little data (one line on stderr: missing or truncated file, not a gpubench result, device-key
+little data (one line on stderr: missing or truncated file, not a regular file (a FIFO, a device),
+not a gpubench result, device-key
 mismatch without --force, a device key that is no folder name with --history, empty history,
 a baseline that failed verification, a baseline given twice or NEW given as its own baseline,
 fewer than --min-samples repetitions in NEW or in a baseline file on any benchmark measured in
@@ -30,6 +31,7 @@ is written then).
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -97,6 +99,20 @@ def check_not_inputs(outputs: list[tuple[str, Path]], inputs: list[Path]) -> Non
             raise UsageError(f"{flag} {p}: is an input of this comparison")
 
 
+def check_input_files(a) -> None:
+    """Refuses, before any is opened, an input that exists but is not a regular file (after
+    links): a FIFO would block the read forever, /dev/zero would be read until memory runs out.
+    A missing file or a directory is left to load_result(), which says so."""
+    for value in [a.new, *a.baselines]:
+        try:
+            st = os.stat(value)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+            raise UsageError(f"{value}: not a regular file (a FIFO, device or socket), not a "
+                             f"result file")
+
+
 def check_outputs(a) -> None:
     """Refuses, before any work, a report option with an empty value, one file given for two
     outputs, an output that is a directory, a symbolic link (even with --force: writing through
@@ -142,6 +158,7 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="do not print the markdown report")
     a = p.parse_args(argv)
     t = thresholds_from(a)
+    check_input_files(a)
     check_outputs(a)
     files = open_reports(a.markdown, a.json, a.junit, overwrite=a.force)
     try:

@@ -769,3 +769,21 @@ def test_a_comparison_of_only_invalid_rows_exits_2(host_result, host_doc, tmp_pa
             e.pop("throttled")
     code, out, err = cli("compare.py", write_json(doc, tmp_path / "one.json"), host_result)
     assert code == 0, out + err
+
+
+def test_an_input_that_is_no_regular_file_is_refused_unopened(host_result, tmp_path):
+    """/dev/zero (read until memory ran out) and a FIFO (the read blocked forever), as NEW or
+    as a baseline, directly or through a link: one line, exit 2, before anything is opened."""
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    for bad in ("/dev/zero", link, fifo):
+        for args in ((bad, host_result), (host_result, bad)):
+            code, out, err = cli("compare.py", *args, "--json", tmp_path / "c.json")
+            assert (code, out) == (2, ""), (args, err)
+            assert err == f"compare.py: error: {bad}: not a regular file (a FIFO, device or " \
+                          f"socket), not a result file\n", err
+            assert not (tmp_path / "c.json").exists()
