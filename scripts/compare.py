@@ -11,30 +11,39 @@ Mann-Whitney U test at --alpha (where the samples are too few for that test ever
 throttled or failed verification. The change is new / baseline - 1 of the metric itself (a rise
 of latency is positive, and a loss).
 Prints the markdown report; --markdown/--json/--junit also write it to files: new files (an
-existing one replaced only with --force, never an input) in folders that exist, one per option.
+existing one replaced only with --force, never an input nor through a symbolic link) in folders
+that exist, one per option, written all or none (a failure leaves none of them).
 A benchmark of NEW that failed verification fails the comparison: one line on stderr each,
 "compare.py: FAILED VERIFICATION: <benchmark>: <message>", exit 1 (unless --allow-failures).
 A baseline in which a benchmark failed verification is refused (exit 2; --history passes such
 files over). Rows the harness skipped ("skipped: ...") fail nothing: they are not compared.
 Exit: 0 no confirmed regression, 1 regression or failed verification, 2 invalid input or too
-little data (one line on stderr: missing or truncated file, not a gpubench result, device-key
-mismatch without --force, empty history, a baseline that failed verification, a baseline given
-twice, fewer than --min-samples repetitions in NEW or in a baseline file; --history passes
-such files over with a note).
+little data (one line on stderr: missing or truncated file, not a regular file (a FIFO, a device),
+not a gpubench result, device-key
+mismatch without --force, a device key that is no folder name with --history, empty history,
+a baseline that failed verification, a baseline given twice or NEW given as its own baseline,
+fewer than --min-samples repetitions in NEW or in a baseline file on any benchmark measured in
+both; --history passes files with too few on every benchmark over with a note; "nothing
+comparable" when every compared benchmark is INVALID and none failed verification: no report
+is written then).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpubench_tools.compare import (Thresholds, check_distinct, compare,  # noqa: E402
-                                    failure_lines, to_markdown, write_reports)
+from gpubench_tools.compare import (Thresholds, check_distinct, check_not_new, compare,  # noqa: E402
+                                    failure_lines, nothing_comparable, open_reports,
+                                    to_markdown,
+                                    write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
-from gpubench_tools.store import last_valid  # noqa: E402
+from gpubench_tools.store import check_device_key, history, last_valid  # noqa: E402
 
 
 def add_threshold_args(p) -> None:
@@ -65,9 +74,49 @@ def thresholds_from(a) -> Thresholds:
     return Thresholds(a.min_effect, a.noise_k, a.alpha, a.min_samples, a.allow_failures)
 
 
+def _inode(p: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file a path names, following links; None when it names none."""
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def report_paths(a) -> list[tuple[str, Path]]:
+    """The report options given: (flag, path as the user wrote it)."""
+    return [(flag, Path(value)) for flag, value in (("--markdown", a.markdown), ("--json", a.json),
+                                                     ("--junit", a.junit)) if value is not None]
+
+
+def check_not_inputs(outputs: list[tuple[str, Path]], inputs: list[Path]) -> None:
+    """Refuses, even with --force, an output that is one of the inputs: the same path, or
+    another name for the same file (a hard link: same device and inode)."""
+    ids = {_inode(p) for p in inputs} - {None}
+    resolved = {p.resolve() for p in inputs}
+    for flag, p in outputs:
+        if p.resolve() in resolved or _inode(p) in ids:
+            raise UsageError(f"{flag} {p}: is an input of this comparison")
+
+
+def check_input_files(a) -> None:
+    """Refuses, before any is opened, an input that exists but is not a regular file (after
+    links): a FIFO would block the read forever, /dev/zero would be read until memory runs out.
+    A missing file or a directory is left to load_result(), which says so."""
+    for value in [a.new, *a.baselines]:
+        try:
+            st = os.stat(value)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+            raise UsageError(f"{value}: not a regular file (a FIFO, device or socket), not a "
+                             f"result file")
+
+
 def check_outputs(a) -> None:
     """Refuses, before any work, a report option with an empty value, one file given for two
-    outputs, an output that is a directory or one of the inputs (even with --force), one that
+    outputs, an output that is a directory, a symbolic link (even with --force: writing through
+    it would replace whatever it points at) or one of the inputs (even with --force), one that
     exists (without --force), and one whose folder does not exist: like validate.py, compare.py
     creates no folders, so a mistyped path is an error rather than a new tree."""
     given = [(flag, value) for flag, value in (("--markdown", a.markdown), ("--json", a.json),
@@ -75,16 +124,17 @@ def check_outputs(a) -> None:
     for flag, value in given:
         if not value.strip():
             raise UsageError(f"{flag} has an empty value")
-    paths = [(flag, Path(value)) for flag, value in given]
+    paths = report_paths(a)
     if len({p.resolve() for _, p in paths}) < len(paths):
         raise UsageError("the same file is given for two outputs")
-    inputs = {Path(p).resolve() for p in [a.new, *a.baselines]}
+    check_not_inputs(paths, [Path(p) for p in [a.new, *a.baselines]])
     for flag, p in paths:
+        if p.is_symlink():
+            raise UsageError(f"{flag} {p}: is a symbolic link; reports are written only to "
+                             f"plain new files (remove the link or name another file)")
         if p.is_dir():
             raise UsageError(f"{p}: is a directory, not a report file")
-        if p.resolve() in inputs:
-            raise UsageError(f"{flag} {p}: is an input of this comparison")
-        if (p.exists() or p.is_symlink()) and not a.force:
+        if p.exists() and not a.force:
             raise UsageError(f"{p} exists; reports are not overwritten without --force")
         if not p.parent.is_dir():
             raise UsageError(f"{p}: folder {p.parent} does not exist")
@@ -108,30 +158,44 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="do not print the markdown report")
     a = p.parse_args(argv)
     t = thresholds_from(a)
+    check_input_files(a)
     check_outputs(a)
-    new = load_result(a.new)
-    if a.baselines and a.history:
-        raise UsageError("give baseline files or --history, not both")
-    if a.baselines:
-        baselines = [load_result(b) for b in a.baselines]
-        check_distinct(baselines)
-    elif a.history:
-        if a.last < 1:
-            raise UsageError(f"--last {a.last}: need at least 1")
-        notes: list[str] = []
-        baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
-                               before=new.path if new.path.parent.name == new.device_key
-                               else None, notes=notes, allow_failures=t.allow_failures,
-                               min_samples=t.min_samples)
-        for n in notes:
-            print(f"compare.py: note: {n}", file=sys.stderr)
-        if not baselines:
-            raise UsageError(f"empty history: no valid earlier result for device key "
-                             f"'{new.device_key}' in {a.history}")
-    else:
-        raise UsageError("no baseline: give BASELINE.json files or --history DIR")
-    c = compare(new, baselines, t, force=a.force)
-    write_reports(c, a.markdown, a.json, a.junit, overwrite=a.force)
+    files = open_reports(a.markdown, a.json, a.junit, overwrite=a.force)
+    try:
+        new = load_result(a.new)
+        if a.baselines and a.history:
+            raise UsageError("give baseline files or --history, not both")
+        if a.baselines:
+            baselines = [load_result(b) for b in a.baselines]
+            check_distinct(baselines, new)
+        elif a.history:
+            if a.last < 1:
+                raise UsageError(f"--last {a.last}: need at least 1")
+            # the key names the store's folder: one that leads out of it is refused
+            check_device_key(new.device_key, new.path)
+            notes: list[str] = []
+            # every file of the device key's history may be read: none may be an output
+            check_not_inputs(report_paths(a), history(a.history, new.device_key))
+            baselines = last_valid(a.history, new.device_key, a.last, exclude=new.path,
+                                   before=new.path if new.path.parent.name == new.device_key
+                                   else None, notes=notes, allow_failures=t.allow_failures,
+                                   min_samples=t.min_samples)
+            for n in notes:
+                print(f"compare.py: note: {n}", file=sys.stderr)
+            check_not_new(new, baselines, content=False)  # NEW linked into the store
+            if not baselines:
+                raise UsageError(f"empty history: no valid earlier result for device key "
+                                 f"'{new.device_key}' in {a.history}")
+        else:
+            raise UsageError("no baseline: give BASELINE.json files or --history DIR")
+        c = compare(new, baselines, t, force=a.force)
+        if nothing_comparable(c):
+            raise UsageError(nothing_comparable(c))
+        write_reports(c, files=files)
+    except BaseException:
+        for f, _ in files:
+            f.discard()
+        raise
     if not a.quiet:
         print(to_markdown(c), end="")
     for line in failure_lines(c):

@@ -21,7 +21,8 @@ Verdicts:
   "FAILED VERIFICATION: <benchmark>: <message>" line each, failure_lines()) unless
   Thresholds.allow_failures; a throttled run is neither pass nor fail.
 Baseline files given twice (the same file, or the same result under another name:
-result_identity()) are refused by check_distinct(): their repetitions would count twice.
+result_identity()) are refused by check_distinct(): their repetitions would count twice; so is
+a baseline that is the new result itself (check_not_new()).
 A baseline in which a benchmark failed verification is not a baseline: compare() refuses it
 (UsageError naming the file and the benchmark) unless allow_failures, when that benchmark's
 samples are left out with a note; store.last_valid() passes such files over.
@@ -40,15 +41,19 @@ samples are left out with a note; store.last_valid() passes such files over.
     compare.py likewise warns that its U-test needs 9+ repetitions to be reliable).
   All three, so noisy benchmarks and tiny shifts do not raise alarms.
 - FASTER: the mirror image.
-- NOISY: the change exceeds min_effect but is not confirmed by the noise bound or the test
-  (also: too few samples, fewer than min_samples on a side).
+- NOISY: the change exceeds min_effect but is not confirmed by the noise bound or the test.
+Too few samples: every benchmark measured on both sides needs min_samples per-repetition
+samples in NEW and in each baseline file that measured it (check_rows_repetitions()), else the
+comparison is refused (UsageError "too little data", naming the file and the benchmark).
 - SAME: |change| <= min_effect.
 Benchmarks only in one side, and ones the harness skipped (an error message starting
 "skipped", e.g. "skipped: not on the host backend: ..."), are listed as not compared: a skip is
 neither a failure nor a loss of data.
 
 Exit codes: 0 no confirmed regression (improvements included), 1 at least one SLOWER,
-2 invalid input or too little data (UsageError, raised before any verdict).
+2 invalid input or too little data (UsageError, raised before any verdict); compare.py also
+exits 2 when every row is INVALID (nothing_comparable()): a comparison that judged nothing is
+no "no confirmed regression".
 """
 
 from __future__ import annotations
@@ -56,12 +61,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import statistics
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .output import NewFile, commit_all
 from .results import Result
 from .store import too_few_repetitions
 
@@ -98,8 +105,11 @@ class Row:
     n_baseline: int = 0
     failed: bool = False  #: the new run failed verification or errored
     higher_is_better: bool = True  #: False for latency: a rise of the metric is a loss
-    #: what decided a verdict beyond the bounds: "mann_whitney_u", or "no_overlap" where the
-    #: samples are too few for the U-test to reach alpha; "" when no test was needed
+    #: the rule that decided the verdict: "min_effect" (SAME: the change within --min-effect),
+    #: "too_few_samples" (NOISY: fewer than min_samples on a side), "noise_bound" (NOISY: the
+    #: change within noise_k x the baseline noise), "mann_whitney_u" (the U-test), or
+    #: "no_overlap" where the samples are too few for the U-test to reach alpha; "" for an
+    #: INVALID row, which no rule judged
     test: str = ""
     #: the smallest one-sided p-value the U-test can give for n_new and n_baseline
     min_p_value: float | None = None
@@ -216,15 +226,16 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
     row.min_p_value = min_p_value(len(new), len(base))
     size = abs(row.change)
     if size <= t.min_effect:
+        row.test = "min_effect"
         row.reason = f"change {row.change:+.1%} within min effect {t.min_effect:.1%}"
         return row
     if len(new) < t.min_samples or len(base) < t.min_samples:
-        row.verdict = "NOISY"
+        row.verdict, row.test = "NOISY", "too_few_samples"
         row.reason = (f"too few samples for the test ({len(new)} new, {len(base)} baseline; "
                       f"need {t.min_samples})")
         return row
     if size <= t.noise_k * row.baseline_noise:
-        row.verdict = "NOISY"
+        row.verdict, row.test = "NOISY", "noise_bound"
         row.reason = (f"change {row.change:+.1%} within {t.noise_k:g} x baseline noise "
                       f"{row.baseline_noise:.1%}")
         return row
@@ -259,10 +270,33 @@ def result_identity(r: Result) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def check_distinct(baselines: list[Result]) -> None:
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_not_new(new: Result, baselines: list[Result], content: bool = True) -> None:
+    """Refuses (UsageError) a baseline that is the new result itself: the same path, another
+    name for the same file (a link), or, with `content`, a copy of its content. Compared with
+    itself NEW would be all SAME, and pooled into the baseline its samples would pull it
+    towards NEW."""
+    identity = result_identity(new)
+    for b in baselines:
+        if _same_file(new.path, b.path) or (content and result_identity(b) == identity):
+            same = "" if new.path.resolve() == b.path.resolve() else \
+                f" is the same result as NEW {new.path}"
+            raise UsageError(f"NEW given as its own baseline: {b.path}{same} (a result "
+                             f"compared with itself shows no change); give an earlier result")
+
+
+def check_distinct(baselines: list[Result], new: Result | None = None) -> None:
     """Refuses (UsageError) baseline files given twice: the same path, another name for the
     same file, or a copy of its content. Pooled twice, a baseline's repetitions would count
-    twice and could flip a verdict."""
+    twice and could flip a verdict. With `new`, also a baseline that is NEW (check_not_new)."""
+    if new is not None:
+        check_not_new(new, baselines)
     seen: dict[str, Path] = {}
     for b in baselines:
         identity = result_identity(b)
@@ -283,6 +317,33 @@ def _valid_samples(r: Result, name: str, metric: str) -> list[float] | None:
     if not b.ok or b.verification_failed or b.throttled:
         return []
     return b.values(metric)
+
+
+def _measured(b) -> bool:
+    """A row that ran and measured: not skipped, not failed, not throttled, with samples."""
+    return (b is not None and b.ok and not b.skipped and not b.verification_failed
+            and not b.throttled and bool(b.samples))
+
+
+def check_rows_repetitions(new: Result, baselines: list[Result], min_samples: int) -> None:
+    """Refuses (UsageError, "too little data") a comparison in which a benchmark measured both
+    in NEW and in a baseline file has fewer than `min_samples` per-repetition samples on either
+    side: the minimum holds per row, so one well-repeated row cannot carry a file whose other
+    rows ran once. Rows with no samples on one side are not refused here (INVALID or not
+    compared, saying why)."""
+    for b in new.benchmarks.values():
+        if not _measured(b):
+            continue
+        for r in baselines:
+            rb = r.benchmarks.get(b.name)
+            if not _measured(rb):
+                continue
+            for role, res, n in (("", new, len(b.samples)), ("baseline ", r, len(rb.samples))):
+                if n < min_samples:
+                    raise UsageError(f"too little data: {role}{res.path}: benchmark {b.name} has "
+                                     f"{n} per-repetition sample(s); need {min_samples} (run "
+                                     f"gpubench with --benchmark_repetitions=5, without "
+                                     f"--benchmark_report_aggregates_only)")
 
 
 def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
@@ -319,6 +380,7 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
             raise UsageError(f"too little data: {role}{r.path} {few} (run gpubench with "
                              f"--benchmark_repetitions=5, without "
                              f"--benchmark_report_aggregates_only)")
+    check_rows_repetitions(new, baselines, t.min_samples)
     for b in new.benchmarks.values():
         if b.skipped:
             c.not_compared.append((b.name, b.error or "skipped"))
@@ -376,6 +438,18 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
         raise UsageError(f"too little data: no benchmark of {new.path} could be compared with "
                          f"the baseline ({len(c.not_compared)} not compared)")
     return c
+
+
+def nothing_comparable(c: Comparison) -> str:
+    """Why no benchmark of the comparison could be compared ("" when one could): every row is
+    INVALID (throttled, no valid baseline samples, ...) and none failed verification in NEW
+    (a failed verification is a finding about the code, not a lack of data: a failed
+    comparison, exit 1, or reported with allow_failures)."""
+    if any(r.verdict != "INVALID" or r.failed for r in c.rows):
+        return ""
+    first = c.rows[0]
+    return (f"nothing comparable: all {len(c.rows)} benchmark(s) of {c.new} are INVALID "
+            f"(e.g. {first.name}: {first.reason}); no verdict is possible")
 
 
 def apply_confirmation(first: Comparison, rerun: Comparison) -> None:
@@ -486,18 +560,46 @@ def to_junit(c: Comparison) -> str:
         + "\n"
 
 
+REPORTS = (("--markdown", to_markdown), ("--json", to_json), ("--junit", to_junit))
+
+
+def open_reports(markdown: Path | str | None = None, json_path: Path | str | None = None,
+                 junit: Path | str | None = None,
+                 overwrite: bool = False) -> list[tuple[NewFile, object]]:
+    """A temporary file in each requested report's folder (output.NewFile), with its renderer:
+    creating them is the check, before any work, that every folder can be written (UsageError
+    naming the path otherwise, and no temporary left)."""
+    files: list[tuple[NewFile, object]] = []
+    try:
+        for (flag, render), path in zip(REPORTS, (markdown, json_path, junit)):
+            if path is not None:
+                files.append((NewFile(path, overwrite, label=str(path)), render))
+    except BaseException:
+        for f, _ in files:
+            f.discard()
+        raise
+    return files
+
+
 def write_reports(c: Comparison, markdown: Path | str | None = None,
                   json_path: Path | str | None = None, junit: Path | str | None = None,
-                  overwrite: bool = False) -> None:
-    """Writes the requested report files into folders that exist (none is created); an existing
-    file is replaced only with `overwrite` (UsageError otherwise, also for one that appeared
-    since the command line was checked)."""
-    for path, render in ((markdown, to_markdown), (json_path, to_json), (junit, to_junit)):
-        if path is not None:
-            p = Path(path)
+                  overwrite: bool = False, files: list | None = None) -> None:
+    """Writes the requested report files (or the ones open_reports() prepared) all or none:
+    each is written to its temporary, then all are moved onto their names together
+    (output.commit_all); on any error (a full disk, a file that appeared meanwhile without
+    `overwrite`) none is left, not even a partial or empty one, and the UsageError names the
+    path."""
+    if files is None:
+        files = open_reports(markdown, json_path, junit, overwrite)
+    try:
+        for f, render in files:
             try:
-                with open(p, "w" if overwrite else "x", encoding="utf-8") as f:
-                    f.write(render(c))
-            except FileExistsError:
-                raise UsageError(f"{p} exists; reports are not overwritten without "
-                                 f"--force") from None
+                with open(f.tmp, "w", encoding="utf-8") as out:
+                    out.write(render(c))
+            except OSError as e:
+                raise UsageError(f"{f.label}: cannot write: {e.strerror or e}") from None
+        commit_all([f for f, _ in files])
+    except BaseException:
+        for f, _ in files:
+            f.discard()
+        raise

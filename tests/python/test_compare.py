@@ -22,6 +22,14 @@ def stable_benchmark(path, repetitions: int = 5) -> str:
                key=lambda b: robust_noise(b.values(b.metric))).name
 
 
+def same_run_again(path, folder) -> Path:
+    """The result of `path` as another run with the very same samples would write it (only its
+    date differs): NEW compared with an identical baseline, which is not NEW itself."""
+    doc = json.loads(Path(path).read_text())
+    doc["context"]["date"] = "2026-01-02T03:04:05+00:00"
+    return write_json(doc, Path(folder) / f"again_{Path(path).name}")
+
+
 def test_robust_noise_and_judge_exact_values():
     assert robust_noise([1, 2, 3, 4, 100]) == pytest.approx(1.4826 / 3)
     assert robust_noise([5.0]) == 0.0
@@ -33,6 +41,9 @@ def test_robust_noise_and_judge_exact_values():
     noisy_base = [100, 60, 140, 80, 120]  # noise ~30 %: a 10 % loss is not a regression
     row = judge("x", "GB/s", [90, 54, 126, 72, 108], noisy_base, t)
     assert row.verdict == "NOISY" and "noise" in row.reason
+    assert row.test == "noise_bound"  # the JSON says which rule decided, never ""
+    assert judge("x", "GB/s", [99, 100, 98, 99, 99.5], base, t).test == "min_effect"
+    assert judge("x", "GB/s", [80, 81], base, t).test == "too_few_samples"
     # Large shift but overlapping samples: the Mann-Whitney U test does not reject.
     row = judge("x", "GB/s", [70, 101, 69, 100.2, 71], base,
                 Thresholds(noise_k=0.0, min_effect=0.05))
@@ -40,7 +51,8 @@ def test_robust_noise_and_judge_exact_values():
 
 
 def test_real_run_against_itself_is_no_regression(host_result, tmp_path):
-    code, out, err = cli("compare.py", host_result, host_result, "--json", tmp_path / "c.json",
+    code, out, err = cli("compare.py", host_result, same_run_again(host_result, tmp_path),
+                         "--json", tmp_path / "c.json",
                          "--junit", tmp_path / "c.xml", "--markdown", tmp_path / "c.md")
     assert code == 0, err
     doc = json.loads((tmp_path / "c.json").read_text())
@@ -286,7 +298,7 @@ def test_too_little_data_exits_2(tmp_path, host_doc):
             keep.append(e)
     one["benchmarks"] = keep
     p = write_json(one, tmp_path / "one.json")
-    code, _, err = cli("compare.py", p, p)
+    code, _, err = cli("compare.py", p, same_run_again(p, tmp_path))
     assert code == 2 and "too little data" in err and "--benchmark_repetitions" in err
 
 
@@ -449,8 +461,9 @@ def test_a_halved_result_with_default_repetitions_is_slower(tmp_path):
     assert "no overlap, n too small for the U-test" in out and "REGRESSION" in out
 
 
-def test_a_real_run_with_default_repetitions_against_itself_is_no_regression(default_run):
-    code, out, err = cli("compare.py", default_run, default_run)
+def test_a_real_run_with_default_repetitions_against_itself_is_no_regression(default_run,
+                                                                             tmp_path):
+    code, out, err = cli("compare.py", default_run, same_run_again(default_run, tmp_path))
     assert code == 0 and "SLOWER 0" in out and "NOISY 0" in out, out + err
 
 
@@ -475,7 +488,8 @@ def test_pooled_baseline_nights_give_the_u_test_enough_samples(tmp_path):
 def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
     """The same baseline twice pools its repetitions twice and can flip a verdict: refused,
     whether it is the same path, another name for the same file, or a copy of its content
-    (even re-indented); the new result may still be compared with itself."""
+    (even re-indented); so is NEW given as its own baseline (all SAME, or NEW's samples pooled
+    into the baseline)."""
     import os
 
     link = tmp_path / "link.json"
@@ -491,8 +505,22 @@ def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
         assert not (tmp_path / "c.json").exists()
     with pytest.raises(UsageError, match="given twice"):
         check_distinct([load_result(host_result), load_result(copy)])
-    code, out, err = cli("compare.py", host_result, host_result, other)
+    # NEW as its own baseline (alone, or pooled with another): refused the same way
+    for own in (host_result, link, hard, copy):
+        for args in ((host_result, own), (host_result, other, own)):
+            code, out, err = cli("compare.py", *args, "--json", tmp_path / "c.json")
+            assert (code, out) == (2, ""), (args, err)
+            assert err.count("\n") == 1 and "NEW given as its own baseline" in err, err
+            assert str(own) in err and not (tmp_path / "c.json").exists()
+    code, out, err = cli("compare.py", other, host_result)
     assert code == 0, out + err
+    # --history: NEW linked into the store under an earlier name is not its own baseline
+    key = host_doc["context"]["device_key"]
+    (tmp_path / "store" / key).mkdir(parents=True)
+    new = write_json(host_doc, tmp_path / "store" / key / "20260102T000000Z_new.json")
+    os.link(new, tmp_path / "store" / key / "20260101T000000Z_old.json")
+    code, out, err = cli("compare.py", new, "--history", tmp_path / "store")
+    assert code == 2 and err.endswith("\n") and "NEW given as its own baseline" in err, err
 
 
 def one_repetition(doc: dict) -> dict:
@@ -528,7 +556,7 @@ def test_a_baseline_with_too_few_repetitions_exits_2_naming_it(host_result, host
     assert (code, out) == (2, "") and err.count("\n") == 1, err
     assert f"too little data: baseline {agg} holds only aggregates" in err
     # pooled with a full baseline, still refused: the file is named, not averaged away
-    code, _, err = cli("compare.py", host_result, host_result, one)
+    code, _, err = cli("compare.py", host_result, same_run_again(host_result, tmp_path), one)
     assert code == 2 and f"baseline {one} has at most 1" in err
     # the new result, as before
     code, _, err = cli("compare.py", one, host_result)
@@ -567,7 +595,7 @@ def test_report_outputs_are_checked_before_any_work(host_result, host_doc, tmp_p
     """One file for two outputs, an output in a folder that does not exist, an empty output
     value, an output that is an input: one line, exit 2, nothing written or created."""
     md = tmp_path / "r.md"
-    base = write_json(host_doc, tmp_path / "base.json")
+    base = same_run_again(host_result, tmp_path)
     cases = [
         (["--markdown", md, "--json", md], "the same file is given for two outputs"),
         (["--markdown", md, "--junit", tmp_path / "." / "r.md"],
@@ -618,3 +646,144 @@ def without_failed_rows(doc: dict) -> dict:
     out["benchmarks"] = [e for e in out["benchmarks"]
                          if not str(e.get("error_message", "")).startswith("verification")]
     return out
+
+
+def test_force_never_writes_over_an_input_or_through_a_link(host_result, host_doc, tmp_path):
+    """--force replaces an existing report, never an input: not a baseline of the --history
+    store, not a hard link to an input, and a symbolic link is refused rather than written
+    through (a dangling one would create its target). One line, exit 2, nothing changed."""
+    import os
+
+    key = host_doc["context"]["device_key"]
+    store = tmp_path / "store"
+    stored = write_json(host_doc, store / key / "20260101T000000Z_a.json")
+    base = same_run_again(host_result, tmp_path)
+    hard = tmp_path / "h.json"
+    os.link(base, hard)
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "target.json")
+    before = {p: p.read_bytes() for p in (stored, base)}
+    cases = [
+        (["--history", store, "--json", stored], f"--json {stored}: is an input"),
+        ([base, "--json", hard], f"--json {hard}: is an input"),
+        ([base, "--markdown", dangling], f"--markdown {dangling}: is a symbolic link"),
+    ]
+    for extra, message in cases:
+        code, out, err = cli("compare.py", host_result, *extra, "--force")
+        assert (code, out) == (2, ""), (extra, err)
+        assert err.count("\n") == 1 and message in err, (extra, err)
+    assert all(p.read_bytes() == b for p, b in before.items())
+    assert not (tmp_path / "target.json").exists() and dangling.is_symlink()
+
+
+def test_reports_are_written_all_or_none(host_result, host_doc, tmp_path, monkeypatch):
+    """A folder that cannot be written is refused before any work, and a write that fails (a
+    full disk) leaves no report at all, not even an empty one: the rerun is not refused as
+    "exists", and the line names the user's path."""
+    import errno
+    import io
+
+    import gpubench_tools.compare as comparator
+
+    base = same_run_again(host_result, tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    md, js = out / "m.md", out / "m.json"
+    # /proc takes no new files, even from root
+    code, stdout, err = cli("compare.py", host_result, base, "--markdown", md, "--json", js,
+                            "--junit", "/proc/gpubench-report.xml")
+    assert (code, stdout) == (2, "") and err.count("\n") == 1, err
+    assert "/proc/gpubench-report.xml: cannot write there" in err
+    assert list(out.iterdir()) == []
+
+    class Full(io.StringIO):
+        def write(self, s):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    real_open = open
+    monkeypatch.setattr(comparator, "open",
+                        lambda p, *a, **k: Full() if str(p).endswith(".tmp") and "m.json" in str(p)
+                        else real_open(p, *a, **k), raising=False)
+    code, stdout, err = cli("compare.py", host_result, base, "--markdown", md, "--json", js)
+    assert (code, stdout) == (2, "") and err.count("\n") == 1, err
+    assert f"{js}: cannot write: No space left on device" in err
+    assert list(out.iterdir()) == []
+    monkeypatch.undo()
+    code, _, err = cli("compare.py", host_result, base, "--markdown", md, "--json", js)
+    assert code == 0 and md.stat().st_size > 0 and json.loads(js.read_text()), err
+
+
+@pytest.mark.parametrize("key", ["/tmp/x", "", "../x", "..", "a/../../b"])
+def test_history_refuses_a_device_key_that_is_no_folder_name(key, host_doc, tmp_path):
+    """--history reads STORE/<NEW's device key>: a key that is absolute, empty or climbs out of
+    the store is refused, one line naming NEW, exit 2, before any history file is read."""
+    store = tmp_path / "store"
+    (store / "x").mkdir(parents=True)
+    escape = tmp_path / "x"
+    escape.mkdir()
+    write_json(host_doc, escape / "20260101T000000Z_a.json")
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"]["device_key"] = key
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(doc))
+    code, out, err = cli("compare.py", new, "--history", store)
+    assert (code, out) == (2, ""), err
+    assert err.count("\n") == 1 and str(new) in err, err
+    # (an empty key is refused already by the loader as a missing context key)
+    assert ("device key" in err and "folder name" in err) or "lacks context keys: device_key" in err
+
+
+def test_the_repetition_minimum_holds_per_row(host_result, host_doc, tmp_path):
+    """A baseline (or NEW) with enough repetitions on one row and 1 on the others is refused,
+    naming the file and a thin row: the minimum is per row measured in both files, not the
+    maximum over rows."""
+    rows = [b for b in load_result(host_result).benchmarks.values() if b.ok]
+    keep = rows[0].name
+    thin = json.loads(json.dumps(host_doc))
+    thin["benchmarks"] = [e for e in thin["benchmarks"] if e["run_type"] == "iteration" and (
+        e["run_name"].startswith(keep + "/") or e.get("repetition_index", 0) == 0)]
+    thin = write_json(thin, tmp_path / "thin.json")
+    full = same_run_again(host_result, tmp_path)
+    for args, role in (((host_result, thin), "baseline "), ((thin, full), "")):
+        code, out, err = cli("compare.py", *args)
+        assert (code, out) == (2, ""), err
+        assert err.count("\n") == 1 and f"too little data: {role}{thin}: benchmark " in err, err
+        assert "has 1 per-repetition sample(s); need 3" in err and keep not in err, err
+
+
+def test_a_comparison_of_only_invalid_rows_exits_2(host_result, host_doc, tmp_path):
+    """Every row INVALID (here: NEW ran throttled throughout) is no "no confirmed regression":
+    one line "nothing comparable: ...", exit 2, no report written. One row that could be
+    compared is enough for the usual verdict."""
+    doc = json.loads(json.dumps(host_doc))
+    for e in doc["benchmarks"]:
+        e["throttled"] = 1
+    hot = write_json(doc, tmp_path / "hot.json")
+    code, out, err = cli("compare.py", hot, host_result, "--json", tmp_path / "c.json")
+    assert (code, out) == (2, ""), err
+    assert err.count("\n") == 1 and err.startswith(f"compare.py: error: nothing comparable: ")
+    assert "INVALID" in err and "throttled" in err and not (tmp_path / "c.json").exists()
+    name = stable_benchmark(host_result)
+    for e in doc["benchmarks"]:
+        if e["run_name"].startswith(name + "/"):
+            e.pop("throttled")
+    code, out, err = cli("compare.py", write_json(doc, tmp_path / "one.json"), host_result)
+    assert code == 0, out + err
+
+
+def test_an_input_that_is_no_regular_file_is_refused_unopened(host_result, tmp_path):
+    """/dev/zero (read until memory ran out) and a FIFO (the read blocked forever), as NEW or
+    as a baseline, directly or through a link: one line, exit 2, before anything is opened."""
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    for bad in ("/dev/zero", link, fifo):
+        for args in ((bad, host_result), (host_result, bad)):
+            code, out, err = cli("compare.py", *args, "--json", tmp_path / "c.json")
+            assert (code, out) == (2, ""), (args, err)
+            assert err == f"compare.py: error: {bad}: not a regular file (a FIFO, device or " \
+                          f"socket), not a result file\n", err
+            assert not (tmp_path / "c.json").exists()
