@@ -171,3 +171,28 @@ def test_a_result_with_no_row_for_the_roofline_is_refused(host_result, host_doc,
         _one_line("roofline.py", code, out, err, f"{named}: no row to draw on a roofline")
         assert not png.exists() and not list(tmp_path.glob(".*.tmp"))
     assert cli("roofline.py", host_result, "--out", tmp_path / "r.png")[0] == 0
+
+
+def _with_raw_number(host_doc, path, where, digits):
+    """The real host run with a JSON integer of `digits` digits as the first GB/s counter
+    (where="counter") or as the context's DRAM peak (where="peak"), written to `path`."""
+    doc = json.loads(json.dumps(host_doc))
+    if where == "counter":
+        entry = next(e for e in doc["benchmarks"] if "GB/s" in e and not e.get("error_occurred"))
+        entry["GB/s"] = "@HUGE@"
+    else:
+        doc["context"]["peak_dram_GBps"] = "@HUGE@"
+    path.write_text(json.dumps(doc).replace('"@HUGE@"', "1" + "0" * (digits - 1)))
+    return path
+
+
+@pytest.mark.parametrize("where, digits", [("counter", 401), ("counter", 5000), ("peak", 401),
+                                           ("peak", 5000)])
+@pytest.mark.parametrize("tool", ["report.py", "roofline.py", "plot.py", "run_cost.py"])
+def test_a_huge_integer_is_not_a_gpubench_result(host_doc, tmp_path, tool, where, digits):
+    bad = _with_raw_number(host_doc, tmp_path / "bad.json", where, digits)
+    out = {"report.py": ["--out", tmp_path / "r.html"], "roofline.py": ["--out", tmp_path / "r.png"],
+           "plot.py": ["--out-dir", tmp_path / "p"], "run_cost.py": []}[tool]
+    _one_line(tool, *cli(tool, bad, *out), str(bad), "not a gpubench result", "not a number")
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.png").exists()
+    assert not (tmp_path / "p").exists()
