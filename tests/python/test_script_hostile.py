@@ -196,3 +196,42 @@ def test_a_huge_integer_is_not_a_gpubench_result(host_doc, tmp_path, tool, where
     _one_line(tool, *cli(tool, bad, *out), str(bad), "not a gpubench result", "not a number")
     assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.png").exists()
     assert not (tmp_path / "p").exists()
+
+
+@pytest.mark.parametrize("tool, args, option", [
+    ("nightly.py", ["--report-dir", ""], "--report-dir"),
+    ("nightly.py", ["--results-dir="], "--results-dir"),
+    ("plot.py", ["{r}", "--out-dir", ""], "--out-dir"),
+    ("roofline.py", ["{r}", "--out", " "], "--out"),
+    ("report.py", ["{r}", "--out", ""], "--out"),
+    ("run_cost.py", ["{r}", "--baseline", ""], "--baseline"),
+    ("validate.py", ["--result", "{r}", "--json", ""], "--json"),
+])
+def test_an_empty_option_value_is_refused(tool, args, option, host_result, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = cli(tool, *[a.format(r=host_result) for a in args])
+    _one_line(tool, code, out, err, f"{option} has an empty value")
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize("tool, args, option", [
+    ("fleet.py", ["{tmp}", "--json", "{tmp}/a.json", "--json", "{tmp}/b.json"], "--json"),
+    ("validate.py", ["--result", "{r}", "--json", "{tmp}/x", "--json={tmp}/y"], "--json"),
+    ("plot.py", ["{r}", "--out-dir", "{tmp}/a", "--out-dir", "{tmp}/b"], "--out-dir"),
+    ("roofline.py", ["{r}", "--out", "{tmp}/a.png", "--out", "{tmp}/b.png"], "--out"),
+    ("report.py", ["{r}", "--out", "{tmp}/a.html", "--out", "{tmp}/b.html"], "--out"),
+    ("nightly.py", ["--results-dir", "{tmp}/a", "--results", "{tmp}/b"], "--results-dir"),
+])
+def test_an_option_given_twice_is_refused(tool, args, option, host_result, tmp_path):
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = cli(tool, *[a.format(r=host_result, tmp=tmp_path) for a in args])
+    _one_line(tool, code, out, err, f"{option} given twice")
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_validate_accepts_the_current_folder_as_results_dir(tmp_path, monkeypatch):
+    # "." is a folder, not an empty value (a run that cannot find gpubench fails later, not here)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli("validate.py", "--results-dir", ".", "--gpubench", tmp_path / "nope")
+    assert "empty value" not in err and "nope" in err, err
