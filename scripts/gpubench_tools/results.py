@@ -31,6 +31,11 @@ from .errors import UsageError
 #: Context keys every gpubench result has; their absence means "not a gpubench result".
 REQUIRED_CONTEXT = ("gpubench_version", "backend", "device_name", "device_key")
 
+#: Context keys the tools read as text (folder names, labels, the fleet's node and GPU): when
+#: present, a string; anything else (null, a number, a list) is a forged or corrupt file.
+TEXT_CONTEXT = REQUIRED_CONTEXT + ("host_name", "device_ordinal", "git_revision", "run_started_utc",
+                                   "date", "driver_version", "runtime_version", "card_key")
+
 #: Benchmark names: family/kernel/variant/params (Google Benchmark may append /manual_time ...).
 #: Any lower-case family (bandwidth, compute, roofline, memory, ...): a new family must not make
 #: every tool reject the files it appears in. A parameter value may join sizes with "+"
@@ -487,6 +492,12 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
     if "gpubench_version" not in ctx:
         raise UsageError(f"{path}: not a gpubench result: its context has no 'gpubench_version' "
                          f"(written by another Google Benchmark program?)")
+    for k in TEXT_CONTEXT:
+        if k in ctx and not isinstance(ctx[k], str):
+            shown = "null" if ctx[k] is None else json.dumps(ctx[k], default=str)[:40] \
+                if not isinstance(ctx[k], int) else _shown_number(ctx[k])
+            raise UsageError(f"{path}: not a gpubench result: context {k} = {shown} is a "
+                             f"{'null' if ctx[k] is None else type(ctx[k]).__name__}, not a string")
     missing = [k for k in REQUIRED_CONTEXT if not str(ctx.get(k, "")).strip()]
     if missing:
         raise UsageError(f"{path}: gpubench result lacks context keys: {', '.join(missing)}")

@@ -235,3 +235,22 @@ def test_validate_accepts_the_current_folder_as_results_dir(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     code, out, err = cli("validate.py", "--results-dir", ".", "--gpubench", tmp_path / "nope")
     assert "empty value" not in err and "nope" in err, err
+
+
+@pytest.mark.parametrize("key, value", [("gpubench_version", None), ("device_key", 12),
+                                        ("device_key", None), ("device_name", [1, 2]),
+                                        ("host_name", ["a"]), ("host_name", 5),
+                                        ("device_ordinal", [0]), ("device_ordinal", 0)])
+@pytest.mark.parametrize("tool", ["report.py", "plot.py", "compare.py"])
+def test_a_context_field_of_the_wrong_type_is_refused(host_doc, host_result, tmp_path, key, value,
+                                                       tool, monkeypatch):
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"][key] = value
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    monkeypatch.chdir(tmp_path)
+    extra = {"report.py": ["--out", tmp_path / "r.html"], "plot.py": ["--out-dir", tmp_path / "p"],
+             "compare.py": [host_result]}[tool]
+    _one_line(tool, *cli(tool, bad, *extra), str(bad), "not a gpubench result", f"context {key}",
+              "not a string")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
