@@ -496,6 +496,10 @@ def _one_of_each(series: list[Series], results: list[Result]) -> None:
             when = (r.ctx("run_started_utc") or "")[11:16]
             rev = r.ctx("git_revision", "")[:7]
             series[i].label = " ".join(x for x in (series[i].label, when and f"{when} UTC", rev) if x)
+    labels = [s.label for s in series]
+    for i, r in enumerate(results):  # runs of the same minute and revision: their file names
+        if labels.count(series[i].label) > 1:
+            series[i].label = f"{series[i].label} ({r.path.stem})"
 
 
 def roofline_data(results: list[Result], cards: list[Card], card_table: list[Card]) -> RooflineData:
