@@ -483,10 +483,13 @@ def _one_of_each(series: list[Series], results: list[Result]) -> None:
     """Several results on one chart: a theoretical ceiling the series before already drew (the
     same card) is drawn once, and series of one day are told apart by their time and revision
     (three runs of one H100 drew every roof three times under one legend label)."""
-    drawn: set[tuple[str, float]] = set()
+    def same(c) -> tuple[str, str]:  # the context's rounded peak and the table's own figure
+        return (c.kind, f"{c.value:.5g}")  # (63.0154 and 63.01538461538462 GB/s) are one roof
+
+    drawn: set[tuple[str, str]] = set()
     for s in series:
-        kept = [c for c in s.ceilings if c.empirical or (c.kind, c.value) not in drawn]
-        drawn |= {(c.kind, c.value) for c in s.ceilings if not c.empirical}
+        kept = [c for c in s.ceilings if c.empirical or same(c) not in drawn]
+        drawn |= {same(c) for c in s.ceilings if not c.empirical}
         if len(kept) != len(s.ceilings):
             s.ceilings = kept
             s.ridges = _ridges(s)
