@@ -89,9 +89,9 @@ def test_one_failed_verification_makes_a_result_no_baseline_a_skip_does_not(tmp_
     assert is_valid_baseline(skipped) and failed_verification(skipped) == []
 
 
-def nightly(tmp_path, *extra):
+def nightly(tmp_path, *extra, results="results"):
     return cli("nightly.py", "--gpubench", BIN, "--device", "host", "--quick",
-               "--results-dir", tmp_path / "results", "--report-dir", tmp_path / "report",
+               "--results-dir", tmp_path / results, "--report-dir", tmp_path / "report",
                "--repetitions", "5", *extra)
 
 
@@ -124,7 +124,7 @@ def test_nightly_twice_on_the_same_machine_reports_no_regression(tmp_path):
         assert_png(night(tmp_path) / "trends" / file_name(row["name"]), (900, 450),
                    check_trend_figure(d))
     code, out, err = nightly(tmp_path, "--filter", flt, "--min-effect", "0.5",
-                             "--allow-empty-history", "--results-dir", tmp_path / "fresh")
+                             "--allow-empty-history", results="fresh")
     assert code == 0 and "no baseline yet" in out
 
 
