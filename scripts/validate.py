@@ -89,7 +89,8 @@ def write_reports(reports: list[tuple[str, Path | None, object]]) -> None:
             if path is not None:
                 f = NewFile(path, label=f"{flag} {path}")
                 pending.append(f)
-                f.tmp.write_text(render(), encoding="utf-8")
+                text = render()
+                f.write(lambda tmp: tmp.write_text(text, encoding="utf-8"))
         for path in commit_all(pending):
             print(f"wrote {path}", file=sys.stderr)
     finally:

@@ -824,5 +824,5 @@ def draw_roofline(data: RooflineData, out_png: Path | str | NewFile,
     opens it before any work, so an unwritable folder is refused at once)."""
     out = out_png if isinstance(out_png, NewFile) else NewFile(out_png, overwrite)
     with out:
-        roofline_figure(data).savefig(out.tmp, format=out.format, dpi=DPI)
+        out.write(lambda tmp: roofline_figure(data).savefig(tmp, format=out.format, dpi=DPI))
     return out.path
