@@ -131,7 +131,8 @@ def main(argv=None) -> int:
         render = {"--markdown": lambda: report.encode("utf-8"),
                   "--json": lambda: to_json(rep).encode("utf-8"), "--png": lambda: png_bytes(rep)}
         for flag, f in outputs.items():
-            f.tmp.write_bytes(render[flag]())
+            data = render[flag]()
+            f.write(lambda tmp: tmp.write_bytes(data))
         commit_all(list(outputs.values()))  # all of them, or none
     finally:
         for f in outputs.values():

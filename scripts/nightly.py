@@ -76,6 +76,8 @@ def main(argv=None) -> int:
     print(f"result: {out.result}")
     for f in out.files:
         print(f"wrote: {f}")
+    for line in out.notes:  # a stored file left out of the baseline or the trends
+        print(f"note: {line}")
     stream = sys.stderr if out.exit_code == 2 else sys.stdout
     print(f"nightly.py: {out.message}", file=stream)
     for line in out.failures:

@@ -73,6 +73,16 @@ def main(argv=None) -> int:
         if out_path.exists() and not a.force:
             raise UsageError(f"{a.out} exists; plots are not overwritten without --force")
     cards = [find_card(n, table) for n in a.card]
+    twice = [c.key for i, c in enumerate(cards) if c.key in [x.key for x in cards[:i]]]
+    if twice:
+        raise UsageError(f"--card {twice[0]} given twice (it would be drawn twice)")
+    seen: dict[Path, str] = {}
+    for r in a.results:
+        p = Path(r)
+        same = p.resolve() if p.exists() else p
+        if same in seen:
+            raise UsageError(f"{r}: given twice (as {seen[same]}); each result is drawn once")
+        seen[same] = r
     results = [load_result(r) for r in a.results]
     target = Path(a.out) if a.out else default_out(results, cards)
     if not a.out and target.exists() and not a.force:

@@ -31,6 +31,26 @@ from gpubench_tools.results import load_result, to_number  # noqa: E402
 COLUMNS = ("wall", "timed", "prepare", "sizing", "verify")
 
 
+#: The largest value a cost counter can hold: seconds (1e9 s is 31 years) and calls; beyond it,
+#: like a negative, non-finite or non-numeric value, the file is forged or corrupt (and 1e308 s
+#: would sum to infinity).
+COST_LIMITS = {"wall_s": 1e9, "prepare_s": 1e9, "sizing_s": 1e9, "verify_s": 1e9, "calls": 1e15}
+
+
+def cost(result, b, entry: dict, key: str) -> float | None:
+    """A cost counter of an entry: None when absent; UsageError naming the benchmark and the
+    counter when it is not a finite number from 0 to its bound."""
+    if key not in entry:
+        return None
+    v = entry[key]
+    ok = not isinstance(v, bool) and isinstance(v, (int, float)) and 0 <= v <= COST_LIMITS[key]
+    if not ok:  # (NaN fails the comparison too)
+        shown = repr(v)[:40] if not isinstance(v, int) or abs(v) < 10 ** 30 else "a huge integer"
+        raise UsageError(f"{result.path}: {b.name} has {key} = {shown}, not a number of "
+                         f"{'calls' if key == 'calls' else 'seconds'} from 0 to {COST_LIMITS[key]:g}")
+    return float(v)
+
+
 def row_costs(result) -> list[tuple[str, dict]]:
     """(name, {wall, timed, prepare, sizing, verify: seconds or None, calls: int or None}) per
     benchmark that ran."""
@@ -38,16 +58,16 @@ def row_costs(result) -> list[tuple[str, dict]]:
     for b in result.benchmarks.values():
         if not b.samples:
             continue
-        walls = [to_number(s.get("wall_s")) for s in b.samples]
+        walls = [cost(result, b, s, "wall_s") for s in b.samples]
         if any(w is None for w in walls):
             raise UsageError(f"{result.path}: {b.name} has no wall_s counter (a result from an older gpubench)")
         timed = 0.0
         for s in b.samples:  # real_time is microseconds per operation
             timed += (to_number(s.get("real_time")) or 0.0) * (to_number(s.get("iterations")) or 0.0) * 1e-6
         last = b.samples[-1]  # the counters are cumulative: the last repetition holds the totals
-        calls = to_number(last.get("calls"))
-        rows.append((b.name, {"wall": max(walls), "timed": timed, "prepare": to_number(last.get("prepare_s")) or 0.0,
-                              "sizing": to_number(last.get("sizing_s")), "verify": to_number(last.get("verify_s")),
+        calls = cost(result, b, last, "calls")
+        rows.append((b.name, {"wall": max(walls), "timed": timed, "prepare": cost(result, b, last, "prepare_s") or 0.0,
+                              "sizing": cost(result, b, last, "sizing_s"), "verify": cost(result, b, last, "verify_s"),
                               "calls": None if calls is None else int(calls)}))
     return rows
 

@@ -89,7 +89,8 @@ def write_reports(reports: list[tuple[str, Path | None, object]]) -> None:
             if path is not None:
                 f = NewFile(path, label=f"{flag} {path}")
                 pending.append(f)
-                f.tmp.write_text(render(), encoding="utf-8")
+                text = render()
+                f.write(lambda tmp: tmp.write_text(text, encoding="utf-8"))
         for path in commit_all(pending):
             print(f"wrote {path}", file=sys.stderr)
     finally:
@@ -124,7 +125,7 @@ def main(argv=None) -> int:
     a.timeout = 3600.0 if a.timeout is None else a.timeout
     if not re.fullmatch(r"auto|host|all|\d{1,4}", a.device):
         raise UsageError(f"--device: {a.device!r} is not auto, host, all or a device number")
-    if not str(a.results_dir) or str(a.results_dir) == ".":
+    if not str(a.results_dir).strip():  # (the parser refuses "--results-dir ''"; "." is the current folder)
         raise UsageError("--results-dir has an empty value")
     if a.results_dir.exists() and not a.results_dir.is_dir():
         raise UsageError(f"--results-dir {a.results_dir}: not a folder")

@@ -69,7 +69,12 @@ def _run(tool: str, main, argv) -> int:
 
 
 def make_parser(prog: str, description: str):
-    """An argparse parser whose errors are one line on stderr and exit status 2."""
+    """An argparse parser whose errors are one line on stderr and exit status 2.
+
+    It also refuses, as argparse would not: an option given an empty value ("--out ''" would
+    otherwise fall back to the default, or to the current folder through Path('')), and an
+    option that stores one value given twice (argparse keeps the last one silently); options
+    that collect several values (action="append") may be repeated."""
     import argparse
     import sys
 
@@ -77,6 +82,56 @@ def make_parser(prog: str, description: str):
         def error(self, message):  # noqa: D401 - argparse's hook
             print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
             sys.exit(2)
+
+        def _refuse(self, message):  # bad input, not a misuse of the options: as UsageError's
+            print(f"{self.prog}: error: {message}", file=sys.stderr)
+            sys.exit(2)
+
+        def parse_known_args(self, args=None, namespace=None):
+            args = list(sys.argv[1:] if args is None else args)
+            self._check_options(args)
+            return super().parse_known_args(args, namespace)
+
+        def _action_of(self, token: str):
+            """(action, option name, value or None) of an option token; None otherwise."""
+            actions = self._option_string_actions
+            name, eq, value = token.partition("=") if token.startswith("--") else (token, "", "")
+            if name in actions:
+                return actions[name], name, value if eq else None
+            if token.startswith("--"):  # an unambiguous abbreviation, as argparse allows
+                hits = [o for o in actions if o.startswith("--") and o.startswith(name)]
+                if len(hits) == 1:
+                    return actions[hits[0]], hits[0], value if eq else None
+                return None
+            if len(token) > 2 and token[:2] in actions and actions[token[:2]].nargs != 0:
+                return actions[token[:2]], token[:2], token[2:]  # -oVALUE
+            return None
+
+        def _check_options(self, args: list[str]) -> None:
+            seen = set()
+            i = 0
+            while i < len(args):
+                token = args[i]
+                i += 1
+                if token == "--":
+                    break
+                if not token.startswith("-") or token == "-":
+                    continue
+                found = self._action_of(token)
+                if found is None:
+                    continue
+                action, name, value = found
+                if action.nargs == 0:
+                    continue
+                if value is None and action.nargs in (None, 1) and i < len(args):
+                    value = args[i]
+                    i += 1
+                if value is not None and not value.strip():
+                    self._refuse(f"{name} has an empty value")
+                if isinstance(action, argparse._StoreAction):
+                    if action.dest in seen:
+                        self._refuse(f"{name} given twice")
+                    seen.add(action.dest)
 
     return _Parser(prog=prog, description=description,
                    formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -24,6 +24,8 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,6 +72,8 @@ class NightlyOutcome:
     message: str = ""
     #: "FAILED VERIFICATION: <benchmark>: <message>" per benchmark of the new run that failed
     failures: list[str] = field(default_factory=list)
+    #: one line per stored file left out (not a valid result, failed verification, ...)
+    notes: list[str] = field(default_factory=list)
 
 
 def run_gpubench(o: NightlyOptions, args: list[str], writes_to: Path) -> Finished:
@@ -146,10 +150,64 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     new_path = stored_path(run_gpubench(o, args, o.results_dir))
     new = load_result(new_path)
     check_device_key(new.device_key, new_path)  # it names folders below
-    # one folder per night (named after its result), so no night's report replaces another's
+    # one folder per night (named after its result), so no night's report replaces another's;
+    # built under a temporary name beside it and renamed into place when whole, so that a
+    # failed or interrupted night leaves no folder (or a partial one) behind
     report_dir = (o.report_dir or default_report_root(o.results_dir) / new.device_key) \
         / new_path.stem
-    report_dir.mkdir(parents=True, exist_ok=True)
+    made = make_folders(report_dir.parent)
+    try:
+        if report_dir.exists() or report_dir.is_symlink():
+            raise UsageError(f"{report_dir}: the night's report folder exists already "
+                             f"(not overwritten)")
+        building = Path(tempfile.mkdtemp(prefix=f".{report_dir.name}.", suffix=".tmp",
+                                          dir=report_dir.parent))
+    except BaseException:
+        remove_empty(made)
+        raise
+    try:
+        os.chmod(building, 0o777 & ~_umask())
+        out = _night(o, new, new_path, building, report_dir)
+        os.rename(building, report_dir)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        remove_empty(made)
+        raise
+    out.report_dir = report_dir
+    out.files = [report_dir / f.relative_to(building) for f in out.files]
+    return out
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def make_folders(folder: Path) -> list[Path]:
+    """Creates `folder` and its missing parents; the ones it created, deepest first."""
+    made = []
+    p = folder
+    while not (p.exists() or p.is_symlink()) and p.parent != p:
+        made.append(p)
+        p = p.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return made
+
+
+def remove_empty(made: list[Path]) -> None:
+    """Removes the folders make_folders() created, deepest first, while they are empty."""
+    for p in made:
+        try:
+            p.rmdir()
+        except OSError:
+            break
+
+
+def _night(o: NightlyOptions, new: Result, new_path: Path, report_dir: Path,
+           final_dir: Path) -> NightlyOutcome:
+    """Compares, confirms and writes the night's report into `report_dir` (the temporary
+    folder that becomes `final_dir`)."""
     out = NightlyOutcome(0, new_path, report_dir)
     notes: list[str] = []
     baselines = last_valid(o.results_dir, new.device_key, o.last_n, exclude=new_path,
@@ -172,10 +230,12 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
             out.exit_code = 0 if o.allow_empty_history else 2
             out.message = (f"no baseline yet: {new_path} is the first valid result of device key "
                            f"'{new.device_key}' in {o.results_dir}; the next run compares with it")
+        out.notes = notes
         md = report_dir / "report.md"
         with NewFile(md) as f:
             f.tmp.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n"
-                             + "".join(f"- {line}\n" for line in out.failures), encoding="utf-8")
+                             + "".join(f"- {line}\n" for line in out.failures)
+                             + "".join(f"- {line}\n" for line in notes), encoding="utf-8")
         out.files.append(md)
         return out
     c = compare(new, baselines, o.thresholds)
@@ -186,11 +246,16 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         run_gpubench(o, [f"--filter={suspects_filter([r.name for r in c.slower()])}",
                          f"--out={rerun_path}"], report_dir)
         rerun = load_result(rerun_path)
+        rerun.path = final_dir / rerun_path.name  # where it will be
         apply_confirmation(c, compare(rerun, baselines, o.thresholds))
         out.files.append(rerun_path)
     out.comparison = c
     out.exit_code = c.exit_code
     out.failures = failure_lines(c)
+    trend_notes: list[str] = []
+    trends = write_trends(o, new, c, report_dir / "trends", trend_notes)
+    c.notes += trend_notes
+    out.notes = notes + trend_notes
     reports = [NewFile(report_dir / name) for name in ("report.md", "report.json", "junit.xml")]
     try:  # all three whole, or none
         for f, render in zip(reports, (to_markdown, to_json, to_junit)):
@@ -199,20 +264,24 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     finally:
         for f in reports:
             f.discard()  # a no-op for those committed
-    out.files += write_trends(o, new, c, report_dir / "trends")
+    out.files += trends
     out.message = (f"{verdict_line(c)}: "
                    + ", ".join(f"{v} {n}" for v, n in c.counts().items()))
     return out
 
 
-def write_trends(o: NightlyOptions, new: Result, c: Comparison, out_dir: Path) -> list[Path]:
-    """One trend PNG per compared benchmark over the last trend_window stored runs."""
+def write_trends(o: NightlyOptions, new: Result, c: Comparison, out_dir: Path,
+                 notes: list[str] | None = None) -> list[Path]:
+    """One trend PNG per compared benchmark over the last trend_window stored runs (a stored
+    file that is not a valid result is left out, with a line in `notes` naming it)."""
     paths = history(o.results_dir, new.device_key)[-o.trend_window:]
     runs: list[Result] = []
     for p in paths:
         try:
             r = load_result(p)
-        except UsageError:
+        except UsageError as e:
+            if notes is not None:
+                notes.append(f"left out of the trends: {e}")
             continue
         if r.device_key == new.device_key:
             runs.append(r)

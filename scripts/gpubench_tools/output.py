@@ -41,14 +41,21 @@ class NewFile:
         self.overwrite = overwrite
         self.label = label or str(self.path)
         self.tmp: Path | None = None
+        self.made: list[Path] = []  # the folders this output created, deepest first
+        p = self.path.parent
+        while not (p.exists() or p.is_symlink()) and p.parent != p:
+            self.made.append(p)
+            p = p.parent
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
                                        dir=self.path.parent)
         except OSError as e:
+            _remove_empty(self.made)
             raise UsageError(f"{self.label}: cannot write there: {e.strerror or e}") from None
         os.close(fd)
         self.tmp = Path(tmp)
+        _MADE.extend(d for d in self.made if d not in _MADE)
 
     @property
     def format(self) -> str:
@@ -74,13 +81,34 @@ class NewFile:
             self.discard()
             raise
         self.tmp = None
+        for d in self.made:  # holds the output now: not removed by a later discard
+            if d in _MADE:
+                _MADE.remove(d)
         return self.path
+
+    def write(self, fill) -> None:
+        """Calls fill(tmp) to write the temporary; an OSError there (no space left on the
+        device, a quota) is a UsageError naming the output, not the temporary (the temporary
+        is removed)."""
+        try:
+            fill(self.tmp)
+        except OSError as e:
+            self.discard()
+            raise UsageError(f"{self.label}: cannot write: {e.strerror or e}") from None
 
     def discard(self) -> None:
         """Removes the temporary (nothing is left of this output)."""
         if self.tmp is not None:
             self.tmp.unlink(missing_ok=True)
             self.tmp = None
+            # a folder an output created, left empty by a failed or interrupted run, goes too
+            # (the folders of every output not yet committed: several may share one)
+            for d in sorted(_MADE, key=lambda x: -len(x.parts)):
+                try:
+                    d.rmdir()
+                    _MADE.remove(d)
+                except OSError:
+                    pass
 
     def __enter__(self) -> "NewFile":
         return self
@@ -90,6 +118,18 @@ class NewFile:
             self.commit()
         else:
             self.discard()
+
+
+#: Folders created by outputs not committed yet (NewFile.discard removes them when empty).
+_MADE: list[Path] = []
+
+
+def _remove_empty(made: list[Path]) -> None:
+    for d in made:
+        try:
+            d.rmdir()
+        except OSError:
+            break
 
 
 def _link_new(tmp: Path, path: Path, label: str) -> None:

@@ -258,5 +258,5 @@ def draw_matrix(d: P2pMatrix, out_png: Path | str, overwrite: bool = False) -> P
     path; whole or not at all (output.NewFile), never over an existing file unless
     `overwrite`."""
     with NewFile(out_png, overwrite) as out:
-        matrix_figure(d).savefig(out.tmp, format=out.format, dpi=DPI)
+        out.write(lambda tmp: matrix_figure(d).savefig(tmp, format=out.format, dpi=DPI))
     return out.path

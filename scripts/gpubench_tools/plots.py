@@ -429,7 +429,7 @@ def draw_plot(d: PlotData, out_png: Path | str, overwrite: bool = False) -> Path
     """Writes one sweep plot (plot_figure(), FIGSIZE x DPI pixels) and returns its path; whole
     or not at all (output.NewFile), never over an existing file unless `overwrite`."""
     with NewFile(out_png, overwrite) as out:
-        plot_figure(d).savefig(out.tmp, format=out.format, dpi=DPI)
+        out.write(lambda tmp: plot_figure(d).savefig(tmp, format=out.format, dpi=DPI))
     return out.path
 
 
@@ -445,7 +445,7 @@ def write_plots(result: Result, out_dir: Path | str, stem: str,
             if d is not None:
                 f = NewFile(Path(out_dir) / f"{stem}_{d.kind}.png", overwrite)
                 pending.append(f)
-                plot_figure(d).savefig(f.tmp, format=f.format, dpi=DPI)
+                f.write(lambda tmp, d=d, f=f: plot_figure(d).savefig(tmp, format=f.format, dpi=DPI))
     except BaseException:
         for f in pending:
             f.discard()

@@ -31,6 +31,11 @@ from .errors import UsageError
 #: Context keys every gpubench result has; their absence means "not a gpubench result".
 REQUIRED_CONTEXT = ("gpubench_version", "backend", "device_name", "device_key")
 
+#: Context keys the tools read as text (folder names, labels, the fleet's node and GPU): when
+#: present, a string; anything else (null, a number, a list) is a forged or corrupt file.
+TEXT_CONTEXT = REQUIRED_CONTEXT + ("host_name", "device_ordinal", "git_revision", "run_started_utc",
+                                   "date", "driver_version", "runtime_version", "card_key")
+
 #: Benchmark names: family/kernel/variant/params (Google Benchmark may append /manual_time ...).
 #: Any lower-case family (bandwidth, compute, roofline, memory, ...): a new family must not make
 #: every tool reject the files it appears in. A parameter value may join sizes with "+"
@@ -80,10 +85,14 @@ def to_number(value) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value) if math.isfinite(value) else None
+        try:
+            v = float(value)  # an int beyond a float's range raises OverflowError
+        except OverflowError:
+            return None
+        return v if math.isfinite(v) else None
     try:
         v = float(str(value).strip())
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
     return v if math.isfinite(v) else None
 
@@ -388,7 +397,9 @@ def check_measured_counters(entry: dict, where: str, path: Path) -> None:
         v = entry[key]
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             why = f"a {type(v).__name__}, not a number"
-        elif not math.isfinite(v):
+        elif isinstance(v, int) and v > limit:  # ints are exact, and may exceed a float's range
+            why = "too large, not a number"
+        elif isinstance(v, float) and not math.isfinite(v):
             why = "not a measured number"
         elif v < 0:
             why = "negative, not a measured number"
@@ -396,8 +407,50 @@ def check_measured_counters(entry: dict, where: str, path: Path) -> None:
             why = f"above {limit:g}, beyond any device: not a measured number"
         else:
             continue
-        shown = json.dumps(v)[:40] if isinstance(v, (str, list, dict)) else str(v)
+        shown = json.dumps(v)[:40] if isinstance(v, (str, list, dict)) else _shown_number(v)
         raise UsageError(f"{path}: not a gpubench result: {where} has {key} = {shown}, {why}")
+
+
+def _shown_number(v) -> str:
+    """A number for a one-line message: a huge integer is abbreviated by its digit count."""
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10 ** 30:
+        return f"an integer of {len(str(abs(v)))} digits"
+    return str(v)
+
+
+def check_context_numbers(ctx: dict, path: Path) -> None:
+    """UsageError ("not a gpubench result") when a numeric context value the tools read (the
+    theoretical peaks, l2_bytes) is a JSON number that is not a finite float (a huge integer
+    would crash the tools' arithmetic), or neither a number nor a string ("unknown" is fine)."""
+    for key in list(PEAK_KEYS.values()) + ["l2_bytes"]:
+        if key not in ctx or ctx[key] is None:
+            continue
+        v = ctx[key]
+        if isinstance(v, str):
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise UsageError(f"{path}: not a gpubench result: context {key} is a "
+                             f"{type(v).__name__}, not a number")
+        try:
+            ok = math.isfinite(float(v))
+        except OverflowError:
+            ok = False
+        if not ok:
+            raise UsageError(f"{path}: not a gpubench result: context {key} = {_shown_number(v)} "
+                             f"is not a number")
+
+
+#: The longest integer a result may hold: more digits than this cannot be a float (1.8e308).
+_MAX_INT_DIGITS = 308
+
+
+def _json_int(path: Path):
+    def parse(s: str) -> int:
+        if len(s.lstrip("-")) > _MAX_INT_DIGITS:
+            raise UsageError(f"{path}: not a gpubench result: an integer of "
+                             f"{len(s.lstrip('-'))} digits is not a number")
+        return int(s)
+    return parse
 
 
 def _bench_name(entry: dict) -> str:
@@ -419,10 +472,12 @@ def load_result(path: Path | str) -> Result:
     if not text.strip():
         raise UsageError(f"{path}: empty file, not a gpubench result")
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_json_int(path))
     except json.JSONDecodeError as e:
         raise UsageError(f"{path}: not valid JSON (truncated or corrupt?): {e.msg} at line "
                          f"{e.lineno} column {e.colno}") from None
+    except ValueError as e:  # a number Python's parser will not convert
+        raise UsageError(f"{path}: not a gpubench result: a value is not a number ({e})") from None
     return parse_result(doc, path)
 
 
@@ -437,9 +492,16 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
     if "gpubench_version" not in ctx:
         raise UsageError(f"{path}: not a gpubench result: its context has no 'gpubench_version' "
                          f"(written by another Google Benchmark program?)")
+    for k in TEXT_CONTEXT:
+        if k in ctx and not isinstance(ctx[k], str):
+            shown = "null" if ctx[k] is None else json.dumps(ctx[k], default=str)[:40] \
+                if not isinstance(ctx[k], int) else _shown_number(ctx[k])
+            raise UsageError(f"{path}: not a gpubench result: context {k} = {shown} is a "
+                             f"{'null' if ctx[k] is None else type(ctx[k]).__name__}, not a string")
     missing = [k for k in REQUIRED_CONTEXT if not str(ctx.get(k, "")).strip()]
     if missing:
         raise UsageError(f"{path}: gpubench result lacks context keys: {', '.join(missing)}")
+    check_context_numbers(ctx, path)
     benches: dict[str, Benchmark] = {}
     for i, entry in enumerate(doc["benchmarks"]):
         if not isinstance(entry, dict):

@@ -483,10 +483,13 @@ def _one_of_each(series: list[Series], results: list[Result]) -> None:
     """Several results on one chart: a theoretical ceiling the series before already drew (the
     same card) is drawn once, and series of one day are told apart by their time and revision
     (three runs of one H100 drew every roof three times under one legend label)."""
-    drawn: set[tuple[str, float]] = set()
+    def same(c) -> tuple[str, str]:  # the context's rounded peak and the table's own figure
+        return (c.kind, f"{c.value:.5g}")  # (63.0154 and 63.01538461538462 GB/s) are one roof
+
+    drawn: set[tuple[str, str]] = set()
     for s in series:
-        kept = [c for c in s.ceilings if c.empirical or (c.kind, c.value) not in drawn]
-        drawn |= {(c.kind, c.value) for c in s.ceilings if not c.empirical}
+        kept = [c for c in s.ceilings if c.empirical or same(c) not in drawn]
+        drawn |= {same(c) for c in s.ceilings if not c.empirical}
         if len(kept) != len(s.ceilings):
             s.ceilings = kept
             s.ridges = _ridges(s)
@@ -496,6 +499,10 @@ def _one_of_each(series: list[Series], results: list[Result]) -> None:
             when = (r.ctx("run_started_utc") or "")[11:16]
             rev = r.ctx("git_revision", "")[:7]
             series[i].label = " ".join(x for x in (series[i].label, when and f"{when} UTC", rev) if x)
+    labels = [s.label for s in series]
+    for i, r in enumerate(results):  # runs of the same minute and revision: their file names
+        if labels.count(series[i].label) > 1:
+            series[i].label = f"{series[i].label} ({r.path.stem})"
 
 
 def roofline_data(results: list[Result], cards: list[Card], card_table: list[Card]) -> RooflineData:
@@ -817,5 +824,5 @@ def draw_roofline(data: RooflineData, out_png: Path | str | NewFile,
     opens it before any work, so an unwritable folder is refused at once)."""
     out = out_png if isinstance(out_png, NewFile) else NewFile(out_png, overwrite)
     with out:
-        roofline_figure(data).savefig(out.tmp, format=out.format, dpi=DPI)
+        out.write(lambda tmp: roofline_figure(data).savefig(tmp, format=out.format, dpi=DPI))
     return out.path

@@ -139,5 +139,5 @@ def draw_trend(d: TrendData, out_png: Path | str) -> Path:
     """Writes the trend plot (trend_figure(), 900 x 450 pixels); whole or not at all
     (output.NewFile), never over an existing file (each night has a folder of its own)."""
     with NewFile(out_png) as out:
-        trend_figure(d).savefig(out.tmp, format=out.format, dpi=100)
+        out.write(lambda tmp: trend_figure(d).savefig(tmp, format=out.format, dpi=100))
     return out.path

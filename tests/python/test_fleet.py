@@ -476,3 +476,16 @@ def test_a_png_under_another_name_is_refused(small_store, tmp_path, name):
     expect_bad_input([small_store, "--png", tmp_path / name, "--json", tmp_path / "f.json"],
                      "give a name ending in .png")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
+
+
+def test_out_of_space_names_the_output(fleet_store, tmp_path, monkeypatch):
+    import errno
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    out = tmp_path / "f.json"
+    line = expect_bad_input([fleet_store, "--json", out, "--quiet"], "No space left on device")
+    assert str(out) in line and ".tmp" not in line
+    assert list(tmp_path.iterdir()) == []

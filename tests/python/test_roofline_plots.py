@@ -855,3 +855,30 @@ def test_no_fp8_roof_without_fp8_rows_or_fp8_tensor_cores(tmp_path, h100):
     s = roofline_data([load_result(write_json(doc, tmp_path / "a100.json"))], [], CARDS).series[0]
     assert find_card("a100_80gb_sxm", CARDS).fp8_tensor_TFLOPS == 0
     assert s.ceiling("fp8_tensor") is None  # the card has none: no roof, no percentage
+
+
+def test_runs_of_the_same_minute_and_revision_are_labelled_by_file(tmp_path):
+    runs = []
+    for i in range(3):
+        doc = h100_result()
+        doc["context"].update(run_started_utc="2026-11-23T07:09:22Z", git_revision="0abcdef12345")
+        runs.append(load_result(write_json(doc, tmp_path / f"run{i}.json")))
+    d = roofline_data(runs, [find_card("h100_sxm", CARDS)], CARDS)
+    labels = [s.label for s in d.series[:3]]
+    assert len(set(labels)) == 3 and all(f"run{i}" in labels[i] for i in range(3)), labels
+    theoretical = [(c.kind, round(c.value, 2)) for s in d.series for c in s.ceilings
+                   if not c.empirical]
+    assert len(theoretical) == len(set(theoretical)), theoretical  # PCIe from both, once
+
+
+def test_the_same_input_given_twice_is_refused(tmp_path, host_result):
+    other_name = tmp_path / "link.json"
+    other_name.symlink_to(host_result)
+    for args, says in (([host_result, host_result], "given twice"),
+                       ([host_result, other_name], "given twice"),
+                       (["--card", "h100_sxm", "--card", "h100_sxm"], "--card h100_sxm given twice")):
+        png = tmp_path / "r.png"
+        code, out, err = cli("roofline.py", *args, "--out", png)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and says in lines[0], err
+        assert lines[0].startswith("roofline.py: error: ") and not png.exists()

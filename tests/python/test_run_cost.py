@@ -160,3 +160,25 @@ def test_against_a_baseline_without_sizing_and_verify(tmp_path, host_result):
     code, out, _ = cli("run_cost.py", host_result, "--top", "0", "--baseline", host_result)
     assert code == 0 and "sizing s" in out[out.index("Against"):]
 
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("key", ["wall_s", "prepare_s", "sizing_s", "verify_s", "calls"])
+@pytest.mark.parametrize("value", [-100, 1e308, "x", float("inf"), float("nan"), True])
+def test_an_absurd_cost_counter_is_refused(tmp_path, host_doc, key, value):
+    doc = json.loads(json.dumps(host_doc))
+    entry = next(e for e in doc["benchmarks"] if e.get("run_type") == "iteration" and key in e
+                 and not e.get("error_occurred"))
+    for e in doc["benchmarks"]:  # the same benchmark's entries alike (the last one holds totals)
+        if e.get("run_name") == entry["run_name"] and key in e:
+            e[key] = value
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    code, out, err = cli("run_cost.py", bad)
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and "Traceback" not in err, err
+    assert len(lines) == 1 and lines[0].startswith("run_cost.py: error: "), err
+    assert str(bad) in lines[0] and entry["run_name"].split("/manual_time")[0] in lines[0]
+    assert f"has {key} = " in lines[0] and "older gpubench" not in lines[0], lines[0]

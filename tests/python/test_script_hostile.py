@@ -171,3 +171,86 @@ def test_a_result_with_no_row_for_the_roofline_is_refused(host_result, host_doc,
         _one_line("roofline.py", code, out, err, f"{named}: no row to draw on a roofline")
         assert not png.exists() and not list(tmp_path.glob(".*.tmp"))
     assert cli("roofline.py", host_result, "--out", tmp_path / "r.png")[0] == 0
+
+
+def _with_raw_number(host_doc, path, where, digits):
+    """The real host run with a JSON integer of `digits` digits as the first GB/s counter
+    (where="counter") or as the context's DRAM peak (where="peak"), written to `path`."""
+    doc = json.loads(json.dumps(host_doc))
+    if where == "counter":
+        entry = next(e for e in doc["benchmarks"] if "GB/s" in e and not e.get("error_occurred"))
+        entry["GB/s"] = "@HUGE@"
+    else:
+        doc["context"]["peak_dram_GBps"] = "@HUGE@"
+    path.write_text(json.dumps(doc).replace('"@HUGE@"', "1" + "0" * (digits - 1)))
+    return path
+
+
+@pytest.mark.parametrize("where, digits", [("counter", 401), ("counter", 5000), ("peak", 401),
+                                           ("peak", 5000)])
+@pytest.mark.parametrize("tool", ["report.py", "roofline.py", "plot.py", "run_cost.py"])
+def test_a_huge_integer_is_not_a_gpubench_result(host_doc, tmp_path, tool, where, digits):
+    bad = _with_raw_number(host_doc, tmp_path / "bad.json", where, digits)
+    out = {"report.py": ["--out", tmp_path / "r.html"], "roofline.py": ["--out", tmp_path / "r.png"],
+           "plot.py": ["--out-dir", tmp_path / "p"], "run_cost.py": []}[tool]
+    _one_line(tool, *cli(tool, bad, *out), str(bad), "not a gpubench result", "not a number")
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.png").exists()
+    assert not (tmp_path / "p").exists()
+
+
+@pytest.mark.parametrize("tool, args, option", [
+    ("nightly.py", ["--report-dir", ""], "--report-dir"),
+    ("nightly.py", ["--results-dir="], "--results-dir"),
+    ("plot.py", ["{r}", "--out-dir", ""], "--out-dir"),
+    ("roofline.py", ["{r}", "--out", " "], "--out"),
+    ("report.py", ["{r}", "--out", ""], "--out"),
+    ("run_cost.py", ["{r}", "--baseline", ""], "--baseline"),
+    ("validate.py", ["--result", "{r}", "--json", ""], "--json"),
+])
+def test_an_empty_option_value_is_refused(tool, args, option, host_result, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = cli(tool, *[a.format(r=host_result) for a in args])
+    _one_line(tool, code, out, err, f"{option} has an empty value")
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+@pytest.mark.parametrize("tool, args, option", [
+    ("fleet.py", ["{tmp}", "--json", "{tmp}/a.json", "--json", "{tmp}/b.json"], "--json"),
+    ("validate.py", ["--result", "{r}", "--json", "{tmp}/x", "--json={tmp}/y"], "--json"),
+    ("plot.py", ["{r}", "--out-dir", "{tmp}/a", "--out-dir", "{tmp}/b"], "--out-dir"),
+    ("roofline.py", ["{r}", "--out", "{tmp}/a.png", "--out", "{tmp}/b.png"], "--out"),
+    ("report.py", ["{r}", "--out", "{tmp}/a.html", "--out", "{tmp}/b.html"], "--out"),
+    ("nightly.py", ["--results-dir", "{tmp}/a", "--results", "{tmp}/b"], "--results-dir"),
+])
+def test_an_option_given_twice_is_refused(tool, args, option, host_result, tmp_path):
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = cli(tool, *[a.format(r=host_result, tmp=tmp_path) for a in args])
+    _one_line(tool, code, out, err, f"{option} given twice")
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_validate_accepts_the_current_folder_as_results_dir(tmp_path, monkeypatch):
+    # "." is a folder, not an empty value (a run that cannot find gpubench fails later, not here)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli("validate.py", "--results-dir", ".", "--gpubench", tmp_path / "nope")
+    assert "empty value" not in err and "nope" in err, err
+
+
+@pytest.mark.parametrize("key, value", [("gpubench_version", None), ("device_key", 12),
+                                        ("device_key", None), ("device_name", [1, 2]),
+                                        ("host_name", ["a"]), ("host_name", 5),
+                                        ("device_ordinal", [0]), ("device_ordinal", 0)])
+@pytest.mark.parametrize("tool", ["report.py", "plot.py", "compare.py"])
+def test_a_context_field_of_the_wrong_type_is_refused(host_doc, host_result, tmp_path, key, value,
+                                                       tool, monkeypatch):
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"][key] = value
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    monkeypatch.chdir(tmp_path)
+    extra = {"report.py": ["--out", tmp_path / "r.html"], "plot.py": ["--out-dir", tmp_path / "p"],
+             "compare.py": [host_result]}[tool]
+    _one_line(tool, *cli(tool, bad, *extra), str(bad), "not a gpubench result", f"context {key}",
+              "not a string")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]

@@ -193,3 +193,30 @@ def test_sigterm_is_an_interruption_that_cleans_up(tmp_path):
     assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
     assert proc.stderr == "tool.py: interrupted (SIGTERM)\n"
     assert leftovers(tmp_path) == []
+
+
+def test_out_of_space_names_the_output_and_leaves_no_new_folder(host_result, tmp_path, monkeypatch):
+    import errno
+
+    import matplotlib.figure
+    from pathlib import Path
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    monkeypatch.setattr(Path, "write_text", full)
+    monkeypatch.setattr(Path, "write_bytes", full)
+    out = tmp_path / "new" / "deeper"
+    for tool, args, named in (
+            ("plot.py", [host_result, "--out-dir", out], str(out)),
+            ("roofline.py", [host_result, "--out", out / "r.png"], str(out / "r.png")),
+            ("validate.py", ["--result", host_result, "--json", tmp_path / "v.json"],
+             str(tmp_path / "v.json"))):
+        code, stdout, err = cli(tool, *args)
+        lines = [line for line in err.strip().splitlines() if ": note: " not in line]
+        assert code == 2 and "Traceback" not in err, err
+        assert len(lines) == 1 and named in lines[0] and "No space left" in lines[0], err
+        assert ".tmp" not in lines[0], err
+        assert not (tmp_path / "new").exists(), tool
+        assert sorted(p.name for p in tmp_path.iterdir()) == [], list(tmp_path.iterdir())

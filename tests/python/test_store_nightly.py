@@ -89,9 +89,9 @@ def test_one_failed_verification_makes_a_result_no_baseline_a_skip_does_not(tmp_
     assert is_valid_baseline(skipped) and failed_verification(skipped) == []
 
 
-def nightly(tmp_path, *extra):
+def nightly(tmp_path, *extra, results="results"):
     return cli("nightly.py", "--gpubench", BIN, "--device", "host", "--quick",
-               "--results-dir", tmp_path / "results", "--report-dir", tmp_path / "report",
+               "--results-dir", tmp_path / results, "--report-dir", tmp_path / "report",
                "--repetitions", "5", *extra)
 
 
@@ -124,7 +124,7 @@ def test_nightly_twice_on_the_same_machine_reports_no_regression(tmp_path):
         assert_png(night(tmp_path) / "trends" / file_name(row["name"]), (900, 450),
                    check_trend_figure(d))
     code, out, err = nightly(tmp_path, "--filter", flt, "--min-effect", "0.5",
-                             "--allow-empty-history", "--results-dir", tmp_path / "fresh")
+                             "--allow-empty-history", results="fresh")
     assert code == 0 and "no baseline yet" in out
 
 
@@ -370,3 +370,44 @@ def test_nightly_checks_its_outputs_before_it_runs_gpubench(tmp_path, where):
     assert len(lines) == 1 and lines[0].startswith("nightly.py: error: ") and "not a folder" in lines[0], err
     assert not ran.exists()  # gpubench never started
     assert not (tmp_path / "work" / "results").exists()
+
+
+@pytest.mark.parametrize("stage", ["to_junit", "draw_trend"])
+@pytest.mark.parametrize("signal", [KeyboardInterrupt, OSError])
+def test_an_interrupted_or_failed_night_leaves_no_report_folder(tmp_path, fake_gpubench,
+                                                                 monkeypatch, stage, signal):
+    # Stopped after gpubench finished, while the report or the trends are being written: the
+    # night's folder is whole or absent, never empty or partial.
+    import gpubench_tools.nightly as nightly_module
+
+    exe, _ = fake_gpubench
+    real = getattr(nightly_module, stage)
+    calls = []
+
+    def stop(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2 or stage == "to_junit":
+            raise signal("stopped")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(nightly_module, stage, stop)
+    code, out, err = run_fake(tmp_path, exe, 0.8, 0.8)
+    assert code == (130 if signal is KeyboardInterrupt else 2), out + err
+    assert "Traceback" not in err and calls
+    assert not (tmp_path / "report").exists() or list((tmp_path / "report").iterdir()) == []
+    assert not (tmp_path / "report").exists()  # the folder the night created, removed empty
+
+
+def test_one_bad_file_in_the_store_does_not_break_later_nights(tmp_path, fake_gpubench):
+    exe, _ = fake_gpubench
+    key = json.loads(open(os.environ["FAKE_TEMPLATE"]).read())["context"]["device_key"]
+    bad = tmp_path / "results" / key / "20260102T000000Z_bad.json"
+    text = (tmp_path / "results" / key / "20260101T000000Z_seed.json").read_text()
+    bad.write_text(text.replace('"GB/s": ', '"GB/s": 1' + "0" * 400 + ', "x": ', 1))
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0)
+    assert code == 0, out + err
+    notes = [line for line in out.splitlines() if line.startswith("note: ") and str(bad) in line]
+    assert notes and any("not a number" in n for n in notes), out
+    report = json.loads((night(tmp_path) / "report.json").read_text())
+    assert any(str(bad) in n for n in report["notes"])
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [night(tmp_path).name]
