@@ -485,7 +485,8 @@ def test_aggregates_only_files_plot_their_median_aggregates(tmp_path, host_doc):
         if c.kind != "l2":  # a plateau may be the median of several rows
             row = c.source.rsplit(": ", 1)[1]
             assert c.value == pytest.approx(median(row, "TFLOPS" if c.kind == "fp32" else "GB/s"))
-    code, _, err = cli("compare.py", r.path, r.path)
+    doc["context"]["date"] = "2026-01-02T03:04:05+00:00"  # another run of the same kind, not NEW itself
+    code, _, err = cli("compare.py", r.path, write_json(doc, tmp_path / "agg_earlier.json"))
     assert code == 2 and "too little data" in err and "aggregates_only" in err
 
 

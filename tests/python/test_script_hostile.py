@@ -62,9 +62,13 @@ def test_outputs_are_not_overwritten_without_force(host_result, tmp_path):
     assert cli("plot.py", host_result, "--out-dir", tmp_path / "p", "--force")[0] == 0
     md = tmp_path / "c.md"
     md.write_text("an earlier report")
-    code, _, err = cli("compare.py", host_result, host_result, "--markdown", md, "--quiet")
+    earlier = json.loads(host_result.read_text())
+    earlier["context"]["date"] = "2026-01-02T03:04:05+00:00"  # another run, not NEW itself
+    base = tmp_path / "earlier.json"
+    base.write_text(json.dumps(earlier))
+    code, _, err = cli("compare.py", host_result, base, "--markdown", md, "--quiet")
     assert code == 2 and "not overwritten without --force" in err and md.read_text() == "an earlier report"
-    code, _, err = cli("compare.py", host_result, host_result, "--markdown", md, "--quiet", "--force")
+    code, _, err = cli("compare.py", host_result, base, "--markdown", md, "--quiet", "--force")
     assert code == 0 and md.read_text().startswith("# gpubench comparison"), err
 
 
