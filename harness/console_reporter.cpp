@@ -79,7 +79,10 @@ void ConsoleReporter::take(const Run& run) {
     return;
   }
   const double headline = counter(run, headline_counter(pending_.metric), -1);
-  if (const double ws = counter(run, "working_set_bytes", -1); ws >= 0) pending_.working_set_bytes = ws;
+  // The working set from a repetition or the median (a stddev or cv aggregate of it is 0).
+  if (const double ws = counter(run, "working_set_bytes", -1);
+      ws > 0 && (run.run_type != Run::RT_Aggregate || run.aggregate_name == "median"))
+    pending_.working_set_bytes = ws;
   if (run.run_type == Run::RT_Aggregate) {
     // Only aggregates reach the console with --benchmark_display_aggregates_only=true.
     if (run.aggregate_name == "median" && headline >= 0) {

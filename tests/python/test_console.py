@@ -44,6 +44,23 @@ def test_the_console_is_a_table_with_a_summary(tmp_path):
     assert "[1/" not in proc.stderr, "no progress when stderr is not a terminal"
 
 
+def test_the_dram_headline_is_the_largest_working_set(tmp_path):
+    """The DRAM copy headline is the copy kernel at its largest working set, as the report reads
+    it, however much faster a smaller DRAM-level set ran (the stddev and cv aggregates of the
+    working set, 0, once made every row look equally large)."""
+    out = tmp_path / "r.json"
+    proc = gpubench("--device=host", "--benchmark_repetitions=3", "--benchmark_min_time=0.01",
+                    "--filter=bandwidth/copy/kernel/bytes:(16|64|256)MiB$", f"--out={out}")
+    assert proc.returncode == 0, proc.stderr
+    # The DRAM-level rows (which they are depends on this CPU's last-level cache), largest last.
+    dram = sorted({(b["working_set_bytes"], b["run_name"].removesuffix("/manual_time"))
+                   for b in json.loads(out.read_text())["benchmarks"]
+                   if b.get("run_type") == "iteration" and "level=dram" in b.get("label", "")})
+    assert dram, "no DRAM-level copy row: the sizes must pass half the last-level cache"
+    head = next(line for line in proc.stdout.splitlines() if line.startswith("  DRAM copy"))
+    assert head.endswith(f"({dram[-1][1]})"), (head, dram)
+
+
 def test_without_an_output_the_summary_says_nothing_was_saved():
     proc = gpubench("--device=host", "--quick", "--filter=^memory/alloc/pool/bytes:4KiB")
     assert proc.returncode == 0, proc.stderr
