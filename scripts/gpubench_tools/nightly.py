@@ -33,7 +33,7 @@ from .compare import (Comparison, Thresholds, apply_confirmation, compare, failu
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
 from .gpubench_process import Finished, run
-from .output import NewFile, commit_all
+from .output import NewFile, commit_all, make_folders, remove_empty, umask
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
                     last_valid)
@@ -166,7 +166,7 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         remove_empty(made)
         raise
     try:
-        os.chmod(building, 0o777 & ~_umask())
+        os.chmod(building, 0o777 & ~umask())
         out = _night(o, new, new_path, building, report_dir)
         os.rename(building, report_dir)
     except BaseException:
@@ -176,32 +176,6 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     out.report_dir = report_dir
     out.files = [report_dir / f.relative_to(building) for f in out.files]
     return out
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def make_folders(folder: Path) -> list[Path]:
-    """Creates `folder` and its missing parents; the ones it created, deepest first."""
-    made = []
-    p = folder
-    while not (p.exists() or p.is_symlink()) and p.parent != p:
-        made.append(p)
-        p = p.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    return made
-
-
-def remove_empty(made: list[Path]) -> None:
-    """Removes the folders make_folders() created, deepest first, while they are empty."""
-    for p in made:
-        try:
-            p.rmdir()
-        except OSError:
-            break
 
 
 def _night(o: NightlyOptions, new: Result, new_path: Path, report_dir: Path,

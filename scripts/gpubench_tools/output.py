@@ -21,11 +21,37 @@ from pathlib import Path
 from .errors import UsageError
 
 
-def umask_mode() -> int:
-    """The mode a new file gets from open(): 0666 less the process's umask."""
+def umask() -> int:
+    """The process's umask."""
     mask = os.umask(0o022)  # the only way to read it portably; set back at once
     os.umask(mask)
-    return 0o666 & ~mask
+    return mask
+
+
+def umask_mode() -> int:
+    """The mode a new file gets from open(): 0666 less the process's umask."""
+    return 0o666 & ~umask()
+
+
+def make_folders(folder: Path) -> list[Path]:
+    """Creates `folder` and its missing parents; returns the ones it created, deepest first
+    (for remove_empty()). OSError when they cannot be made (what was made is left)."""
+    made = []
+    p = folder
+    while not (p.exists() or p.is_symlink()) and p.parent != p:
+        made.append(p)
+        p = p.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return made
+
+
+def remove_empty(made: list[Path]) -> None:
+    """Removes folders make_folders() created, deepest first, while they are empty."""
+    for d in made:
+        try:
+            d.rmdir()
+        except OSError:
+            break
 
 
 class NewFile:
@@ -42,16 +68,12 @@ class NewFile:
         self.label = label or str(self.path)
         self.tmp: Path | None = None
         self.made: list[Path] = []  # the folders this output created, deepest first
-        p = self.path.parent
-        while not (p.exists() or p.is_symlink()) and p.parent != p:
-            self.made.append(p)
-            p = p.parent
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.made = make_folders(self.path.parent)
             fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
                                        dir=self.path.parent)
         except OSError as e:
-            _remove_empty(self.made)
+            remove_empty(self.made)
             raise UsageError(f"{self.label}: cannot write there: {e.strerror or e}") from None
         os.close(fd)
         self.tmp = Path(tmp)
@@ -122,14 +144,6 @@ class NewFile:
 
 #: Folders created by outputs not committed yet (NewFile.discard removes them when empty).
 _MADE: list[Path] = []
-
-
-def _remove_empty(made: list[Path]) -> None:
-    for d in made:
-        try:
-            d.rmdir()
-        except OSError:
-            break
 
 
 def _link_new(tmp: Path, path: Path, label: str) -> None:
