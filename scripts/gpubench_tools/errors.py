@@ -24,20 +24,47 @@ def _raise_interrupted(signum, _frame):
     raise Interrupted(signum)
 
 
+def _rearm_interruption(unraisable, print_others):
+    """sys.unraisablehook while a tool runs. A signal handled while Python runs a weakref callback
+    or a __del__ (matplotlib's caches free objects as it draws) raises there, where Python prints
+    "Exception ignored in ..." with a traceback and goes on as if no signal had come: the tool
+    finished and wrote its outputs. The interruption is raised again in the main flow instead, and
+    nothing is printed; any other unraisable exception is printed as before.
+
+    Why a thread: the signal is simulated again (interrupt_main) from a new thread, which runs
+    only once the main thread gives up the interpreter (within its 5 ms switch interval), by
+    which time the finaliser and this hook have returned. Simulated here in the main thread, the
+    handler would run inside this hook, whose own exceptions Python also ignores. A simulated
+    signal that lands in another finaliser comes back here and is re-armed again."""
+    import _thread
+    import signal
+
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        signum = getattr(unraisable.exc_value, "signum", signal.SIGINT)
+        _thread.start_new_thread(_thread.interrupt_main, (signum,))
+    else:
+        print_others(unraisable)
+
+
 def run_cli(tool: str, main, argv=None) -> int:
     """Runs ``main(argv)`` and maps UsageError (and unreadable files) to one stderr line + exit 2.
     SIGTERM is raised as Interrupted while it runs (Python's default would end the process
     without cleaning up); Ctrl-C or SIGTERM exits 130 or 143, with one line."""
+    import functools
     import signal
+    import sys
     import threading
 
     previous = None
-    if threading.current_thread() is threading.main_thread() \
-            and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+    previous_hook = sys.unraisablehook
+    if threading.current_thread() is threading.main_thread():
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+        sys.unraisablehook = functools.partial(_rearm_interruption, print_others=previous_hook)
     try:
         return _run(tool, main, argv)
     finally:
+        sys.unraisablehook = previous_hook
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

@@ -195,6 +195,47 @@ def test_sigterm_is_an_interruption_that_cleans_up(tmp_path):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("where", ["weakref callback", "__del__"])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_handled_inside_a_finaliser_still_interrupts(tmp_path, where, signum):
+    """A signal whose handler runs inside a weakref callback or a __del__ (as when matplotlib's
+    caches free objects mid-drawing) raised there, where Python printed "Exception ignored in"
+    with a traceback and went on: the tool finished and wrote its output as if never signalled.
+    The interruption must reach the tool: one line, 128 + the signal, no output."""
+    code = textwrap.dedent(f"""
+        import gc, os, signal, sys, time, weakref
+        sys.path.insert(0, {str(SCRIPTS)!r})
+        from gpubench_tools.errors import run_cli
+
+        class Held:
+            def __del__(self):
+                if {where!r} == "__del__":
+                    os.kill(os.getpid(), {int(signum)})
+                    sum(range(10))  # Python checks for the signal here, inside __del__
+
+        def finalised(_ref):
+            if {where!r} == "weakref callback":
+                os.kill(os.getpid(), {int(signum)})
+                sum(range(10))
+
+        def main(argv):
+            held = Held()
+            ref = weakref.ref(held, finalised)
+            del held  # the finaliser runs (and the signal is handled) here
+            gc.collect()
+            for _ in range(500):  # 5 s for the interruption to arrive
+                time.sleep(0.01)
+            open({str(tmp_path / "out.txt")!r}, "w").write("finished")
+            return 0
+
+        sys.exit(run_cli("tool.py", main, []))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 128 + signum, proc.stderr
+    assert proc.stderr == f"tool.py: interrupted ({signal.Signals(signum).name})\n"
+    assert leftovers(tmp_path) == []
+
+
 def test_out_of_space_names_the_output_and_leaves_no_new_folder(host_result, tmp_path, monkeypatch):
     import errno
 
