@@ -420,24 +420,32 @@ def _shown_number(v) -> str:
 
 def check_context_numbers(ctx: dict, path: Path) -> None:
     """UsageError ("not a gpubench result") when a numeric context value the tools read (the
-    theoretical peaks, l2_bytes) is a JSON number that is not a finite float (a huge integer
-    would crash the tools' arithmetic), or neither a number nor a string ("unknown" is fine)."""
+    theoretical peaks, l2_bytes) is not a positive finite number, as a JSON number or a string,
+    nor "unknown" (or empty): gpubench writes "unknown" for a peak it does not know, never 0 or
+    less, and a negative peak drew its roof below the axis and turned every pct_of_peak negative.
+    A huge integer would crash the tools' arithmetic."""
     for key in list(PEAK_KEYS.values()) + ["l2_bytes"]:
         if key not in ctx or ctx[key] is None:
             continue
         v = ctx[key]
         if isinstance(v, str):
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            if v.strip().lower() in ("", "unknown"):
+                continue
+            number = to_number(v)
+            if number is None:
+                raise UsageError(f"{path}: not a gpubench result: context {key} = '{v[:40]}' is "
+                                 f"neither a number nor 'unknown'")
+        elif isinstance(v, bool) or not isinstance(v, (int, float)):
             raise UsageError(f"{path}: not a gpubench result: context {key} is a "
                              f"{type(v).__name__}, not a number")
-        try:
-            ok = math.isfinite(float(v))
-        except OverflowError:
-            ok = False
-        if not ok:
-            raise UsageError(f"{path}: not a gpubench result: context {key} = {_shown_number(v)} "
-                             f"is not a number")
+        else:
+            number = to_number(v)
+            if number is None:
+                raise UsageError(f"{path}: not a gpubench result: context {key} = "
+                                 f"{_shown_number(v)} is not a number")
+        if number <= 0:
+            raise UsageError(f"{path}: not a gpubench result: context {key} = {number:g} is not "
+                             f"positive (an unknown value is written 'unknown')")
 
 
 #: The longest integer a result may hold: more digits than this cannot be a float (1.8e308).

@@ -202,6 +202,36 @@ def test_a_huge_integer_is_not_a_gpubench_result(host_doc, tmp_path, tool, where
     assert not (tmp_path / "p").exists()
 
 
+@pytest.mark.parametrize("key, value, says", [
+    ("peak_dram_GBps", "-3350", "not positive"), ("peak_dram_GBps", -3350, "not positive"),
+    ("peak_fp16_tensor_TFLOPS", "0", "not positive"), ("l2_bytes", 0, "not positive"),
+    ("peak_dram_GBps", "fast", "neither a number nor 'unknown'"),
+    ("peak_dram_GBps", "nan", "neither a number nor 'unknown'"),
+])
+@pytest.mark.parametrize("tool", ["report.py", "roofline.py", "compare.py"])
+def test_a_context_peak_that_is_not_positive_is_not_a_gpubench_result(host_doc, host_result, tmp_path,
+                                                                      tool, key, value, says):
+    """gpubench writes 'unknown' for a peak it does not know; a peak of 0 or less (a hand-edited
+    file) drew the roof below the axis and made every pct_of_peak negative."""
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"][key] = value
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    out = {"report.py": ["--out", tmp_path / "r.html"], "roofline.py": ["--out", tmp_path / "r.png"],
+           "compare.py": [host_result]}[tool]
+    _one_line(tool, *cli(tool, bad, *out), str(bad), "not a gpubench result", key, says)
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.png").exists()
+
+
+def test_an_unknown_peak_is_still_a_result(host_doc, tmp_path):
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"]["peak_fp16_tensor_TFLOPS"] = "unknown"
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(doc))
+    code, _, err = cli("roofline.py", good, "--out", tmp_path / "r.png")
+    assert code == 0 and (tmp_path / "r.png").exists(), err
+
+
 @pytest.mark.parametrize("tool, args, option", [
     ("nightly.py", ["--report-dir", ""], "--report-dir"),
     ("nightly.py", ["--results-dir="], "--results-dir"),
