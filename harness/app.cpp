@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "harness/results_store.h"
 #include "harness/row_scope.h"
 #include "harness/runner.h"
+#include "harness/workload_table.h"
 #include "version.h"
 
 namespace gpubench {
@@ -65,7 +67,17 @@ std::string scope_note(const Options& o) {
 // sized for a device of unknown L2 and memory, and one line on stderr saying why they cannot run
 // here. Returns the exit status.
 int list_cuda_rows_without_device(const Options& o, const std::string& device, const std::string& reason) {
-  const std::vector<BenchCase> rows = chosen_rows(sweep_options(DeviceDescription{}, "cuda", o.quick), "cuda", o);
+  std::vector<BenchCase> rows = chosen_rows(sweep_options(DeviceDescription{}, "cuda", o.quick), "cuda", o);
+#ifdef GPUBENCH_HAVE_CUDA
+  // Not the rows the CUDA backend declares it never runs (the host's memcpy stand-ins): those
+  // would be skips on any GPU. A compute capability above every GPU's keeps the rows of new ones.
+  const WorkloadTable table = cuda_workloads();
+  constexpr int kNewestComputeCapability = 1000;
+  rows.erase(std::remove_if(
+                 rows.begin(), rows.end(),
+                 [&](const BenchCase& c) { return !table.unavailable_reason(c, kNewestComputeCapability).empty(); }),
+             rows.end());
+#endif
   for (const BenchCase& c : rows) std::cout << c.name() << "\n";
   if (rows.empty())
     return usage_error("--filter=" + o.filter + " matches no benchmark of the cuda backend" + scope_note(o));

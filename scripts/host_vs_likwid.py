@@ -9,7 +9,6 @@ Debian's `likwid` package.
 
 usage: scripts/host_vs_likwid.py [--gpubench build/gpubench] [--rounds 5] [--size 1GiB]
 """
-import argparse
 import json
 import os
 import re
@@ -21,12 +20,14 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 SIZES = {"64MiB": 64 << 20, "256MiB": 256 << 20, "1GiB": 1 << 30}
 
 
-def fail(message, code=2):
-    print(f"host_vs_likwid: {message}", file=sys.stderr)
-    sys.exit(code)
+def fail(message):
+    raise UsageError(message)
 
 
 def likwid_GBps(test, working_set_bytes, threads):
@@ -53,12 +54,12 @@ def gpubench_GBps(binary, size_token):
         return statistics.median(values), doc["context"]["device_name"], int(doc["context"]["sm_count"])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None):
+    parser = make_parser("host_vs_likwid.py", __doc__.splitlines()[0])
     parser.add_argument("--gpubench", default=str(ROOT / "build" / "gpubench"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--size", default="1GiB", choices=sorted(SIZES), help="copy size (per array)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.rounds < 1:
         fail("--rounds must be at least 1")
     if not Path(args.gpubench).exists():
@@ -88,4 +89,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_cli("host_vs_likwid.py", main))

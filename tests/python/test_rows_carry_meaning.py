@@ -79,6 +79,18 @@ def test_list_of_a_gpu_lists_the_cuda_rows_anywhere():
         assert lines[0].startswith("gpubench: --device=0: ") and "cannot run here" in lines[0]
 
 
+def test_list_of_a_gpu_leaves_out_the_rows_a_gpu_never_runs():
+    """The host's stand-ins (memcpy for the copy engine, pageable memcpy for PCIe) are declared
+    unavailable by the CUDA backend: on a GPU they would be skips, so they are not listed."""
+    proc = gpubench("--list", "--device=0", "--filter=bandwidth/copy/|bandwidth/pcie_h2d/")
+    assert proc.returncode == 0, proc.stderr
+    names = [n.removesuffix("/manual_time") for n in proc.stdout.split()]
+    assert "bandwidth/copy/memcpy_ce/bytes:4KiB" in names and "bandwidth/copy/kernel/bytes:4KiB" in names
+    if "built without CUDA" not in proc.stderr:  # a CUDA build knows what its backend runs
+        assert not any(n.startswith(("bandwidth/copy/memcpy/", "bandwidth/pcie_h2d/pageable_memcpy/"))
+                       for n in names), names
+
+
 def test_list_of_a_gpu_with_a_filter_matching_nothing_is_a_usage_error():
     proc = gpubench("--list", "--device=0", "--filter=no_such_family")
     assert proc.returncode == 2

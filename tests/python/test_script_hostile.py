@@ -240,6 +240,7 @@ def test_an_unknown_peak_is_still_a_result(host_doc, tmp_path):
     ("report.py", ["{r}", "--out", ""], "--out"),
     ("run_cost.py", ["{r}", "--baseline", ""], "--baseline"),
     ("validate.py", ["--result", "{r}", "--json", ""], "--json"),
+    ("host_vs_likwid.py", ["--gpubench", ""], "--gpubench"),
 ])
 def test_an_empty_option_value_is_refused(tool, args, option, host_result, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -256,6 +257,7 @@ def test_an_empty_option_value_is_refused(tool, args, option, host_result, tmp_p
     ("roofline.py", ["{r}", "--out", "{tmp}/a.png", "--out", "{tmp}/b.png"], "--out"),
     ("report.py", ["{r}", "--out", "{tmp}/a.html", "--out", "{tmp}/b.html"], "--out"),
     ("nightly.py", ["--results-dir", "{tmp}/a", "--results", "{tmp}/b"], "--results-dir"),
+    ("host_vs_likwid.py", ["--rounds", "1", "--rounds", "1", "--gpubench", "{tmp}/none"], "--rounds"),
 ])
 def test_an_option_given_twice_is_refused(tool, args, option, host_result, tmp_path):
     before = sorted(tmp_path.rglob("*"))
