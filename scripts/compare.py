@@ -23,7 +23,8 @@ not a gpubench result, device-key
 mismatch without --force, a device key that is no folder name with --history, empty history,
 a baseline that failed verification, a baseline given twice or NEW given as its own baseline,
 fewer than --min-samples repetitions in NEW or in a baseline file on any benchmark measured in
-both; --history passes files with too few on every benchmark over with a note; "nothing
+both; --history passes over with a note files with too few on every benchmark, and copies of
+one run (the same result under another name: the newest counts once, a copy of NEW never); "nothing
 comparable" when every compared benchmark is INVALID and none failed verification: no report
 is written then).
 """

@@ -58,7 +58,6 @@ no "no confirmed regression".
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -69,7 +68,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .output import NewFile, commit_all
-from .results import Result
+from .results import Result, result_identity
 from .store import too_few_repetitions
 
 VERDICTS = ("SLOWER", "INVALID", "NOISY", "FASTER", "SAME")
@@ -260,14 +259,6 @@ def judge(name: str, metric: str, new: list[float], base: list[float], t: Thresh
     row.reason = (f"{row.change:+.1%} beyond {bound:.1%} (min effect, {t.noise_k:g} x noise); "
                   f"{evidence}")
     return row
-
-
-def result_identity(r: Result) -> str:
-    """A digest of what a result holds: its context and every entry, benchmark by benchmark.
-    Two files with the same identity are the same run whatever their names or formatting (a
-    link, a copy, a re-indented file)."""
-    doc = [r.context, [[b.name, b.samples, b.aggregates, b.errors] for b in r.benchmarks.values()]]
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _same_file(a: Path, b: Path) -> bool:

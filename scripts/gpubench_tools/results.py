@@ -19,6 +19,7 @@ Every problem with the file becomes a UsageError whose one-line message names th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -541,3 +542,11 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
     for b in benches.values():
         b.meaning = resolve_meaning(b)
     return Result(path=path, context=ctx, benchmarks=benches)
+
+
+def result_identity(r: Result) -> str:
+    """A digest of what a result holds: its context and every entry, benchmark by benchmark.
+    Two files with the same identity are the same run whatever their names or formatting (a
+    link, a copy, a re-indented file)."""
+    doc = [r.context, [[b.name, b.samples, b.aggregates, b.errors] for b in r.benchmarks.values()]]
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .output import umask_mode
-from .results import Result, load_result
+from .results import Result, load_result, result_identity
 
 #: File names in the store: timestamp, underscore, revision (letters, digits, - . +), and
 #: "-N" (N >= 2) when several runs started in the same second (gpubench never overwrites).
@@ -137,9 +137,18 @@ def last_valid(results_dir: Path | str, device_key: str, n: int,
     `exclude` (the new result itself) is skipped; with `before`, only files whose names sort
     before it count. Unreadable or invalid files, files in which a benchmark failed
     verification (unless allow_failures) and files with fewer than `min_samples` repetitions
-    (too_few_repetitions()) are skipped with a line appended to `notes`.
+    (too_few_repetitions()) are skipped with a line appended to `notes`, and so is a copy of
+    `exclude` or of a later candidate (the same result under another name, result_identity): one
+    run counted twice would weigh double in the baseline, and a copy of the new result would
+    compare it with itself.
     """
     excl = Path(exclude).resolve() if exclude else None
+    seen: dict[str, Path] = {}  # result_identity -> the file that had it
+    if excl is not None:
+        try:
+            seen[result_identity(load_result(excl))] = excl
+        except (UsageError, OSError):
+            pass  # the caller has read it already, or reports it
     out: list[Result] = []
     for p in reversed(history(results_dir, device_key)):
         if excl is not None and p.resolve() == excl:
@@ -156,6 +165,12 @@ def last_valid(results_dir: Path | str, device_key: str, n: int,
             if notes is not None:
                 notes.append(f"skipped baseline candidate {p}: device key {r.device_key}")
             continue
+        identity = result_identity(r)
+        if identity in seen:
+            if notes is not None:
+                notes.append(f"skipped baseline candidate {p}: the same result as {seen[identity]}")
+            continue
+        seen[identity] = p
         failed = failed_verification(r)
         if failed and not allow_failures:
             if notes is not None:

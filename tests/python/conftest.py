@@ -99,6 +99,13 @@ def scaled(doc: dict, bench: str, factor: float) -> dict:
     return out
 
 
+def another_run(doc: dict, tag: str = "2") -> dict:
+    """The document as another run of the same benchmarks would write it (another date)."""
+    other = json.loads(json.dumps(doc))
+    other["context"]["date"] = f"{other['context'].get('date', '')} (run {tag})"
+    return other
+
+
 def errored(doc: dict, bench: str, message: str) -> dict:
     """A copy of a result document in which one benchmark ended with `message` as gpubench
     writes it (SkipWithError): one entry per repetition with error_occurred and the message, no

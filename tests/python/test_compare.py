@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli, errored, run_script, scaled
+from conftest import another_run, cli, errored, run_script, scaled
 from fixtures import h100_result, write_json
 from gpubench_tools.compare import (Row, Thresholds, apply_confirmation, check_distinct, compare,
                                     failure_lines, judge, robust_noise)
@@ -184,7 +184,7 @@ def test_a_result_that_failed_verification_is_never_a_baseline(host_result, host
     write_json(host_doc, store / "20260101T000000Z_good.json")
     bad = write_json(errored(host_doc, name, "verification failed: sum 0 expected 64"),
                      store / "20260102T000000Z_bad.json")
-    new = write_json(host_doc, store / "20260103T000000Z_new.json")
+    new = write_json(another_run(host_doc), store / "20260103T000000Z_new.json")
     code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--json",
                          tmp_path / "c.json")
     assert code == 0, out + err
@@ -307,7 +307,7 @@ def test_history_baseline_pools_the_last_valid_runs_of_the_device(host_doc, tmp_
     store = tmp_path / "store" / key
     name = "bandwidth/copy/kernel/bytes:16MiB"
     for i, stamp in enumerate(["20260101T000000Z", "20260102T000000Z", "20260103T000000Z"]):
-        write_json(host_doc, store / f"{stamp}_rev{i}.json")
+        write_json(another_run(host_doc, str(i)), store / f"{stamp}_rev{i}.json")
     (store / "20260104T000000Z_bad.json").write_text("{")  # corrupt: skipped with a note
     new = write_json(scaled(host_doc, name, 0.999), store / "20260105T000000Z_new.json")
     code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--last", "2",
@@ -514,13 +514,35 @@ def test_a_baseline_given_twice_is_refused(host_result, host_doc, tmp_path):
             assert str(own) in err and not (tmp_path / "c.json").exists()
     code, out, err = cli("compare.py", other, host_result)
     assert code == 0, out + err
-    # --history: NEW linked into the store under an earlier name is not its own baseline
+    # --history: NEW linked into the store under an earlier name is passed over, with a note
     key = host_doc["context"]["device_key"]
     (tmp_path / "store" / key).mkdir(parents=True)
     new = write_json(host_doc, tmp_path / "store" / key / "20260102T000000Z_new.json")
     os.link(new, tmp_path / "store" / key / "20260101T000000Z_old.json")
     code, out, err = cli("compare.py", new, "--history", tmp_path / "store")
-    assert code == 2 and err.endswith("\n") and "NEW given as its own baseline" in err, err
+    assert code == 2 and "empty history" in err.splitlines()[-1], err
+    assert f"20260101T000000Z_old.json: the same result as {new}" in err
+
+
+def test_history_counts_each_run_once(host_doc, tmp_path):
+    """Copies of one run in the store (another name, re-indented), or of NEW, are one run: counted
+    twice, its repetitions would weigh double in the baseline; NEW's would be compared with
+    themselves."""
+    key = host_doc["context"]["device_key"]
+    store = tmp_path / "store" / key
+    first = write_json(another_run(host_doc, "1"), store / "20260101T000000Z_a.json")
+    copy = store / "20260102T000000Z_copy.json"
+    copy.write_text(json.dumps(json.loads(first.read_text()), indent=4))  # other bytes, same run
+    second = write_json(another_run(host_doc, "2"), store / "20260103T000000Z_b.json")
+    new = write_json(host_doc, store / "20260105T000000Z_new.json")
+    (store / "20260104T000000Z_newcopy.json").write_bytes(new.read_bytes())
+    code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--json",
+                         tmp_path / "c.json")
+    assert code == 0, out + err
+    # newest first: the later copy of the first run is kept, the earlier file passed over
+    assert json.loads((tmp_path / "c.json").read_text())["baselines"] == [str(copy), str(second)]
+    assert f"20260104T000000Z_newcopy.json: the same result as {new}" in err
+    assert f"{first}: the same result as {copy}" in err
 
 
 def one_repetition(doc: dict) -> dict:
@@ -568,7 +590,7 @@ def test_history_passes_over_a_result_with_too_few_repetitions(host_doc, tmp_pat
     store = tmp_path / "store" / key
     good = write_json(host_doc, store / "20260101T000000Z_good.json")
     one = write_json(one_repetition(host_doc), store / "20260102T000000Z_one.json")
-    new = write_json(host_doc, store / "20260103T000000Z_new.json")
+    new = write_json(another_run(host_doc), store / "20260103T000000Z_new.json")
     code, out, err = cli("compare.py", new, "--history", tmp_path / "store", "--json",
                          tmp_path / "c.json")
     assert code == 0, out + err

@@ -12,7 +12,7 @@ import matplotlib.dates as mdates
 import pytest
 
 from chart_artists import assert_png, check_trend_figure, labelled_scatters
-from conftest import BIN, cli, errored, scaled
+from conftest import BIN, another_run, cli, errored, scaled
 from fixtures import write_json
 from gpubench_tools.compare import Thresholds
 from gpubench_tools.errors import UsageError
@@ -56,7 +56,7 @@ def test_last_valid_skips_broken_foreign_and_failed_runs(tmp_path, host_doc):
     key = host_doc["context"]["device_key"]
     d = tmp_path / key
     write_json(host_doc, d / "20260101T000000Z_a.json")
-    write_json(host_doc, d / "20260102T000000Z_b.json")
+    write_json(another_run(host_doc), d / "20260102T000000Z_b.json")
     other = json.loads(json.dumps(host_doc))
     other["context"]["device_key"] = "someone_else"
     write_json(other, d / "20260103T000000Z_c.json")
@@ -157,6 +157,9 @@ if error:
             e.update(error_occurred=True, error_message=error, iterations=0, real_time=0)
         entries.append(e)
     doc["benchmarks"] = entries
+# Every run of a real gpubench is its own (its date and timings differ); a byte-identical file is
+# a copy of one run, which a baseline counts once.
+doc["context"]["date"] = datetime.datetime.now().isoformat()
 if "--out" in args:
     path = args["--out"]
 else:
