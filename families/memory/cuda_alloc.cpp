@@ -8,7 +8,9 @@
 // Verification: after each run's timed operations, one untimed probe operation of the same kind
 // allocates a block, poisons it, writes a seeded pattern (or runs the copy kernel into it),
 // copies it back into the workload's output and frees it. A block that was not writable, a
-// kernel that did not run, or an output never refreshed (poison() fills it) fails verify().
+// kernel that did not run, or an output never refreshed (poison() fills it) fails verify(). The
+// probe also asks the runtime what the block is (cudaPointerGetAttributes): page-locked host
+// memory for cudaMallocHost and cudaHostRegister, this device's memory for the others.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -134,18 +136,48 @@ class AllocatorCalls {
   }
 
   /// Copies `n` bytes of `pattern` into block `p` and back into `out` (host memory is written
-  /// and read directly; device memory through the stream, after poisoning the block).
-  void probe(void* p, const unsigned char* pattern, unsigned char* out, std::size_t n) {
+  /// and read directly; device memory through the stream, after poisoning the block). Returns
+  /// why the block is not what the allocator promises ("" when it is; see block_kind_error).
+  std::string probe(void* p, const unsigned char* pattern, unsigned char* out, std::size_t n) {
+    const std::string kind_error = block_kind_error(p);
     if (!on_device(a_)) {
       std::memset(p, 0x5a, n);
       std::memcpy(p, pattern, n);
       std::memcpy(out, p, n);
-      return;
+      return kind_error;
     }
     GPUBENCH_CUDA_CHECK(cudaMemsetAsync(p, 0x5a, n, dev_.stream()));
     GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(p, pattern, n, cudaMemcpyHostToDevice, dev_.stream()));
     GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(out, p, n, cudaMemcpyDeviceToHost, dev_.stream()));
     GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
+    return kind_error;
+  }
+
+  /// What the runtime says the block is, against what the allocator promises: page-locked host
+  /// memory for cudaMallocHost and cudaHostRegister (a copy through plain pageable memory passes
+  /// the data check as well, so only the runtime's own record shows that the pinning took),
+  /// memory of this device for the others. "" when it agrees.
+  std::string block_kind_error(const void* p) const {
+    cudaPointerAttributes attributes{};
+    GPUBENCH_CUDA_CHECK(cudaPointerGetAttributes(&attributes, p));
+    const cudaMemoryType want = on_device(a_) ? cudaMemoryTypeDevice : cudaMemoryTypeHost;
+    if (attributes.type != want)
+      return std::string("the block is ") + memory_type_name(attributes.type) + ", not " + memory_type_name(want) +
+             " (cudaPointerGetAttributes)";
+    if (on_device(a_) && attributes.device != dev_.index())
+      return "the block is memory of device " + std::to_string(attributes.device) + ", not of device " +
+             std::to_string(dev_.index()) + " (cudaPointerGetAttributes)";
+    return {};
+  }
+
+  static const char* memory_type_name(cudaMemoryType t) {
+    switch (t) {
+      case cudaMemoryTypeUnregistered: return "pageable host memory";
+      case cudaMemoryTypeHost: return "page-locked host memory";
+      case cudaMemoryTypeDevice: return "device memory";
+      case cudaMemoryTypeManaged: return "managed memory";
+    }
+    return "memory of an unknown kind";
   }
 
   /// Required alignment of what allocate() returns: 256 bytes for device memory and pinned host
@@ -202,7 +234,8 @@ class AllocWorkload final : public Workload {
       times_.add(allocated + seconds_since(t1));
     }
     void* p = calls_.allocate();  // the untimed probe (see the top of the file)
-    calls_.probe(p, pattern_.data(), out_.data(), probe_bytes_);
+    const std::string kind_error = calls_.probe(p, pattern_.data(), out_.data(), probe_bytes_);
+    if (bad_block_.empty() && !kind_error.empty()) bad_block_ = kind_error;
     calls_.release(p);
     return times_.total();
   }

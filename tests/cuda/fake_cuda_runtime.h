@@ -79,6 +79,9 @@ struct State {
   int pool_hits = 0;                        ///< cudaMallocAsync served from the reserve
   int pool_misses = 0;                      ///< cudaMallocAsync that needed new device memory
   std::map<void*, std::size_t> registered;  ///< cudaHostRegister'ed ranges
+  /// cudaMallocHost and cudaHostRegister succeed without page-locking anything: what
+  /// cudaPointerGetAttributes then says of their blocks (unregistered, pageable memory).
+  bool pinning_has_no_effect = false;
 
   // Several devices (the peer-to-peer rows): device_count alike devices (each what an H100
   // reports, PCI bus ids kBusIds[i]) and one current device for the process (cudaSetDevice).

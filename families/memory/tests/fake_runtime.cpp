@@ -9,12 +9,15 @@
 //  - the pool keeps what cudaFreeAsync returns as reserved (still used device memory) until a
 //    synchronize releases what exceeds the release threshold, or cudaMemPoolTrimTo; a
 //    cudaMallocAsync the reserve can hold is a hit, any other takes new device memory (a miss);
-//  - cudaHostRegister refuses a range registered twice, cudaHostUnregister one never registered.
+//  - cudaHostRegister refuses a range registered twice, cudaHostUnregister one never registered;
+//  - cudaPointerGetAttributes tells device, managed, page-locked (cudaHostAlloc, cudaMallocHost,
+//    cudaHostRegister) and other (unregistered) host memory apart, as CUDA 11 and newer do.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <cstdlib>
 
+#include "families/pcie/tests/fake_runtime.h"
 #include "tests/cuda/fake_cuda_runtime.h"
 
 using fake_cuda::state;
@@ -24,6 +27,16 @@ namespace {
 // The one default pool's handle (never dereferenced).
 int pool_token = 0;
 cudaMemPool_t default_pool() { return reinterpret_cast<cudaMemPool_t>(&pool_token); }
+
+/// Whether `p` lies in one of the ranges of `ranges` (base -> bytes).
+template <class Map, class Bytes>
+bool in_ranges(const Map& ranges, const void* p, Bytes bytes_of) {
+  auto it = ranges.upper_bound(const_cast<void*>(p));
+  if (it == ranges.begin()) return false;
+  --it;
+  const auto offset = static_cast<const unsigned char*>(p) - static_cast<const unsigned char*>(it->first);
+  return offset >= 0 && static_cast<std::size_t>(offset) < bytes_of(it->second);
+}
 
 bool whole_managed_range(const void* p, std::size_t bytes) {
   auto it = state().managed.find(const_cast<void*>(p));
@@ -140,5 +153,32 @@ cudaError_t cudaHostRegister(void* p, size_t bytes, unsigned int) {
 
 cudaError_t cudaHostUnregister(void* p) {
   if (state().registered.erase(p) == 0) return cudaErrorHostMemoryNotRegistered;
+  return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* p) {
+  if (!attributes) return cudaErrorInvalidValue;
+  *attributes = cudaPointerAttributes{};
+  const auto bytes = [](std::size_t b) { return b; };
+  const fake_cuda::State& st = state();
+  if (in_ranges(st.sizes, p, bytes)) {
+    attributes->type = cudaMemoryTypeDevice;
+    const auto owner = st.device_of.find(const_cast<void*>(p));
+    attributes->device = owner != st.device_of.end() ? owner->second : st.current_device;
+    attributes->devicePointer = const_cast<void*>(p);
+  } else if (in_ranges(st.managed, p, bytes)) {
+    attributes->type = cudaMemoryTypeManaged;
+    attributes->device = st.current_device;
+    attributes->devicePointer = attributes->hostPointer = const_cast<void*>(p);
+  } else if (!st.pinning_has_no_effect &&
+             (in_ranges(st.registered, p, bytes) ||
+              in_ranges(fake_pcie::state().host_allocs, p, [](const auto& a) { return a.first; }))) {
+    attributes->type = cudaMemoryTypeHost;
+    attributes->device = st.current_device;
+    attributes->devicePointer = attributes->hostPointer = const_cast<void*>(p);
+  } else {
+    attributes->type = cudaMemoryTypeUnregistered;
+    attributes->device = -2;  // what CUDA reports for memory it does not know
+  }
   return cudaSuccess;
 }

@@ -143,6 +143,38 @@ TEST_F(FakeMemory, HostRegistrationIsUndoneByEveryPair) {
   EXPECT_TRUE(w->verify().ok);
 }
 
+// A copy through pageable memory passes the data check too: only the runtime's record of the
+// block (cudaPointerGetAttributes) shows whether cudaMallocHost or cudaHostRegister pinned it.
+TEST_F(FakeMemory, PinnedRowsFailWhenTheRuntimeSaysTheBlockIsNotPageLocked) {
+  for (const char* key : {"memory/alloc/pinned_host", "memory/alloc/host_register"}) {
+    SCOPED_TRACE(key);
+    fake_cuda::state().pinning_has_no_effect = false;
+    {
+      auto w = backend().create(row(key));
+      w->prepare();
+      w->run(3);
+      EXPECT_TRUE(w->verify().ok) << w->verify().message;
+    }
+    fake_cuda::state().pinning_has_no_effect = true;
+    auto w = backend().create(row(key));
+    w->prepare();
+    w->run(3);
+    const Verification v = w->verify();
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.message.find("pageable host memory, not page-locked host memory"), std::string::npos) << v.message;
+  }
+}
+
+TEST_F(FakeMemory, DeviceAllocationRowsCheckTheBlockIsThisDevicesMemory) {
+  for (const char* key : {"memory/alloc/cuda_malloc", "memory/alloc/async_pool_hit", "memory/alloc/preallocated"}) {
+    SCOPED_TRACE(key);
+    auto w = backend().create(row(key));
+    w->prepare();
+    w->run(2);
+    EXPECT_TRUE(w->verify().ok) << w->verify().message;
+  }
+}
+
 TEST_F(FakeMemory, AllocateInTheLoopRowsProbeANewBlockEachRunAndTheBaselineDoesNot) {
   for (const char* key : {"memory/alloc_loop/cuda_malloc_each", "memory/alloc_loop/async_pool_each",
                           "memory/alloc_loop/allocated_once"}) {
