@@ -42,7 +42,7 @@ int bf16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce) 
 }
 
 int fp8_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce) {
-  // FP8 tensor cores arrived with sm_89 and run at twice the FP16 rate (REFERENCE.md); GeForce
+  // FP8 tensor cores arrived with sm_89 and run at twice the FP16 rate (harness/model/REFERENCE_FIGURES.md); GeForce
   // Ada halves both with FP32 accumulate (RTX 4090: 330 FP8 against 165 FP16 TFLOPS).
   return cc_major * 10 + cc_minor >= 89 ? 2 * fp16_tensor_flop_per_clock_per_sm(cc_major, cc_minor, geforce) : 0;
 }

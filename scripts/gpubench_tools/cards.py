@@ -43,12 +43,12 @@ def pcie_GBps_per_direction(gen: int, width: int) -> float:
 
 
 #: FP32 FLOP per clock per SM by compute capability, as fp32_flop_per_clock_per_sm() in
-#: harness/model/device.cpp has them (REFERENCE.md, "FLOP per clock per SM").
+#: harness/model/device.cpp has them (harness/model/REFERENCE_FIGURES.md, "FLOP per clock per SM").
 FP32_FLOP_PER_CLOCK_PER_SM = {"7.5": 128, "8.0": 128, "8.6": 256, "8.7": 256, "8.9": 256,
                               "9.0": 256, "10.0": 256, "10.3": 256, "12.0": 256}
 
-#: Shared-memory bytes per clock per SM: 32 banks x 4 bytes (REFERENCE.md: sm_80/sm_90; the
-#: harness's smem_peak_GBps() applies it from compute capability 7.0 on).
+#: Shared-memory bytes per clock per SM: 32 banks x 4 bytes (harness/model/REFERENCE_FIGURES.md:
+#: sm_80/sm_90; the harness's smem_peak_GBps() applies it from compute capability 7.0 on).
 SMEM_BYTES_PER_CLOCK_PER_SM = 128
 
 #: Non-tensor FP16x2 (half2 FMA, `fma.rn.f16x2`) throughput as a multiple of the FP32 peak, for

@@ -23,9 +23,9 @@ Hierarchical ceilings per result file (or per card given with --card), each a me
   - FP16x2 (non-tensor half2 FMA): derived from the FP32 figure where NVIDIA documents the
     ratio (cards.FP16X2_PER_FP32: 4x on sm_80, 2x on sm_90), from the card's or the context's
     compute capability;
-  - no L2 line: neither the card table nor REFERENCE.md has a vendor L2 bandwidth figure (only
-    measurements), and none is invented; nor a TF32 tensor roof: the card table has no such
-    column.
+  - no L2 line: neither the card table nor harness/model/REFERENCE_FIGURES.md has a vendor L2
+    bandwidth figure (only measurements), and none is invented; nor a TF32 tensor roof: the card
+    table has no such column.
   Unknown peaks (the host) are not drawn.
 - measured (dashed), from the rows' labels (results.RowMeaning; row_level() for files written
   before labels), never from their names; the memory-management family is left out:

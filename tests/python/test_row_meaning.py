@@ -17,6 +17,7 @@ import pytest
 from conftest import ROOT, cli, scaled
 from fixtures import (PEAK_SMEM_GBPS, _reps, entries, error_entry, h100_result, label,
                       strip_labels, write_json)
+from gpubench_tools.errors import UsageError
 from gpubench_tools.cards import load_cards
 from gpubench_tools.compare import Thresholds, compare, judge
 from gpubench_tools.plots import ALL_PLOTS, bandwidth_data, gemm_data, pcie_data
@@ -230,7 +231,7 @@ def test_the_smem_ceiling_is_drawn_when_the_context_knows_it(tmp_path):
     assert_png(png, (int(FIGSIZE[0] * DPI), int(FIGSIZE[1] * DPI)), fig)
 
 
-@pytest.mark.parametrize("value", [None, "0", "unknown", ""])
+@pytest.mark.parametrize("value", [None, "unknown", ""])
 def test_no_smem_ceiling_without_a_known_peak(tmp_path, value):
     doc = h100_result(labelled=True)
     if value is None:
@@ -242,6 +243,14 @@ def test_no_smem_ceiling_without_a_known_peak(tmp_path, value):
     assert s.ceiling("smem", measured=True).value == pytest.approx(30500.0)  # the row still drawn
     assert roofline_data([load(h100_result(), tmp_path, "legacy.json")], [],
                          CARDS).series[0].ceiling("smem") is None
+
+
+def test_a_zero_smem_peak_is_not_taken_for_an_unknown_one(tmp_path):
+    # gpubench writes "unknown"; a 0 is a hand-edited file, refused rather than read as unknown
+    doc = h100_result(labelled=True)
+    doc["context"]["peak_smem_GBps"] = "0"
+    with pytest.raises(UsageError, match="peak_smem_GBps = 0 is not positive"):
+        load(doc, tmp_path)
 
 
 def test_every_ceiling_kind_has_a_style_and_an_unknown_one_a_default():

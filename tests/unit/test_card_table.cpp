@@ -1,5 +1,5 @@
 // The card table (cards.csv) and the peaks derived from it, against the datasheet figures in
-// shared/REFERENCE.md.
+// harness/model/REFERENCE_FIGURES.md.
 #include <gtest/gtest.h>
 
 #include "harness/model/card_table.h"

@@ -1,4 +1,4 @@
-// Peak formulas, with the worked examples of shared/REFERENCE.md (the roofline's ridge points
+// Peak formulas, with the worked examples of harness/model/REFERENCE_FIGURES.md (the roofline's ridge points
 // are computed by the Python tools only: scripts/gpubench_tools/roofline.py).
 #include <gtest/gtest.h>
 
@@ -41,7 +41,7 @@ TEST(DeviceModel, Bf16AtTheFp16RateFp8AtTwiceItFromAda) {
       EXPECT_EQ(fp8_tensor_flop_per_clock_per_sm(cc.major, cc.minor, geforce), 2 * fp16);
     }
   }
-  EXPECT_EQ(fp8_tensor_flop_per_clock_per_sm(9, 0, false), 8192);  // REFERENCE.md's table
+  EXPECT_EQ(fp8_tensor_flop_per_clock_per_sm(9, 0, false), 8192);  // REFERENCE_FIGURES.md's table
   EXPECT_EQ(fp8_tensor_flop_per_clock_per_sm(8, 9, false), 2048);
   EXPECT_EQ(fp8_tensor_flop_per_clock_per_sm(8, 9, true), 1024);  // GeForce, FP32 accumulate
   EXPECT_EQ(fp8_tensor_flop_per_clock_per_sm(10, 0, false), 16384);
@@ -95,7 +95,7 @@ TEST(SmemPeak, OneHundredTwentyEightBytesPerClockPerSmFromVolta) {
   h100.cc_major = 9;
   h100.sm_count = 132;
   h100.sm_clock_kHz = 1.98e6;
-  EXPECT_NEAR(smem_peak_GBps(h100), 33454.08, 0.01);  // REFERENCE.md: about 33 TB/s
+  EXPECT_NEAR(smem_peak_GBps(h100), 33454.08, 0.01);  // REFERENCE_FIGURES.md: about 33 TB/s
   EXPECT_NEAR(formula_peaks(h100).smem_GBps, 33454.08, 0.01);
   DeviceDescription host;  // cc 0: the host has no shared memory
   host.sm_count = 16;

@@ -292,7 +292,7 @@ TEST_F(IdleLinkCopy, StillDowngradedUnderLoadWarns) {
 }
 
 TEST(PciePerDirection, ArithmeticMatchesReference) {
-  // GT/s x lanes x 128/130 / 8 (REFERENCE.md): Gen3 15.75, Gen4 31.5, Gen5 63.0 GB/s at x16.
+  // GT/s x lanes x 128/130 / 8 (harness/model/REFERENCE_FIGURES.md): Gen3 15.75, Gen4 31.5, Gen5 63.0 GB/s at x16.
   EXPECT_NEAR(pcie_GBps_per_direction(3, 16), 15.7538, 1e-4);
   EXPECT_NEAR(pcie_GBps_per_direction(4, 16), 31.5077, 1e-4);
   EXPECT_NEAR(pcie_GBps_per_direction(5, 16), 63.0154, 1e-4);

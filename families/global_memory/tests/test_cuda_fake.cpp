@@ -69,7 +69,8 @@ TEST_F(FakeCuda, DescriptionFromTheRuntimeAttributes) {
   EXPECT_EQ(d.memory_bytes, 85045182464ull);
   EXPECT_FALSE(d.geforce);
   EXPECT_EQ(bus, "0000:3B:00.0");
-  // 2 x 2619 MHz x 5120 bit / 8 = 3352 GB/s, the formula REFERENCE.md quotes for the H100 SXM.
+  // 2 x 2619 MHz x 5120 bit / 8 = 3352 GB/s, the formula harness/model/REFERENCE_FIGURES.md
+  // quotes for the H100 SXM.
   EXPECT_NEAR(dram_peak_GBps(d.mem_clock_kHz, d.bus_width_bits), 3352.3, 0.1);
   EXPECT_THROW(describe_cuda_device(1, &bus), std::runtime_error);
 }
