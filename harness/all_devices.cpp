@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <string>
 
 extern char** environ;
 
@@ -62,11 +64,16 @@ struct Child {
   std::string log;  // "" when printing straight through
 };
 
-// This process's environment and the marker that makes a run a GPU of --device=all.
+// This process's environment and the marker that makes a run a GPU of --device=all: this
+// process's id, which the child compares with its parent's (a marker left in a shell's
+// environment by hand names no parent of the run that inherits it). A marker this process
+// inherited itself is not passed on.
 std::vector<char*> child_environment() {
-  static std::string marker = std::string(kDeviceAllChild) + "=1";
+  static std::string marker = std::string(kDeviceAllChild) + "=" + std::to_string(::getpid());
+  const std::string inherited = std::string(kDeviceAllChild) + "=";
   std::vector<char*> env;
-  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::string(*e).rfind(inherited, 0) != 0) env.push_back(*e);
   env.push_back(marker.data());
   env.push_back(nullptr);
   return env;
@@ -175,6 +182,11 @@ int run_device_plan(const std::vector<std::vector<DeviceRun>>& plan, const std::
     return 2;
   }
   return worst;
+}
+
+bool started_by_device_all() {
+  const char* marker = std::getenv(kDeviceAllChild);
+  return marker != nullptr && std::string(marker) == std::to_string(::getppid());
 }
 
 }  // namespace gpubench

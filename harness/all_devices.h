@@ -33,6 +33,9 @@ constexpr int kNothingInScope = 4;
 /// scope with kNothingInScope (anyone else gets one line and exit status 2).
 constexpr const char* kDeviceAllChild = "GPUBENCH_DEVICE_ALL_CHILD";
 
+/// Whether this run is a GPU of a --device=all run: kDeviceAllChild names its parent's process id.
+bool started_by_device_all();
+
 /// "all", "local" or "links".
 const char* row_scope_name(Options::RowScope s);
 

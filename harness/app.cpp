@@ -177,9 +177,27 @@ bool uses_console_table(const Options& o) {
 // Google Benchmark's arguments: our defaults unless given, the pass-through flags, and the
 // output file. Returns "" or the unrecognized flag. The strings live as long as the process:
 // Google Benchmark keeps pointers into them (argv[0] for its "Running ..." line).
+// argv[0] as Google Benchmark may write it into the result's "executable": bytes that are not
+// UTF-8 text (a Latin-1 folder name) or control characters become '?', or the file would be no
+// JSON any reader accepts.
+std::string printable_argv0(const char* argv0) {
+  std::string out;
+  for (const char* p = argv0; *p; ++p) {
+    std::size_t len = 1;  // the longest prefix of plain text that starts here
+    while (len <= 4 && p[len - 1] != '\0' && !is_plain_text(std::string(p, len))) ++len;
+    if (len <= 4 && p[len - 1] != '\0') {
+      out.append(p, len);
+      p += len - 1;
+    } else {
+      out += '?';
+    }
+  }
+  return out;
+}
+
 std::string init_google_benchmark(const char* argv0, const Options& o, const Destination& dest) {
   static std::vector<std::string> gb;
-  gb = {argv0};
+  gb = {printable_argv0(argv0)};
   if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
   if (!has_flag(o.passthrough, "--benchmark_min_time"))
     gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
@@ -348,6 +366,15 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     return 2;
   }
 
+  // A --benchmark_context key among what this device's context holds (the device-dependent keys
+  // parse_cli could not know: ECC, PCIe, NVML readings) would be written twice.
+  {
+    const auto ours = result_context(*backend, o.quick, std::nullopt);
+    for (const auto& [key, value] : user_context(o))
+      if (ours.count(key) != 0)
+        return usage_error("--benchmark_context: '" + key + "' is written by gpubench and cannot be set");
+  }
+
   // --numa-bind: before any buffer is allocated, so pinned memory lands on the GPU's node. Not
   // binding (no GPU, unknown node) is said in one line and the run goes on unbound.
   std::string numa_bind = "off";
@@ -360,8 +387,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   std::string error;
   const std::vector<BenchCase> rows = select_rows(*backend, o, &error);
   // A GPU of --device=all whose scope holds none of the rows has nothing to do; anyone else is told.
-  if (rows.empty() && o.row_scope != Options::RowScope::all && std::getenv(kDeviceAllChild) != nullptr)
-    return kNothingInScope;
+  if (rows.empty() && o.row_scope != Options::RowScope::all && started_by_device_all()) return kNothingInScope;
   if (rows.empty()) return usage_error(error);
   RunOutcome outcome;
   const int registered = register_cases(*backend, rows, outcome);

@@ -102,6 +102,33 @@ bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
   return false;
 }
 
+// The pairs of a --benchmark_context value, split as Google Benchmark splits them (at commas, then
+// at the first '='); a pair without '=' is an error there too.
+std::vector<std::pair<std::string, std::string>> context_pairs(const std::string& v) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::size_t start = 0;
+  while (start <= v.size()) {
+    const std::size_t comma = v.find(',', start);
+    const std::string pair = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string::npos) throw UsageError("--benchmark_context: '" + pair + "' is not key=value");
+    pairs.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return pairs;
+}
+
+// Keys gpubench always writes (context.cpp), those run_app adds, and Google Benchmark's own.
+bool is_reserved_context_key(const std::string& key) {
+  for (const char* const* k = required_context_keys(); *k; ++k)
+    if (key == *k) return true;
+  for (const char* k : {"card_key", "expected_bands", "numa_bind", "row_scope", "validate"})
+    if (key == k) return true;
+  const auto& gb = google_benchmark_context_keys();
+  return std::find(gb.begin(), gb.end(), key) != gb.end();
+}
+
 // The Google Benchmark flags whose bad values it would accept silently, abort on, or answer with
 // its usage and exit status 0: checked here, so they get one line and exit 2 like gpubench's own.
 void check_benchmark_flag(const std::string& name, const std::string& v) {
@@ -116,6 +143,20 @@ void check_benchmark_flag(const std::string& name, const std::string& v) {
     const double t = std::strtod(v.c_str(), &end);
     if (v.empty() || *end != '\0' || !(t > 0) || t > 1e6)
       throw UsageError(flag + ": '" + v + "' is not a number of seconds above 0");
+  } else if (name == "benchmark_min_warmup_time") {
+    char* end = nullptr;
+    const double t = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(t >= 0) || t > 1e6)
+      throw UsageError(flag + ": '" + v + "' is not a number of seconds from 0 to 1e6");
+  } else if (name == "benchmark_color") {
+    if (!one_of(v, {"auto", "true", "false", "yes", "no", "1", "0"}))
+      throw UsageError(flag + ": '" + v + "' is not auto, true or false");
+  } else if (name == "benchmark_counters_tabular") {
+    if (!one_of(v, {"true", "false", "1", "0"})) throw UsageError(flag + ": '" + v + "' is not true or false");
+  } else if (name == "benchmark_perf_counters") {
+    // Google Benchmark reads them through libpfm where it was built with it, and otherwise says
+    // "not supported" and runs on; gpubench's times are the device's own clock either way.
+    throw UsageError(flag + ": hardware performance counters are not read by gpubench (its times are the device's)");
   } else if (name == "benchmark_format") {
     if (!one_of(v, {"console", "json", "csv"})) throw UsageError(flag + ": '" + v + "' is not console, json or csv");
   } else if (name == "benchmark_time_unit") {
@@ -126,20 +167,18 @@ void check_benchmark_flag(const std::string& name, const std::string& v) {
              name == "benchmark_enable_random_interleaving") {
     if (!one_of(v, {"true", "false", "1", "0"})) throw UsageError(flag + ": '" + v + "' is not true or false");
   } else if (name == "benchmark_context") {
-    // key=value[,key=value]: a key gpubench writes would overwrite what the scripts rely on
-    std::size_t start = 0;
-    while (start <= v.size()) {
-      const std::size_t comma = v.find(',', start);
-      const std::string pair = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      const std::string key = pair.substr(0, pair.find('='));
-      for (const char* const* k = required_context_keys(); *k; ++k)
-        if (key == *k) {
-          std::string msg = flag;
-          msg.append(": '").append(key).append("' is written by gpubench and cannot be set");
-          throw UsageError(msg);
-        }
-      if (comma == std::string::npos) break;
-      start = comma + 1;
+    // key=value[,key=value]: a key gpubench or Google Benchmark writes would be written twice
+    // (JSON readers keep the last: the user's), so the scripts would read a forged value; the
+    // keys that depend on the device are checked again once it is known (run_app).
+    for (const auto& [key, value] : context_pairs(v)) {
+      if (key.empty()) throw UsageError(flag + ": a key=value pair has an empty key");
+      if (!is_plain_text(key) || !is_plain_text(value))
+        throw UsageError(flag + ": keys and values must be UTF-8 text without control characters");
+      if (is_reserved_context_key(key)) {
+        std::string msg = flag;
+        msg.append(": '").append(key).append("' is written by gpubench or Google Benchmark and cannot be set");
+        throw UsageError(msg);
+      }
     }
   }
 }
@@ -237,6 +276,41 @@ Options parse_cli(const std::vector<std::string>& args) {
   if (!o.results_dir.empty() && ::access(o.results_dir.c_str(), W_OK) != 0)
     throw UsageError("--results-dir: '" + o.results_dir + "' is not writable");
   return o;
+}
+
+std::vector<std::pair<std::string, std::string>> user_context(const Options& o) {
+  for (const std::string& a : o.passthrough)
+    if (starts_with(a, "--benchmark_context=")) return context_pairs(a.substr(a.find('=') + 1));
+  return {};
+}
+
+const std::vector<std::string>& google_benchmark_context_keys() {
+  static const std::vector<std::string> keys = {
+      "date",   "host_name", "executable",      "num_cpus",           "mhz_per_cpu",        "cpu_scaling_enabled",
+      "caches", "load_avg",  "library_version", "library_build_type", "json_schema_version"};
+  return keys;
+}
+
+bool is_plain_text(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The length of the sequence from its lead byte; overlong forms, surrogates and code points
+    // above U+10FFFF are not UTF-8.
+    const int len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    for (int k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    const auto c1 = static_cast<unsigned char>(s[i + 1]);
+    if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f))
+      return false;
+    i += len;
+  }
+  return true;
 }
 
 std::string usage_text() {

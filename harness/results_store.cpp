@@ -44,8 +44,23 @@ bool whole_json_document(const std::string& path, std::string* error) {
   return true;
 }
 
+// The name without ".json" and without the "-N" a concurrent run's name carries: a store name's
+// revision never ends in "-<digits>" (its parts after a hyphen start with a letter, "-dirty"), so
+// a trailing "-<digits>" is always that counter.
+std::string store_stem(const std::string& final_path) {
+  std::string stem = final_path.substr(0, final_path.size() - (final_path.size() >= 5 ? 5 : 0));  // ".json"
+  const std::size_t hyphen = stem.find_last_of('-');
+  const std::size_t slash = stem.find_last_of('/');
+  if (hyphen != std::string::npos && (slash == std::string::npos || hyphen > slash) && hyphen + 1 < stem.size() &&
+      stem.find_first_not_of("0123456789", hyphen + 1) == std::string::npos)
+    stem.erase(hyphen);
+  return stem;
+}
+
 std::string publish_store_file(const std::string& tmp, const std::string& final_path, std::string* error) {
-  const std::string stem = final_path.substr(0, final_path.size() - (final_path.size() >= 5 ? 5 : 0));  // ".json"
+  // final_path may already carry a "-N" (taken when the run started); the next free name counts
+  // on from the same stem ("-4" after "-3"), never "-3-2", which is no store name.
+  const std::string stem = store_stem(final_path);
   std::string name = final_path;
   for (int n = 2; n <= 1000; ++n) {
     if (::link(tmp.c_str(), name.c_str()) == 0) {
@@ -53,7 +68,8 @@ std::string publish_store_file(const std::string& tmp, const std::string& final_
       return name;
     }
     if (errno != EEXIST) break;
-    name = stem + "-" + std::to_string(n) + ".json";  // taken meanwhile by a concurrent run
+    for (name = stem + "-" + std::to_string(n) + ".json"; name == final_path && n < 1000;)
+      name = stem + "-" + std::to_string(++n) + ".json";  // taken meanwhile by a concurrent run
   }
   if (error) *error = "cannot create '" + name + "': " + std::strerror(errno);
   return {};

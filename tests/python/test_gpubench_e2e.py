@@ -125,6 +125,24 @@ def test_list_with_bandwidth_filter_selects_only_bandwidth():
     (["--benchmark_time_unit=xs"], "--benchmark_time_unit"),
     (["--benchmark_min_time=-1"], "--benchmark_min_time"),
     (["--benchmark_context=backend=fake"], "'backend' is written by gpubench"),
+    # keys gpubench adds at run time and Google Benchmark's own were written twice (readers keep
+    # the user's); text that is not UTF-8, or holds control characters, made a file no JSON reader
+    # accepts, published with exit 0
+    (["--benchmark_context=job=1,row_scope=links"], "'row_scope' is written by gpubench"),
+    (["--benchmark_context=validate=true"], "'validate' is written by gpubench"),
+    (["--benchmark_context=card_key=h100_sxm"], "'card_key' is written by gpubench"),
+    (["--benchmark_context=host_name=evil"], "'host_name' is written by gpubench or Google Benchmark"),
+    (["--benchmark_context=date=yesterday"], "'date' is written by gpubench or Google Benchmark"),
+    (["--benchmark_context==x"], "empty key"),
+    (["--benchmark_context=novalue"], "'novalue' is not key=value"),
+    (["--benchmark_context=k=a\x01b"], "UTF-8 text without control characters"),
+    (["--benchmark_context=k=caf\udce9"], "UTF-8 text without control characters"),
+    (["--benchmark_min_warmup_time=-1"], "--benchmark_min_warmup_time: '-1'"),
+    (["--benchmark_min_warmup_time=nan"], "--benchmark_min_warmup_time: 'nan'"),
+    (["--benchmark_min_warmup_time=1e300"], "--benchmark_min_warmup_time: '1e300'"),
+    (["--benchmark_color=purple"], "--benchmark_color: 'purple'"),
+    (["--benchmark_counters_tabular=maybe"], "--benchmark_counters_tabular: 'maybe'"),
+    (["--benchmark_perf_counters=CYCLES"], "--benchmark_perf_counters"),
     (["--benchmark_list_tests=true", "--out=x.json"], "use --list"),
     (["--filter=a", "--filter=b"], "--filter given twice"),
     (["--list", "--out=x.json"], "--list writes no result"),
@@ -140,6 +158,33 @@ def test_bad_input_is_one_line_plus_usage_and_exit_2(args, message):
     first = proc.stderr.splitlines()[0]
     assert first.startswith("gpubench: ") and message in first, proc.stderr
     assert "usage: gpubench" in proc.stderr
+
+
+def test_a_run_from_a_folder_whose_name_is_not_utf8_writes_a_result_json_readers_accept(tmp_path):
+    """Google Benchmark writes argv[0] into the context ("executable") as it is: from a Latin-1
+    folder the result was no JSON a reader accepts, published with exit 0."""
+    import shutil
+    folder = os.fsencode(str(tmp_path)) + b"/bin\xe9"
+    os.mkdir(folder)
+    exe = folder + b"/gpubench"
+    shutil.copy(os.fsencode(str(BIN)), exe)
+    out = tmp_path / "r.json"
+    proc = subprocess.run([exe, "--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$",
+                           f"--out={out}"], capture_output=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_bytes().decode("utf-8"))
+    assert doc["context"]["executable"].endswith("/bin?/gpubench")
+
+
+def test_a_leftover_device_all_marker_is_not_a_device_all_run(tmp_path):
+    """GPUBENCH_DEVICE_ALL_CHILD left in a shell's environment made a run whose scope held none of
+    the rows exit 4 silently (what a GPU of --device=all answers its parent); it names its parent."""
+    env = dict(os.environ, GPUBENCH_DEVICE_ALL_CHILD="1")
+    proc = subprocess.run([str(BIN), "--device=host", "--quick", "--row-scope=links",
+                           "--filter=bandwidth/copy/kernel", f"--out={tmp_path / 'x.json'}"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines()[0].startswith("gpubench: ") and "matches no benchmark" in proc.stderr
 
 
 def test_device_index_without_gpu_names_the_cause_and_past_the_last_is_refused():

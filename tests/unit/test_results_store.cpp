@@ -66,6 +66,25 @@ TEST(ResultsStore, ConcurrentRunsAllLand) {
   EXPECT_NE(error.find("cannot create"), std::string::npos);
 }
 
+// A run whose name already had a suffix when it started ("-3") and finds it taken at the end
+// counts on from the same stem: "-4", never "-3-2" (the store's readers skip such names).
+TEST(ResultsStore, ASuffixedNameTakenMeanwhileGetsTheNextCount) {
+  const std::string dir = testing::TempDir();
+  const std::string stem = dir + "20261124T000000Z_abc123-dirty";
+  for (const char* n : {"", "-2", "-3", "-4", "-3-2"}) std::remove((stem + n + ".json").c_str());
+  for (const char* n : {"", "-2", "-3"}) std::ofstream(stem + n + ".json") << "earlier";
+  const std::string tmp = stem + "-3.json.tmp.late";
+  std::ofstream(tmp) << "late";
+  std::string error;
+  EXPECT_EQ(publish_store_file(tmp, stem + "-3.json", &error), stem + "-4.json") << error;
+  EXPECT_FALSE(exists(stem + "-3-2.json"));
+  std::ifstream in(stem + "-3.json");
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "earlier");
+  for (const char* n : {"", "-2", "-3", "-4"}) std::remove((stem + n + ".json").c_str());
+}
+
 TEST(ResultsStore, PathsByDeviceKeyAndTime) {
   const std::string dir = testing::TempDir();
   const std::string p1 = results_store_path(dir, "test_device_key", "abc123");
