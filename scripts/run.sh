@@ -5,26 +5,39 @@
 # plots/<device key>/ (plus the sweep plots: bandwidth against working set, strided, PCIe) and,
 # next to them, the one-page HTML report (scripts/report.py: the figures embedded).
 # Extra arguments go to gpubench (e.g. --quick, --device=1); --filter and --results-dir replace
-# the defaults (bandwidth, results/); --help, --version and --list are gpubench's own answers.
+# the defaults (bandwidth, results/), once each (a relative --results-dir is the caller's); --help,
+# --version and --list are gpubench's own answers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+caller_dir="$PWD"  # a relative --results-dir is the caller's, as it is for gpubench itself
 cd "$GPUBENCH_ROOT"
 
 filter="--filter=bandwidth"
 store="results"
 passthrough=()
 answer_only=0
+filter_given=0
+store_given=0
 for a in "$@"; do
   case "$a" in
-    --filter=*) filter="$a" ;;
-    --results-dir=*) store="${a#--results-dir=}" ;;
+    --filter=* | --benchmark_filter=*)
+      # given twice, gpubench would refuse it; here the second would silently replace the first
+      ((filter_given++)) && { echo "error: run.sh: --filter given twice" >&2; exit 2; }
+      filter="$a"
+      ;;
+    --results-dir=*)
+      ((store_given++)) && { echo "error: run.sh: --results-dir given twice" >&2; exit 2; }
+      store="${a#--results-dir=}"
+      [[ -n "$store" ]] || { echo "error: run.sh: --results-dir has an empty value" >&2; exit 2; }
+      [[ "$store" == /* ]] || store="$caller_dir/$store"
+      ;;
     --out | --out=*)
       echo "error: run.sh keeps every result in its store (--results-dir=DIR, default results/); --out is gpubench's own flag" >&2
       exit 2
       ;;
     --help | -h | --version | --list) answer_only=1 ;;
   esac
-  [[ "$a" == --filter=* || "$a" == --results-dir=* ]] || passthrough+=("$a")
+  [[ "$a" == --filter=* || "$a" == --benchmark_filter=* || "$a" == --results-dir=* ]] || passthrough+=("$a")
 done
 
 # The same configuration as the test command (they share build/), building gpubench alone.

@@ -33,3 +33,35 @@ def test_out_is_refused_before_anything_runs(tmp_path):
     assert r.stderr.strip().splitlines() == [
         "error: run.sh keeps every result in its store (--results-dir=DIR, default results/); --out is gpubench's own flag"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_repeated_or_empty_option_is_one_line_before_anything_runs(tmp_path):
+    # gpubench refuses a flag given twice; run.sh took the last one silently, and an empty
+    # --results-dir failed in mkdir with exit 1
+    for args, says in ((["--filter=a", "--filter=b"], "--filter given twice"),
+                       (["--filter=a", "--benchmark_filter=b"], "--filter given twice"),
+                       ([f"--results-dir={tmp_path}/x", f"--results-dir={tmp_path}/y"], "--results-dir given twice"),
+                       (["--results-dir="], "--results-dir has an empty value")):
+        r = run_sh(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.strip().splitlines() == [f"error: run.sh: {says}"], (args, r.stderr)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_relative_results_dir_is_the_callers(tmp_path):
+    """As for gpubench itself, --results-dir=store means the caller's ./store, not the repository's."""
+    r = subprocess.run(["bash", str(RUN), "--quick", "--device=host", "--results-dir=store",
+                        "--filter=bandwidth/copy/kernel/bytes:4KiB$"],
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    results = list((tmp_path / "store").glob("*/*.json"))
+    # the plots go to the repository's plots/<key>/ (run.sh's layout): removed again
+    for result in results:
+        folder = ROOT / "plots" / result.parent.name
+        for made in folder.glob(f"{result.stem}*"):
+            made.unlink()
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+    assert r.returncode == 0, r.stderr
+    assert len(results) == 1, r.stdout + r.stderr
+    assert f"result JSON:  {results[0]}" in r.stdout
+    assert not (ROOT / "store").exists()
