@@ -38,6 +38,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gpubench_tools.errors import exit_on_signals  # noqa: E402
+
+exit_on_signals("compare.py", __name__)  # a signal while the modules below load: one line
+
 from gpubench_tools.compare import (Thresholds, check_distinct, check_not_new, compare,  # noqa: E402
                                     failure_lines, nothing_comparable, open_reports,
                                     to_markdown,

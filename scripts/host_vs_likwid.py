@@ -22,6 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from gpubench_tools.errors import exit_on_signals  # noqa: E402
+
+exit_on_signals("host_vs_likwid.py", __name__)  # a signal while the modules below load: one line
+
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 SIZES = {"64MiB": 64 << 20, "256MiB": 256 << 20, "1GiB": 1 << 30}
 

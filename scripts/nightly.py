@@ -21,15 +21,18 @@ gpubench could not run, or no baseline yet (first run of a device key; 0 with
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gpubench_tools.errors import exit_on_signals  # noqa: E402
+
+exit_on_signals("nightly.py", __name__)  # a signal while the modules below load: one line
+
 from compare import add_threshold_args, thresholds_from  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
-from gpubench_tools.gpubench_process import default_gpubench  # noqa: E402
+from gpubench_tools.gpubench_process import check_timeout, default_gpubench  # noqa: E402
 from gpubench_tools.nightly import NightlyOptions, run_nightly  # noqa: E402
 
 
@@ -61,8 +64,7 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, default=6 * 3600, metavar="SECONDS",
                    help="longest a gpubench run may take (default 6 h)")
     a = p.parse_args(argv)
-    if not (math.isfinite(a.timeout) and a.timeout > 0):
-        raise UsageError(f"--timeout {a.timeout:g}: need a finite number of seconds above 0")
+    check_timeout(a.timeout)
     if a.repetitions < 2 or a.last < 1 or a.trend_window < 2:
         raise UsageError("--repetitions >= 2, --last >= 1 and --trend-window >= 2 are needed")
     o = NightlyOptions(

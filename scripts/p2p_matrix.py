@@ -18,6 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gpubench_tools.errors import exit_on_signals  # noqa: E402
+
+exit_on_signals("p2p_matrix.py", __name__)  # a signal while the modules below load: one line
+
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.p2p_matrix import draw_matrix, matrix_data, to_text  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402

@@ -21,6 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gpubench_tools.errors import exit_on_signals  # noqa: E402
+
+exit_on_signals("plot.py", __name__)  # a signal while the modules below load: one line
+
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.plots import write_plots  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
@@ -37,6 +41,8 @@ def main(argv=None) -> int:
     r = load_result(a.result)
     out_dir = Path(a.out_dir) if a.out_dir else (Path("plots")
                                                  / check_device_key(r.device_key, r.path))
+    if (out_dir.exists() or out_dir.is_symlink()) and not out_dir.is_dir():
+        raise UsageError(f"{'--out-dir ' if a.out_dir else ''}{out_dir}: not a folder")
     existing = sorted(out_dir.glob(f"{r.path.stem}_*.png")) if out_dir.is_dir() else []
     if existing and not a.force:
         raise UsageError(f"{existing[0]} exists; plots are not overwritten without --force")

@@ -22,6 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gpubench_tools.errors import exit_on_signals  # noqa: E402
+
+exit_on_signals("roofline.py", __name__)  # a signal while the modules below load: one line
+
 from gpubench_tools.cards import CARDS_CSV, find_card, load_cards  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.output import NewFile  # noqa: E402

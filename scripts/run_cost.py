@@ -24,6 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gpubench_tools.errors import exit_on_signals  # noqa: E402
+
+exit_on_signals("run_cost.py", __name__)  # a signal while the modules below load: one line
+
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.results import load_result, to_number  # noqa: E402
 
@@ -76,6 +80,12 @@ def seconds(v) -> str:
     return "-" if v is None else f"{v:.2f}"
 
 
+def share(part: float, total: float) -> str:
+    """A part of the total wall time as a percentage; "-" when the total is 0 (a result whose
+    every wall_s is 0 has no shares)."""
+    return f"{100 * part / total:.0f} %" if total > 0 else "-"
+
+
 def other(c: dict) -> float:
     """The wall time not accounted for by the named parts (those a result lacks count as 0)."""
     return c["wall"] - sum(c[k] or 0.0 for k in COLUMNS[1:])
@@ -94,7 +104,7 @@ def report(result, top: int) -> str:
            "|---|---|---|---|---|---|---|---|---|"]
     for key, g in sorted(groups.items(), key=lambda kv: -kv[1]["wall"]):
         out.append(f"| {key} | {g['rows']} | " + " | ".join(seconds(g[k]) for k in COLUMNS)
-                   + f" | {other(g):.2f} | {100 * g['wall'] / total:.0f} % |")
+                   + f" | {other(g):.2f} | {share(g['wall'], total)} |")
     out += ["", f"The {min(top, len(rows))} costliest rows:", "",
             "| benchmark | wall s | timed s | prepare s | sizing s | verify s | calls |",
             "|---|---|---|---|---|---|---|"]

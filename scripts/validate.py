@@ -23,17 +23,20 @@ usable GPU and ran on the host; 2 bad input. Output files are never overwritten.
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gpubench_tools.errors import exit_on_signals  # noqa: E402
+
+exit_on_signals("validate.py", __name__)  # a signal while the modules below load: one line
+
 from gpubench_tools.acceptance import FAIL, INCOMPLETE, evaluate, load_bands, node_verdict  # noqa: E402
 from gpubench_tools.acceptance_output import as_json, console_lines, junit, markdown  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
-from gpubench_tools.gpubench_process import default_gpubench, run  # noqa: E402
+from gpubench_tools.gpubench_process import check_timeout, default_gpubench, run  # noqa: E402
 from gpubench_tools.output import NewFile, commit_all  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
@@ -129,8 +132,7 @@ def main(argv=None) -> int:
         raise UsageError("--results-dir has an empty value")
     if a.results_dir.exists() and not a.results_dir.is_dir():
         raise UsageError(f"--results-dir {a.results_dir}: not a folder")
-    if not (math.isfinite(a.timeout) and a.timeout > 0):
-        raise UsageError(f"--timeout {a.timeout:g}: need a finite number of seconds above 0")
+    check_timeout(a.timeout)
     check_outputs([a.junit, a.markdown, a.json])
     bands = load_bands()
 

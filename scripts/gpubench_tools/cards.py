@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import UsageError
+from .inputs import read_input
 
 #: Repository root (scripts/gpubench_tools/ is two levels below it).
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -132,9 +133,9 @@ def load_cards(path: Path | str = CARDS_CSV) -> list[Card]:
     """Parses cards.csv; raises UsageError naming the file and line on a malformed table."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"{path}: cannot read the card table ({e.strerror})") from None
+        text = read_input(path, "card table").decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{path}: cannot read the card table ({e})") from None
     rows = list(csv.reader(text.splitlines()))
     if not rows or rows[0] != _HEADER:
         raise UsageError(f"{path}: unexpected header (want {','.join(_HEADER)})")

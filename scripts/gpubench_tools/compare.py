@@ -410,8 +410,13 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
                               new_median=b.median(b.metric), n_new=len(b.samples),
                               higher_is_better=b.higher_is_better))
             continue
-        c.rows.append(judge(b.name, b.metric, b.values(b.metric), pooled, t,
-                            b.higher_is_better))
+        values = b.values(b.metric)
+        if not values:  # as a baseline without them: the row judged nothing
+            c.rows.append(Row(b.name, b.metric, "INVALID", f"no per-repetition values of "
+                              f"{b.metric} in the new result", n_new=len(b.samples),
+                              higher_is_better=b.higher_is_better))
+            continue
+        c.rows.append(judge(b.name, b.metric, values, pooled, t, b.higher_is_better))
     few = [r for r in c.rows if r.test == "no_overlap"]
     if few:
         c.notes.append(

@@ -9,11 +9,18 @@ class UsageError(Exception):
     """
 
 
+#: Signals whose default action ends the process on the spot (no ``finally`` runs: temporary
+#: files and new folders would stay): while a tool runs, each is raised as Interrupted, as Ctrl-C
+#: is, where its disposition is the default (one that is ignored, as nohup ignores SIGHUP, stays
+#: ignored).
+STOP_SIGNALS = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
+
+
 class Interrupted(KeyboardInterrupt):
-    """The tool was asked to stop by SIGTERM (Ctrl-C is Python's own KeyboardInterrupt): raised
-    where it runs, so that every ``finally`` and ``except BaseException`` cleans up (a
-    half-written output's temporary file, a gpubench run still going); run_cli exits 128 + the
-    signal."""
+    """The tool was asked to stop by one of STOP_SIGNALS (Ctrl-C is Python's own
+    KeyboardInterrupt): raised where it runs, so that every ``finally`` and ``except
+    BaseException`` cleans up (a half-written output's temporary file, a gpubench run still
+    going); run_cli exits 128 + the signal."""
 
     def __init__(self, signum: int):
         super().__init__(signum)
@@ -22,6 +29,48 @@ class Interrupted(KeyboardInterrupt):
 
 def _raise_interrupted(signum, _frame):
     raise Interrupted(signum)
+
+
+def _stop_signals() -> list:
+    import signal
+
+    return [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
+
+
+#: The tool named by the start-up handler (exit_on_signals()).
+_starting_tool = ""
+
+
+def _exit_at_once(signum, _frame):
+    """The start-up handler: one line, and the process ends at once (nothing is written yet)."""
+    import os
+    import signal
+
+    try:
+        os.write(2, f"{_starting_tool}: interrupted ({signal.Signals(signum).name})\n".encode())
+    except OSError:  # (no terminal any more: SIGHUP)
+        pass
+    os._exit(128 + signum)
+
+
+def exit_on_signals(tool: str, module_name: str) -> None:
+    """Called by every script first thing, with its __name__ (nothing is done where it is
+    imported, not run): until run_cli takes over, Ctrl-C and STOP_SIGNALS end the tool at once
+    with one line, "<tool>: interrupted (SIGINT)", and exit 128 + the signal. Without it, a
+    Ctrl-C while the script loads its modules (matplotlib takes a while) printed a
+    KeyboardInterrupt traceback of the import it stopped. Signals that are ignored stay so."""
+    import signal
+    import threading
+
+    global _starting_tool
+    if module_name != "__main__" or threading.current_thread() is not threading.main_thread():
+        return
+    _starting_tool = tool
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _exit_at_once)
+    for signum in _stop_signals():
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            signal.signal(signum, _exit_at_once)
 
 
 def _rearm_interruption(unraisable, print_others):
@@ -48,25 +97,30 @@ def _rearm_interruption(unraisable, print_others):
 
 def run_cli(tool: str, main, argv=None) -> int:
     """Runs ``main(argv)`` and maps UsageError (and unreadable files) to one stderr line + exit 2.
-    SIGTERM is raised as Interrupted while it runs (Python's default would end the process
-    without cleaning up); Ctrl-C or SIGTERM exits 130 or 143, with one line."""
+    STOP_SIGNALS (SIGTERM, SIGHUP, ...) are raised as Interrupted while it runs (their default
+    action would end the process without cleaning up), where their disposition is the default
+    or exit_on_signals()'s; Ctrl-C or one of them exits 128 + the signal (130 for Ctrl-C, 143
+    for SIGTERM, 129 for SIGHUP), with one line."""
     import functools
     import signal
     import sys
     import threading
 
-    previous = None
+    previous: list[tuple[int, object]] = []
     previous_hook = sys.unraisablehook
     if threading.current_thread() is threading.main_thread():
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+        if signal.getsignal(signal.SIGINT) is _exit_at_once:
+            previous.append((signal.SIGINT, signal.signal(signal.SIGINT, signal.default_int_handler)))
+        for signum in _stop_signals():
+            if signal.getsignal(signum) in (signal.SIG_DFL, _exit_at_once):
+                previous.append((signum, signal.signal(signum, _raise_interrupted)))
         sys.unraisablehook = functools.partial(_rearm_interruption, print_others=previous_hook)
     try:
         return _run(tool, main, argv)
     finally:
         sys.unraisablehook = previous_hook
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in reversed(previous):
+            signal.signal(signum, handler)
 
 
 def _run(tool: str, main, argv) -> int:
@@ -84,7 +138,10 @@ def _run(tool: str, main, argv) -> int:
         return 2
     except KeyboardInterrupt as e:
         signum = getattr(e, "signum", signal.SIGINT)
-        print(f"{tool}: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
+        try:
+            print(f"{tool}: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
+        except OSError:  # (no terminal any more: SIGHUP)
+            pass
         return 128 + signum
     except RecursionError:  # JSON nested deeper than the parser's stack
         print(f"{tool}: error: an input is nested too deeply to be a gpubench result", file=sys.stderr)

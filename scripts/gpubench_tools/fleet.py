@@ -63,6 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .figures import literal_text
+from .inputs import read_input
 from .report import headlines, sig3
 from .results import Result, load_result
 from .store import failed_verification, sort_key
@@ -226,11 +228,9 @@ def _record_lines(doc: dict, key: str) -> list[str]:
 
 def load_failure(path: Path) -> FailureRecord:
     """Reads one failure record; UsageError naming the file when it is not one."""
+    text = read_input(path, "failure record").decode("utf-8", errors="replace")  # stderr: any bytes
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")  # stderr may hold any bytes
         doc = json.loads(text)
-    except OSError as e:
-        raise UsageError(f"{path}: cannot read ({e.strerror or e})") from None
     except json.JSONDecodeError as e:
         raise UsageError(f"{path}: failure record is not valid JSON (truncated?): {e.msg} at line "
                          f"{e.lineno} column {e.colno}") from None
@@ -728,6 +728,7 @@ def fleet_figure(rep: FleetReport):
         where = f"{f.node}:{f.gpu}" if f.gpu else f.node
         fig.text(0.02, (0.1 + TEXT_LINE_HEIGHT * (len(failed) - 1 - i)) / height,
                  f"FAILED {where}: {f.what}", color="tab:red", fontsize=8)
+    literal_text(fig)
     return fig
 
 

@@ -34,6 +34,22 @@ from pathlib import Path
 GRACE_S = 5.0
 #: Seconds after the second signal (gpubench exits from its signal handler at once).
 SECOND_GRACE_S = 2.0
+#: The longest --timeout a script takes, in seconds (116 days): longer waits overflow the
+#: platform's timers (1e10 s raised OverflowError), and no run is meant to last that long.
+MAX_TIMEOUT_S = 1e7
+
+
+def check_timeout(seconds: float, option: str = "--timeout") -> float:
+    """`seconds` when it is a finite number above 0 and at most MAX_TIMEOUT_S; UsageError naming
+    the option otherwise."""
+    import math
+
+    from .errors import UsageError
+
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT_S):
+        raise UsageError(f"{option} {seconds:g}: need a finite number of seconds above 0 and at "
+                         f"most {MAX_TIMEOUT_S:.0e}".replace("e+0", "e"))
+    return seconds
 
 
 @dataclass
@@ -79,7 +95,11 @@ def run(cmd: list[str], timeout_s: float, temp_dirs: list[Path],
         out, err = _stop(proc, signal.SIGTERM, grace, pids, temp_dirs)
         return Finished(proc.returncode, out, err, timed_out=True)
     except KeyboardInterrupt as e:
-        _stop(proc, getattr(e, "signum", signal.SIGINT), grace, pids, temp_dirs)
+        # gpubench handles SIGINT and SIGTERM (it stops after the current sample); the other
+        # signals the script handles (SIGHUP, SIGUSR1, ...) would end it without cleaning up.
+        signum = getattr(e, "signum", signal.SIGINT)
+        _stop(proc, signum if signum in (signal.SIGINT, signal.SIGTERM) else signal.SIGTERM,
+              grace, pids, temp_dirs)
         raise
 
 

@@ -8,13 +8,15 @@ temporary first is also the check that the folder can be written, before any wor
 
 The final file gets the mode any file the user writes gets (0666 less the umask), not the 0600
 of a temporary file; without `overwrite` it is hard-linked onto its name, which fails rather
-than replace a file that appeared meanwhile.
+than replace a file that appeared meanwhile. Even with `overwrite`, a symbolic link or anything
+but a regular file (a device node, a FIFO) at the output's name is refused, never replaced.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -68,12 +70,17 @@ class NewFile:
         self.label = label or str(self.path)
         self.tmp: Path | None = None
         self.made: list[Path] = []  # the folders this output created, deepest first
+        check_replaceable(self.path, self.label)
         try:
             self.made = make_folders(self.path.parent)
             fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
                                        dir=self.path.parent)
         except OSError as e:
             remove_empty(self.made)
+            not_folder = _file_in_the_way(self.path.parent)
+            if not_folder is not None:
+                raise UsageError(f"{self.label}: cannot write there: {not_folder} is not a "
+                                 f"folder") from None
             raise UsageError(f"{self.label}: cannot write there: {e.strerror or e}") from None
         os.close(fd)
         self.tmp = Path(tmp)
@@ -92,6 +99,7 @@ class NewFile:
         try:
             os.chmod(self.tmp, umask_mode())
             if self.overwrite:
+                check_replaceable(self.path, self.label)  # (a link made meanwhile)
                 os.replace(self.tmp, self.path)
             else:
                 _link_new(self.tmp, self.path, self.label)
@@ -140,6 +148,36 @@ class NewFile:
             self.commit()
         else:
             self.discard()
+
+
+def check_replaceable(path: Path, label: str) -> None:
+    """UsageError, even where an existing output may be replaced, when `path` is a symbolic link
+    (the link would be replaced by a file, or, read as the user meant it, whatever it points at)
+    or exists and is not a regular file (a folder, a device node such as /dev/null, a FIFO):
+    no output ever replaces those."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # nothing there (or not reachable: creating the output says why)
+    if stat.S_ISLNK(mode):
+        raise UsageError(f"{label}: is a symbolic link; an output is never written through "
+                         f"one nor replaces it, even with --force")
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"{label}: is a directory, not an output file")
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{label}: exists and is not a regular file (a device, FIFO or "
+                         f"socket); an output never replaces one, even with --force")
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    """The nearest of `folder` and its parents that exists and is not a folder (a regular
+    file where a folder was asked for); None when there is none."""
+    for p in [folder, *folder.parents]:
+        if p.is_dir():
+            return None
+        if p.exists() or p.is_symlink():
+            return p
+    return None
 
 
 #: Folders created by outputs not committed yet (NewFile.discard removes them when empty).

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .figures import literal_text
 from .output import NewFile
 from .results import Benchmark, Result, parse_size, to_number
 
@@ -97,11 +98,21 @@ def p2p_rows(result: Result) -> list[Benchmark]:
     return [b for b in result.benchmarks.values() if b.level == P2P_LEVEL]
 
 
+#: CUDA device ordinals a node can have, 0 to MAX_DEVICES - 1 (far beyond any node: tens of
+#: GPUs); a device ordinal or a peer beyond them is a forged file, and would make a matrix of
+#: millions of cells.
+MAX_DEVICES = 1024
+
+
 def _ordinal(result: Result) -> int:
     v = to_number(result.ctx("device_ordinal"))
     if v is None or v < 0 or v != math.floor(v):
         raise UsageError(f"{result.path}: its context names no CUDA device (device_ordinal "
                          f"'{result.ctx('device_ordinal')}'): not a run on one GPU of a node")
+    if v >= MAX_DEVICES:
+        raise UsageError(f"{result.path}: not a gpubench result: device_ordinal "
+                         f"{result.ctx('device_ordinal')[:40]} is beyond any node (0 to "
+                         f"{MAX_DEVICES - 1})")
     return int(v)
 
 
@@ -110,6 +121,15 @@ def _peer(b: Benchmark) -> int | None:
         return int(b.params.get("peer", ""))
     except ValueError:
         return None
+
+
+def _check_peers(result: Result) -> None:
+    """UsageError when a peer-to-peer row of `result` names a peer beyond any node."""
+    for b in p2p_rows(result):
+        j = _peer(b)
+        if j is not None and not 0 <= j < MAX_DEVICES:
+            raise UsageError(f"{result.path}: not a gpubench result: {b.name} names peer "
+                             f"{str(j)[:40]}, beyond any node (0 to {MAX_DEVICES - 1})")
 
 
 def _bytes(b: Benchmark) -> float | None:
@@ -135,6 +155,7 @@ def matrix_data(results: list[Result]) -> P2pMatrix:
     by_device: dict[int, Result] = {}
     for r in results:
         i = _ordinal(r)
+        _check_peers(r)
         if i in by_device:
             raise UsageError(f"{by_device[i].path} and {r.path} are both runs of CUDA device {i}; "
                              f"give one run per GPU")
@@ -249,6 +270,7 @@ def matrix_figure(d: P2pMatrix):
                 dark = c.gbps is not None and c.gbps <= 0.6 * (top or 1)
                 ax.text(b, a, f"{_cell_text(c)}\n{PATH_ABBREV.get(c.path, c.path)}", ha="center",
                         va="center", fontsize=7, color="white" if dark else "black")
+    literal_text(fig)  # (before the layout measures the texts)
     fig.tight_layout(rect=(0, 0, 1, 0.94))
     return fig
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .figures import literal_text
 from .output import NewFile, commit_all
 from .results import Benchmark, Result
 
@@ -417,11 +418,13 @@ def plot_figure(d: PlotData):
     _legend(ax)
     if ax2 is None:
         ax.set_xlabel(d.xlabel)
+        literal_text(fig)
         return fig
     _setup_axes(ax2, d, d.ylabel2)
     ax2.set_xlabel(d.xlabel)
     _draw_lines(ax2, d.lines2, colors)
     _legend(ax2)
+    literal_text(fig)
     return fig
 
 

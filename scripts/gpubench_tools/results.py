@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
+from .inputs import read_input
 
 #: Context keys every gpubench result has; their absence means "not a gpubench result".
 REQUIRED_CONTEXT = ("gpubench_version", "backend", "device_name", "device_key")
@@ -382,9 +383,17 @@ MEASURED_COUNTER_LIMITS = {
 }
 
 
+#: The smallest non-zero value a measured counter can hold. The smallest real ones are a hundredth
+#: (a pointer chase's 0.011 GB/s, a percentage of a peak of 0.08): 1e-9 of any of their units is
+#: no measurement (1e-9 GB/s is a byte per second), and the tools divide by these counters (a
+#: ridge point is TFLOP/s / GB/s): 5e-324 GB/s made them infinite. 0 stays valid.
+MEASURED_COUNTER_FLOOR = 1e-9
+
+
 def check_measured_counters(entry: dict, where: str, path: Path) -> None:
     """UsageError ("not a gpubench result") when a measured counter of a benchmark entry (see
-    MEASURED_COUNTER_LIMITS) is not a finite number from 0 to its bound; `where` names the entry
+    MEASURED_COUNTER_LIMITS) is not 0 nor a finite number from MEASURED_COUNTER_FLOOR to its
+    bound; `where` names the entry
     in the message. Checked on each repetition and on the mean and median aggregates (the
     figures the tools read); entries that failed carry no measurement, and the other aggregates
     may hold NaN legitimately (the cv of an all-zero counter)."""
@@ -404,6 +413,8 @@ def check_measured_counters(entry: dict, where: str, path: Path) -> None:
             why = "not a measured number"
         elif v < 0:
             why = "negative, not a measured number"
+        elif 0 < v < MEASURED_COUNTER_FLOOR:
+            why = "above 0 but below 1e-9: not a measured number"
         elif v > limit:
             why = f"above {limit:g}, beyond any device: not a measured number"
         else:
@@ -419,12 +430,21 @@ def _shown_number(v) -> str:
     return str(v)
 
 
+#: The range of a numeric context value, as (lowest, highest, what it is): far beyond any device
+#: at both ends (the fastest peak is tens of TB/s or PFLOP/s: ~3e4 GB/s or TFLOPS; the slowest, a
+#: host's PCIe stand-in, some GB/s; an L2 or last-level cache holds MBs to GBs). Beyond them the
+#: tools' arithmetic overflows or divides by zero (a peak of 1e-320 GB/s, of 1e308 TFLOPS).
+CONTEXT_NUMBER_RANGES = {"peak": (1e-3, 1e9, "a peak is from 0.001 to 1e9 GB/s or TFLOPS"),
+                         "l2_bytes": (1.0, 1e15, "a cache holds from 1 to 1e15 bytes")}
+
+
 def check_context_numbers(ctx: dict, path: Path) -> None:
     """UsageError ("not a gpubench result") when a numeric context value the tools read (the
     theoretical peaks, l2_bytes) is not a positive finite number, as a JSON number or a string,
     nor "unknown" (or empty): gpubench writes "unknown" for a peak it does not know, never 0 or
     less, and a negative peak drew its roof below the axis and turned every pct_of_peak negative.
-    A huge integer would crash the tools' arithmetic."""
+    A huge integer would crash the tools' arithmetic, and so would a value outside
+    CONTEXT_NUMBER_RANGES."""
     for key in list(PEAK_KEYS.values()) + ["l2_bytes"]:
         if key not in ctx or ctx[key] is None:
             continue
@@ -447,6 +467,10 @@ def check_context_numbers(ctx: dict, path: Path) -> None:
         if number <= 0:
             raise UsageError(f"{path}: not a gpubench result: context {key} = {number:g} is not "
                              f"positive (an unknown value is written 'unknown')")
+        lo, hi, what = CONTEXT_NUMBER_RANGES.get(key, CONTEXT_NUMBER_RANGES["peak"])
+        if not lo <= number <= hi:
+            raise UsageError(f"{path}: not a gpubench result: context {key} = {number:g} is beyond "
+                             f"any device ({what})")
 
 
 #: The longest integer a result may hold: more digits than this cannot be a float (1.8e308).
@@ -470,13 +494,10 @@ def _bench_name(entry: dict) -> str:
 def load_result(path: Path | str) -> Result:
     """Reads and validates a gpubench result; UsageError with a one-line reason on bad input."""
     path = Path(path)
-    if not path.exists():
-        raise UsageError(f"{path}: no such file")
-    if path.is_dir():
-        raise UsageError(f"{path}: is a directory, not a result file")
+    data = read_input(path)  # a FIFO or a device is refused, never read
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
         raise UsageError(f"{path}: cannot read ({e})") from None
     if not text.strip():
         raise UsageError(f"{path}: empty file, not a gpubench result")

@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cards import Card, find_card_by_device_name, fp16x2_TFLOPS
+from .figures import literal_text
 from .output import NewFile
 from .results import Benchmark, Result
 
@@ -813,6 +814,7 @@ def roofline_figure(data: RooflineData):
              "TFLOP/s per precision). Rows without FLOP set ceilings; circles:\n"
              "ridge points, where a roof meets the DRAM line (FLOP/byte).",
              fontsize=7, color="0.3")
+    literal_text(fig)
     return fig
 
 

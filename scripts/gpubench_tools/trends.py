@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compare import Thresholds, judge, robust_noise
+from .figures import literal_text
 from .output import NewFile
 from .results import Result
 from .store import STORE_NAME_RE
@@ -132,6 +133,7 @@ def trend_figure(d: TrendData):
     ax.tick_params(axis="x", labelrotation=30, labelsize=7)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
               borderaxespad=0.0)
+    literal_text(fig)
     return fig
 
 

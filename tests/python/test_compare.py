@@ -809,3 +809,29 @@ def test_an_input_that_is_no_regular_file_is_refused_unopened(host_result, tmp_p
             assert err == f"compare.py: error: {bad}: not a regular file (a FIFO, device or " \
                           f"socket), not a result file\n", err
             assert not (tmp_path / "c.json").exists()
+
+
+def test_a_new_result_without_the_headline_counter_is_invalid_row_by_row(host_result, host_doc, tmp_path):
+    """NEW whose entries lack the headline counter (GB/s removed by hand): as with a baseline
+    that lacks it, each such row is INVALID, saying why (statistics.median of nothing was a
+    traceback). Rows with their counter are still compared."""
+    doc = another_run(host_doc)
+    for e in doc["benchmarks"]:
+        e.pop("GB/s", None)
+    new = write_json(doc, tmp_path / "new.json")
+    code, out, err = cli("compare.py", new, host_result, "--json", tmp_path / "c.json")
+    assert code == 0 and "Traceback" not in err, err
+    rows = json.loads((tmp_path / "c.json").read_text())["rows"]
+    gbps = [r for r in rows if r["metric"] == "GB/s"]
+    assert gbps and all(r["verdict"] == "INVALID" and "no per-repetition values of GB/s in the new result"
+                        in r["reason"] for r in gbps)
+    assert any(r["verdict"] != "INVALID" for r in rows)  # the TFLOPS rows
+    # every compared row without it: nothing comparable, one line, exit 2
+    only = json.loads(json.dumps(doc))
+    only["benchmarks"] = [e for e in only["benchmarks"] if e["name"].startswith("bandwidth/copy/")]
+    base = json.loads(json.dumps(host_doc))
+    base["benchmarks"] = [e for e in base["benchmarks"] if e["name"].startswith("bandwidth/copy/")]
+    code, out, err = cli("compare.py", write_json(only, tmp_path / "only.json"),
+                         write_json(base, tmp_path / "base.json"))
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "nothing comparable" in err

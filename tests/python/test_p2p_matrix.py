@@ -141,7 +141,8 @@ def test_a_gpus_own_rows_file_beside_its_link_rows_file_is_left_aside(tmp_path):
     assert d.matrices and len(d.matrices[0].devices) == 2
 
 
-@pytest.mark.parametrize("case", ["two_runs_of_one_gpu", "two_hosts", "no_p2p_rows", "no_ordinal"])
+@pytest.mark.parametrize("case", ["two_runs_of_one_gpu", "two_hosts", "no_p2p_rows", "no_ordinal",
+                                  "huge_ordinal", "ordinal_1024", "huge_peer", "peer_1024"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
     paths = write_node(tmp_path, devices=2)
     if case == "two_runs_of_one_gpu":
@@ -157,6 +158,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
         one["context"]["device_ordinal"] = "0"
         args = [write_json(one, tmp_path / "one_gpu.json")]
         want = "no peer-to-peer rows"
+    elif case in ("huge_ordinal", "ordinal_1024"):
+        # an ordinal beyond any node (a matrix of 10^17 rows would never be printed)
+        far = node_result(1, 2)
+        far["context"]["device_ordinal"] = "100000000000000000" if case == "huge_ordinal" else "1024"
+        args = [paths[0], write_json(far, tmp_path / "far.json")]
+        want = "device_ordinal"
+    elif case in ("huge_peer", "peer_1024"):
+        # peers beyond any node: thousands of them printed hundreds of MB of tables
+        far = node_result(0, 2)
+        peer = 3000 if case == "huge_peer" else 1024
+        for e in far["benchmarks"]:
+            for k in ("name", "run_name"):
+                if k in e:
+                    e[k] = e[k].replace("peer:1,", f"peer:{peer},")
+        args = [write_json(far, tmp_path / "far.json"), paths[1]]
+        want = f"peer {peer}, beyond any node (0 to 1023)"
     else:
         bare = node_result(0, 2)
         del bare["context"]["device_ordinal"]
@@ -211,3 +228,17 @@ def test_the_other_tools_leave_p2p_rows_alone_or_take_them_as_rows(tmp_path):
     # The report lists them.
     html = build_report(r)
     assert "bandwidth/p2p_sm/bidir/peer:2,bytes:256MiB" in html
+
+
+def test_a_link_label_with_dollar_signs_is_drawn_as_written(tmp_path):
+    """matplotlib read "$...$" in a cell's link name (path=... in a hostile label) as mathtext
+    and failed to draw; the text is drawn as written."""
+    docs = [node_result(i, 2) for i in range(2)]
+    for d in docs:
+        d["context"]["device_name"] = "GPU $\\frac{$"
+        for e in d["benchmarks"]:
+            e["label"] = e["label"].replace("path=nvlink", "path=$\\frac{$")
+    paths = [write_json(d, tmp_path / f"r.device{i}.json") for i, d in enumerate(docs)]
+    code, out, err = cli("p2p_matrix.py", *paths, "--out", tmp_path / "m.png")
+    assert code == 0 and "Traceback" not in err, err
+    assert "$\\frac{$" in out and (tmp_path / "m.png").stat().st_size > 10000

@@ -182,3 +182,18 @@ def test_an_absurd_cost_counter_is_refused(tmp_path, host_doc, key, value):
     assert len(lines) == 1 and lines[0].startswith("run_cost.py: error: "), err
     assert str(bad) in lines[0] and entry["run_name"].split("/manual_time")[0] in lines[0]
     assert f"has {key} = " in lines[0] and "older gpubench" not in lines[0], lines[0]
+
+
+def test_a_result_whose_wall_times_are_all_0_has_no_shares(tmp_path, host_doc):
+    doc = json.loads(json.dumps(host_doc))
+    for e in doc["benchmarks"]:
+        if "wall_s" in e:
+            e["wall_s"] = 0
+    f = tmp_path / "zero.json"
+    f.write_text(json.dumps(doc))
+    code, out, err = cli("run_cost.py", f)
+    assert code == 0 and "Traceback" not in err, err
+    groups = [c for c in table_rows(out) if len(c) == 9]
+    assert groups and all(c[2] == "0.00" and c[8] == "-" for c in groups)
+    code, out, err = cli("run_cost.py", f, "--baseline", f)
+    assert code == 0 and "Traceback" not in err, err

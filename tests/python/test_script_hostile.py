@@ -26,7 +26,8 @@ def _nan_result(host_doc, tmp_path, value):
     ("roofline.py", ["{nan}", "--out", "{tmp}/n.png"], "not a measured number"),
     ("roofline.py", ["{inf}", "--out", "{tmp}/i.png"], "not a measured number"),
     ("plot.py", ["{r}", "--out-dir", "/proc/x"], "/proc/x"),
-    ("plot.py", ["{r}", "--out-dir", "{r}"], "File exists"),
+    ("plot.py", ["{r}", "--out-dir", "{r}"], "not a folder"),
+    ("plot.py", ["{r}", "--out-dir", "{r}/sub"], "is not a folder"),
     ("compare.py", ["{deep}", "{r}"], "nested too deeply"),
     ("compare.py", ["{nan}", "{r}"], "not a measured number"),
     ("compare.py", ["{r}", "{r}", "--noise-k", "nan"], "finite"),
@@ -34,6 +35,7 @@ def _nan_result(host_doc, tmp_path, value):
     ("compare.py", ["{r}", "{r}", "--json", "{tmp}"], "is a directory"),
     ("nightly.py", ["--timeout", "nan"], "--timeout"),
     ("nightly.py", ["--timeout", "-1"], "--timeout"),
+    ("nightly.py", ["--timeout", "1e10"], "--timeout 1e+10"),
     ("run_cost.py", ["{deep}"], "nested too deeply"),
 ])
 def test_one_line_exit_2_no_traceback(tool, args, message, host_result, host_doc, tmp_path):
@@ -114,7 +116,8 @@ def test_a_store_with_a_string_rate_is_bad_input_for_fleet(host_doc, tmp_path):
 
 
 @pytest.mark.parametrize("value, says", [(1e308, "above"), (-5.0, "negative"), ("12", "not a number"),
-                                         (True, "not a number")])
+                                         (True, "not a number"), (5e-324, "below 1e-9"),
+                                         (1e-300, "below 1e-9")])
 @pytest.mark.parametrize("tool", ["report.py", "roofline.py", "plot.py"])
 def test_an_absurd_or_non_numeric_rate_is_not_a_gpubench_result(host_doc, tmp_path, tool, value, says):
     bad = _with_counter(host_doc, tmp_path / "bad.json", "GB/s", value)
@@ -131,7 +134,7 @@ def test_an_absurd_time_is_not_a_gpubench_result(host_doc, tmp_path):
     _one_line("roofline.py", *cli("roofline.py", bad, "--out", tmp_path / "r.png"), "real_time", "above")
 
 
-@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "0", "1e400"])
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "0", "1e400", "1e10", "10000001"])
 def test_validate_refuses_a_timeout_that_is_not_a_finite_positive_number(value, tmp_path):
     _one_line("validate.py", *cli("validate.py", f"--timeout={value}", "--device=host", "--quick",
                                   "--results-dir", tmp_path / "store"), "--timeout")
@@ -207,6 +210,10 @@ def test_a_huge_integer_is_not_a_gpubench_result(host_doc, tmp_path, tool, where
     ("peak_fp16_tensor_TFLOPS", "0", "not positive"), ("l2_bytes", 0, "not positive"),
     ("peak_dram_GBps", "fast", "neither a number nor 'unknown'"),
     ("peak_dram_GBps", "nan", "neither a number nor 'unknown'"),
+    # in range for a float, beyond any device: the tools' arithmetic overflowed or divided by 0
+    ("peak_dram_GBps", "1e20", "beyond any device"), ("peak_dram_GBps", 1e308, "beyond any device"),
+    ("peak_dram_GBps", "1e-320", "beyond any device"), ("peak_fp32_TFLOPS", 1e-4, "beyond any device"),
+    ("l2_bytes", 1e16, "beyond any device"), ("l2_bytes", "0.5", "beyond any device"),
 ])
 @pytest.mark.parametrize("tool", ["report.py", "roofline.py", "compare.py"])
 def test_a_context_peak_that_is_not_positive_is_not_a_gpubench_result(host_doc, host_result, tmp_path,
@@ -215,6 +222,7 @@ def test_a_context_peak_that_is_not_positive_is_not_a_gpubench_result(host_doc, 
     file) drew the roof below the axis and made every pct_of_peak negative."""
     doc = json.loads(json.dumps(host_doc))
     doc["context"][key] = value
+    doc["context"]["backend"] = "cuda"  # (the peaks of a GPU run are drawn)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
     out = {"report.py": ["--out", tmp_path / "r.html"], "roofline.py": ["--out", tmp_path / "r.png"],
@@ -290,3 +298,151 @@ def test_a_context_field_of_the_wrong_type_is_refused(host_doc, host_result, tmp
     _one_line(tool, *cli(tool, bad, *extra), str(bad), "not a gpubench result", f"context {key}",
               "not a string")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
+
+
+class _FifoFeeder:
+    """Keeps a FIFO from blocking a test for good: whenever a reader waits on it, a writer opens
+    it, writes a line that is no JSON and closes it (a tool that reads the FIFO then fails on its
+    content, rather than on what it is). Stopped when the test ends."""
+
+    def __init__(self, fifo):
+        import os
+        import threading
+
+        self.fifo, self.stop = fifo, threading.Event()
+        os.mkfifo(fifo)
+        self.thread = threading.Thread(target=self._feed, daemon=True)
+        self.thread.start()
+
+    def _feed(self):
+        import os
+
+        while not self.stop.wait(0.05):
+            try:
+                fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO: no reader
+            except OSError:
+                continue
+            try:
+                os.write(fd, b"fed through the FIFO\n")
+            finally:
+                os.close(fd)
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/null"])
+@pytest.mark.parametrize("tool, args", [
+    ("plot.py", ["{x}", "--out-dir", "{tmp}/p"]),
+    ("roofline.py", ["{x}", "--out", "{tmp}/r.png"]),
+    ("roofline.py", ["--card", "h100_sxm", "--cards-csv", "{x}", "--out", "{tmp}/r.png"]),
+    ("report.py", ["{x}", "--out", "{tmp}/r.html"]),
+    ("run_cost.py", ["{x}"]),
+    ("run_cost.py", ["{r}", "--baseline", "{x}"]),
+    ("validate.py", ["--result", "{x}"]),
+    ("p2p_matrix.py", ["{x}"]),
+    ("compare.py", ["{x}", "{r}"]),
+])
+def test_an_input_that_is_not_a_regular_file_is_refused_unread(tool, args, special, host_result, tmp_path):
+    """A FIFO blocked the read forever (/dev/zero: read until memory ran out): refused, naming
+    it, before it is read. (The FIFO here is fed when read, so that the old behaviour fails the
+    test rather than hanging it; /dev/null read as an empty result.)"""
+    x = tmp_path / "in.json" if special == "fifo" else special
+    feeder = _FifoFeeder(x) if special == "fifo" else None
+    try:
+        code, out, err = cli(tool, *[a.format(x=x, r=host_result, tmp=tmp_path) for a in args])
+    finally:
+        if feeder:
+            feeder.close()
+    _one_line(tool, code, out, err, f"{x}: not a regular file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["in.json"] if feeder else [])
+
+
+def test_a_fifo_in_a_fleet_store_is_refused_unread(host_doc, tmp_path):
+    key = host_doc["context"]["device_key"]
+    (tmp_path / "store" / key).mkdir(parents=True)
+    for i in range(3):
+        doc = json.loads(json.dumps(host_doc))
+        doc["context"].update(host_name=f"n{i}", device_ordinal="0")
+        (tmp_path / "store" / key / f"2026010{i + 1}T000000Z_a.json").write_text(json.dumps(doc))
+    fifo = tmp_path / "store" / key / "20260104T000000Z_a.json"
+    feeder = _FifoFeeder(fifo)
+    try:
+        _one_line("fleet.py", *cli("fleet.py", tmp_path / "store", "--quiet"), f"{fifo}: not a regular file")
+    finally:
+        feeder.close()
+
+
+def test_dollar_signs_in_a_result_are_drawn_as_written(host_doc, tmp_path):
+    """matplotlib reads text between two "$" as mathtext: a device name, a date or a host name of
+    a (hand-edited or hostile) result such as "$\\frac{$" made every figure fail to draw."""
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"].update(device_name="GPU $\\frac{$", run_started_utc="$\\x$ 2026",
+                          host_name="n$\\y{$", device_ordinal="0")
+    bad = tmp_path / "dollar.json"
+    bad.write_text(json.dumps(doc))
+    for tool, args in (("plot.py", ["--out-dir", tmp_path / "p"]), ("roofline.py", ["--out", tmp_path / "r.png"]),
+                       ("report.py", ["--out", tmp_path / "r.html"])):
+        code, out, err = cli(tool, bad, *args)
+        assert code == 0 and "Traceback" not in err, err
+    assert len(list((tmp_path / "p").glob("*.png"))) >= 2 and (tmp_path / "r.png").exists()
+    assert "GPU $\\frac{$" in (tmp_path / "r.html").read_text()
+    # the fleet's strip plot: the card's name in its title, the nodes' names by the outliers
+    key = doc["context"]["device_key"]
+    (tmp_path / "store" / key).mkdir(parents=True)
+    for i in range(4):
+        node = json.loads(json.dumps(doc))
+        node["context"]["host_name"] = f"n$\\y{{${i}"
+        (tmp_path / "store" / key / f"2026010{i + 1}T000000Z_a.json").write_text(json.dumps(node))
+    code, out, err = cli("fleet.py", tmp_path / "store", "--png", tmp_path / "f.png", "--quiet")
+    assert code in (0, 1) and "Traceback" not in err and (tmp_path / "f.png").exists(), err
+
+
+def test_tick_labels_of_log_axes_keep_their_powers(host_result):
+    """Text from the results is drawn as written; the log axes' tick labels still read as powers
+    ("2^4" as mathtext), not as their markup."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from gpubench_tools.cards import load_cards
+    from gpubench_tools.results import load_result
+    from gpubench_tools.roofline import roofline_data, roofline_figure
+    fig = roofline_figure(roofline_data([load_result(host_result)], [], load_cards()))
+    FigureCanvasAgg(fig).draw()
+    ticks = [t for t in fig.axes[0].get_xticklabels() if t.get_text()]
+    assert ticks and all(t.get_parse_math() for t in ticks)
+    assert not fig.axes[0].title.get_parse_math()
+
+
+@pytest.mark.parametrize("kind", ["symlink", "dangling symlink", "fifo"])
+@pytest.mark.parametrize("tool", ["roofline.py", "report.py", "plot.py"])
+def test_force_never_replaces_a_link_or_a_special_file(host_result, tmp_path, tool, kind):
+    """--force replaces an earlier output, never a symbolic link (nor what it points at) or a
+    device node, FIFO or socket at the output's name."""
+    import os
+    name = {"roofline.py": "r.png", "report.py": "r.html",
+            "plot.py": f"{host_result.stem}_bandwidth.png"}[tool]
+    target, out = tmp_path / "target", tmp_path / "out" / name
+    out.parent.mkdir()
+    target.write_text("precious")
+    if kind == "fifo":
+        os.mkfifo(out)
+    else:
+        out.symlink_to(target if kind == "symlink" else tmp_path / "nowhere")
+    args = {"roofline.py": ["--out", out], "report.py": ["--out", out], "plot.py": ["--out-dir", out.parent]}[tool]
+    code, stdout, err = cli(tool, host_result, *args, "--force")
+    line = _one_line(tool, code, stdout, err, str(out))
+    assert ("symbolic link" if "symlink" in kind else "not a regular file") in line
+    assert target.read_text() == "precious"
+    assert out.is_symlink() if "symlink" in kind else out.is_fifo()
+    assert sorted(p.name for p in out.parent.iterdir()) == [name]
+
+
+def test_a_zero_rate_and_the_longest_timeout_are_still_accepted(host_doc, tmp_path):
+    """The bounds refuse what no device gives; 0 (a counter gpubench may write as nothing
+    measured) and a timeout of 1e7 s are still taken."""
+    from gpubench_tools.gpubench_process import check_timeout
+    from gpubench_tools.results import parse_result
+    zero = json.loads(_with_counter(host_doc, tmp_path / "zero.json", "GB/s", 0).read_text())
+    assert parse_result(zero, tmp_path / "zero.json").benchmarks
+    assert check_timeout(1e7) == 1e7 and check_timeout(0.5) == 0.5

@@ -261,3 +261,113 @@ def test_out_of_space_names_the_output_and_leaves_no_new_folder(host_result, tmp
         assert ".tmp" not in lines[0], err
         assert not (tmp_path / "new").exists(), tool
         assert sorted(p.name for p in tmp_path.iterdir()) == [], list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
+                                    signal.SIGALRM])
+def test_the_other_stop_signals_are_interruptions_that_clean_up(tmp_path, signum):
+    """SIGHUP (the terminal closed), SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM end a process on the
+    spot by default, as SIGTERM does: while a tool runs they are raised as SIGTERM is (the
+    temporary file and the new folder removed), exit 128 + the signal with one line, and their
+    disposition is put back afterwards. One that is ignored (nohup ignores SIGHUP) stays so."""
+    code = textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(SCRIPTS)!r})
+        from gpubench_tools.errors import run_cli
+        from gpubench_tools.output import NewFile
+
+        def main(argv):
+            with NewFile({str(tmp_path / "new" / "x.png")!r}) as f:
+                f.tmp.write_bytes(b"half")
+                os.kill(os.getpid(), {int(signum)})
+                if argv:
+                    return 0  # ignored: not interrupted
+                raise AssertionError("not reached: the signal raises")
+
+        status = run_cli("tool.py", main, sys.argv[1:])
+        assert signal.getsignal({int(signum)}) == (signal.SIG_IGN if sys.argv[1:] else signal.SIG_DFL)
+        sys.exit(status)
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 128 + signum, proc.stderr
+    assert proc.stderr == f"tool.py: interrupted ({signal.Signals(signum).name})\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    ignored = subprocess.run([sys.executable, "-c", code, "ignored"], capture_output=True, text=True,
+                             timeout=60, preexec_fn=lambda: signal.signal(signum, signal.SIG_IGN))
+    assert ignored.returncode == 0 and ignored.stderr == "", ignored.stderr
+    assert (tmp_path / "new" / "x.png").read_bytes() == b"half"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_while_a_script_starts_is_one_line(signum):
+    """Ctrl-C while a script imports its modules (matplotlib takes a while) printed a
+    KeyboardInterrupt traceback of the import: exit_on_signals(), called first thing, makes it
+    one line and exit 128 + the signal (nothing is written yet); run_cli takes over from it."""
+    code = textwrap.dedent(f"""
+        import os, signal, sys, time
+        sys.path.insert(0, {str(SCRIPTS)!r})
+        from gpubench_tools.errors import exit_on_signals
+        exit_on_signals("tool.py", "__main__")
+        os.kill(os.getpid(), {int(signum)})
+        time.sleep(30)  # a module loading
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 128 + signum, proc.stderr
+    assert proc.stderr == f"tool.py: interrupted ({signal.Signals(signum).name})\n"
+
+
+def test_run_cli_takes_over_from_the_start_up_handlers():
+    code = textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(SCRIPTS)!r})
+        from gpubench_tools.errors import exit_on_signals, run_cli
+        exit_on_signals("tool.py", "__main__")
+
+        def main(argv):
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                sum(range(10))
+            except KeyboardInterrupt:
+                print("KeyboardInterrupt in main")
+            return 0
+
+        sys.exit(run_cli("tool.py", main, []))
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == "KeyboardInterrupt in main\n", proc.stderr
+
+
+def test_every_script_sets_its_start_up_handlers_before_loading_its_modules():
+    import re
+    for script in sorted(SCRIPTS.glob("*.py")):
+        text = script.read_text()
+        if "run_cli(" not in text:
+            continue
+        first = re.search(r"^from gpubench_tools\.\S+ import .*$", text, re.M).group(0)
+        assert first.startswith("from gpubench_tools.errors import exit_on_signals"), script.name
+        assert f'exit_on_signals("{script.name}", __name__)' in text, script.name
+        assert text.index("exit_on_signals(") < text.index("from gpubench_tools", text.index(first) + 1)
+
+
+def test_an_output_under_a_file_says_which_is_not_a_folder(tmp_path):
+    (tmp_path / "od").mkdir()
+    (tmp_path / "od" / "file").write_text("x")
+    with pytest.raises(UsageError, match=f"{tmp_path / 'od' / 'file'} is not a folder"):
+        NewFile(tmp_path / "od" / "file" / "deeper" / "x.png")
+    assert sorted(p.name for p in (tmp_path / "od").iterdir()) == ["file"]
+
+
+def test_new_file_refuses_to_replace_a_link_or_a_special_file_even_with_overwrite(tmp_path):
+    target = tmp_path / "target"
+    target.write_text("precious")
+    (tmp_path / "link").symlink_to(target)
+    os.mkfifo(tmp_path / "fifo")
+    for name, says in (("link", "symbolic link"), ("fifo", "not a regular file")):
+        with pytest.raises(UsageError, match=says):
+            NewFile(tmp_path / name, overwrite=True)
+    f = NewFile(tmp_path / "later", overwrite=True)  # a link made while it was written
+    (tmp_path / "later").symlink_to(target)
+    with pytest.raises(UsageError, match="symbolic link"):
+        f.commit()
+    assert target.read_text() == "precious" and (tmp_path / "later").is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "later", "link", "target"]
