@@ -139,7 +139,7 @@ class AllocatorCalls {
   /// and read directly; device memory through the stream, after poisoning the block). Returns
   /// why the block is not what the allocator promises ("" when it is; see block_kind_error).
   std::string probe(void* p, const unsigned char* pattern, unsigned char* out, std::size_t n) {
-    const std::string kind_error = block_kind_error(p);
+    std::string kind_error = block_kind_error(p);
     if (!on_device(a_)) {
       std::memset(p, 0x5a, n);
       std::memcpy(p, pattern, n);
