@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -332,8 +333,58 @@ int report_outcome(const RunOutcome& outcome) {
 
 int run_app(int argc, char** argv) { return run_app(argc, argv, &host_workloads); }
 
+// Google Benchmark also takes each of its flags from an environment variable, BENCHMARK_<NAME>
+// (a flag on the command line wins), read when the program starts: read past gpubench they
+// skipped every check (BENCHMARK_CONTEXT=device_key=forged replaced gpubench's own key). Each one
+// set, unless its flag is on the command line, is taken as that flag: checked as if given there,
+// then passed on (and left out of the environment of any run started from here).
+bool given_on_command_line(const std::vector<std::string>& args, const std::string& flag) {
+  for (const std::string& a : args) {
+    if (a.rfind("--benchmark_" + flag + "=", 0) == 0) return true;
+    if (flag == "filter" && a.rfind("--filter=", 0) == 0) return true;
+    if (flag == "out" && a.rfind("--out=", 0) == 0) return true;
+  }
+  return false;
+}
+
+std::string take_benchmark_environment(std::vector<std::string>* args) {
+  static const char* const kFlags[] = {"filter",
+                                       "min_time",
+                                       "min_warmup_time",
+                                       "repetitions",
+                                       "enable_random_interleaving",
+                                       "report_aggregates_only",
+                                       "display_aggregates_only",
+                                       "format",
+                                       "out_format",
+                                       "out",
+                                       "color",
+                                       "counters_tabular",
+                                       "perf_counters",
+                                       "context",
+                                       "time_unit",
+                                       "list_tests"};
+  for (const char* f : kFlags) {
+    std::string var = "BENCHMARK_";
+    for (const char* c = f; *c; ++c) var += static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+    const char* value = std::getenv(var.c_str());
+    if (value == nullptr) continue;
+    const std::string flag = std::string("--benchmark_") + f + "=" + value;
+    ::unsetenv(var.c_str());
+    if (given_on_command_line(*args, f)) continue;
+    try {
+      (void)parse_cli({flag});
+    } catch (const UsageError& e) {
+      return "environment variable " + var + ": " + e.what();
+    }
+    args->push_back(flag);
+  }
+  return {};
+}
+
 int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (const std::string why = take_benchmark_environment(&args); !why.empty()) return usage_error(why);
   Options o;
   try {
     o = parse_cli(args);

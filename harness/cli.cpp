@@ -102,8 +102,9 @@ bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
   return false;
 }
 
-// The pairs of a --benchmark_context value, split as Google Benchmark splits them (at commas, then
-// at the first '='); a pair without '=' is an error there too.
+// The pairs of a --benchmark_context value, split as Google Benchmark splits them: at commas, then
+// at '=', where a pair must have exactly one (Google Benchmark refuses "url=a=b" as an
+// unrecognized flag, after the device was set up: said here, before anything runs).
 std::vector<std::pair<std::string, std::string>> context_pairs(const std::string& v) {
   std::vector<std::pair<std::string, std::string>> pairs;
   std::size_t start = 0;
@@ -111,7 +112,8 @@ std::vector<std::pair<std::string, std::string>> context_pairs(const std::string
     const std::size_t comma = v.find(',', start);
     const std::string pair = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const std::size_t eq = pair.find('=');
-    if (eq == std::string::npos) throw UsageError("--benchmark_context: '" + pair + "' is not key=value");
+    if (eq == std::string::npos || pair.find('=', eq + 1) != std::string::npos)
+      throw UsageError("--benchmark_context: '" + pair + "' is not key=value (one '=', none in the value)");
     pairs.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -62,14 +62,14 @@ std::string publish_store_file(const std::string& tmp, const std::string& final_
   // on from the same stem ("-4" after "-3"), never "-3-2", which is no store name.
   const std::string stem = store_stem(final_path);
   std::string name = final_path;
-  for (int n = 2; n <= 1000; ++n) {
+  for (int n = 1; n <= 1000; ++n) {
+    if (n > 1) name = stem + "-" + std::to_string(n) + ".json";  // taken meanwhile by a concurrent run
+    if (n > 1 && name == final_path) continue;                   // tried first
     if (::link(tmp.c_str(), name.c_str()) == 0) {
       ::unlink(tmp.c_str());
       return name;
     }
     if (errno != EEXIST) break;
-    for (name = stem + "-" + std::to_string(n) + ".json"; name == final_path && n < 1000;)
-      name = stem + "-" + std::to_string(++n) + ".json";  // taken meanwhile by a concurrent run
   }
   if (error) *error = "cannot create '" + name + "': " + std::strerror(errno);
   return {};

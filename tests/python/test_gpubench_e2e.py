@@ -135,6 +135,7 @@ def test_list_with_bandwidth_filter_selects_only_bandwidth():
     (["--benchmark_context=date=yesterday"], "'date' is written by gpubench or Google Benchmark"),
     (["--benchmark_context==x"], "empty key"),
     (["--benchmark_context=novalue"], "'novalue' is not key=value"),
+    (["--benchmark_context=url=a=b"], "'url=a=b' is not key=value"),
     (["--benchmark_context=k=a\x01b"], "UTF-8 text without control characters"),
     (["--benchmark_context=k=caf\udce9"], "UTF-8 text without control characters"),
     (["--benchmark_min_warmup_time=-1"], "--benchmark_min_warmup_time: '-1'"),
@@ -176,10 +177,39 @@ def test_a_run_from_a_folder_whose_name_is_not_utf8_writes_a_result_json_readers
     assert doc["context"]["executable"].endswith("/bin?/gpubench")
 
 
+@pytest.mark.parametrize("var, value, says", [
+    ("BENCHMARK_CONTEXT", "device_key=forged", "environment variable BENCHMARK_CONTEXT: "),
+    ("BENCHMARK_CONTEXT", "k=caf\udce9", "environment variable BENCHMARK_CONTEXT: "),
+    ("BENCHMARK_REPETITIONS", "0", "environment variable BENCHMARK_REPETITIONS: "),
+    ("BENCHMARK_PERF_COUNTERS", "CYCLES", "environment variable BENCHMARK_PERF_COUNTERS: "),
+])
+def test_google_benchmarks_environment_variables_are_checked_as_its_flags(tmp_path, var, value, says):
+    """Google Benchmark reads BENCHMARK_<FLAG> at start-up: read past gpubench, BENCHMARK_CONTEXT
+    replaced gpubench's own device_key (and wrote invalid UTF-8), exit 0."""
+    env = dict(os.environ, **{var: value})
+    out = tmp_path / "x.json"
+    proc = subprocess.run([str(BIN), "--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$",
+                           f"--out={out}"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines()[0].startswith("gpubench: " + says), proc.stderr
+    assert not out.exists()
+
+
+def test_a_google_benchmark_environment_variable_is_taken_as_its_flag(tmp_path):
+    env = dict(os.environ, BENCHMARK_CONTEXT="job=42", BENCHMARK_REPETITIONS="2")
+    out = tmp_path / "x.json"
+    proc = subprocess.run([str(BIN), "--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$",
+                           f"--out={out}"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["context"]["job"] == "42"
+    assert [e["repetitions"] for e in doc["benchmarks"] if e["run_type"] == "iteration"] == [2, 2]
+
+
 def test_a_leftover_device_all_marker_is_not_a_device_all_run(tmp_path):
     """GPUBENCH_DEVICE_ALL_CHILD left in a shell's environment made a run whose scope held none of
     the rows exit 4 silently (what a GPU of --device=all answers its parent); it names its parent."""
-    env = dict(os.environ, GPUBENCH_DEVICE_ALL_CHILD="1")
+    env = dict(os.environ, GPUBENCH_DEVICE_ALL_CHILD="0")  # no process's parent is pid 0
     proc = subprocess.run([str(BIN), "--device=host", "--quick", "--row-scope=links",
                            "--filter=bandwidth/copy/kernel", f"--out={tmp_path / 'x.json'}"],
                           capture_output=True, text=True, env=env, timeout=300)

@@ -85,6 +85,21 @@ TEST(ResultsStore, ASuffixedNameTakenMeanwhileGetsTheNextCount) {
   for (const char* n : {"", "-2", "-3", "-4"}) std::remove((stem + n + ".json").c_str());
 }
 
+// Every count to 1000 is tried, the last one included.
+TEST(ResultsStore, TheLastCountIsTriedToo) {
+  const std::string dir = testing::TempDir() + "store_last_count/";
+  ::mkdir(dir.c_str(), 0700);
+  const std::string stem = dir + "20261124T000000Z_abc";
+  for (int n = 1; n <= 1000; ++n) std::remove((stem + (n == 1 ? "" : "-" + std::to_string(n)) + ".json").c_str());
+  for (int n = 1; n < 1000; ++n) std::ofstream(stem + (n == 1 ? "" : "-" + std::to_string(n)) + ".json") << "x";
+  const std::string tmp = stem + ".json.tmp.last";
+  std::ofstream(tmp) << "last";
+  std::string error;
+  EXPECT_EQ(publish_store_file(tmp, stem + "-999.json", &error), stem + "-1000.json") << error;
+  for (int n = 1; n <= 1000; ++n) std::remove((stem + (n == 1 ? "" : "-" + std::to_string(n)) + ".json").c_str());
+  ::rmdir(dir.c_str());
+}
+
 TEST(ResultsStore, PathsByDeviceKeyAndTime) {
   const std::string dir = testing::TempDir();
   const std::string p1 = results_store_path(dir, "test_device_key", "abc123");
