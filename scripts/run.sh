@@ -13,7 +13,7 @@ caller_dir="$PWD"  # a relative --results-dir is the caller's, as it is for gpub
 cd "$GPUBENCH_ROOT"
 
 filter="--filter=bandwidth"
-store="results"
+store="$GPUBENCH_ROOT/results"
 passthrough=()
 answer_only=0
 filter_given=0
@@ -29,6 +29,8 @@ for a in "$@"; do
       ((store_given++)) && { echo "error: run.sh: --results-dir given twice" >&2; exit 2; }
       store="${a#--results-dir=}"
       [[ -n "$store" ]] || { echo "error: run.sh: --results-dir has an empty value" >&2; exit 2; }
+      # "~/x" after "=" is not expanded by the shell: meant is the home folder, not a folder "~"
+      [[ "$store" == "~" || "$store" == "~/"* ]] && store="$HOME${store#\~}"
       [[ "$store" == /* ]] || store="$caller_dir/$store"
       ;;
     --out | --out=*)
@@ -40,13 +42,19 @@ for a in "$@"; do
   [[ "$a" == --filter=* || "$a" == --benchmark_filter=* || "$a" == --results-dir=* ]] || passthrough+=("$a")
 done
 
+if [[ -e "$store" && ! -d "$store" ]]; then
+  echo "error: run.sh: --results-dir $store: not a folder" >&2
+  exit 2
+fi
+
 # The same configuration as the test command (they share build/), building gpubench alone.
 ensure_build "$GPUBENCH_ROOT/build" gpubench -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=ON
 if ((answer_only)); then
   exec ./build/gpubench "$filter" "${passthrough[@]}"
 fi
 ensure_venv
-mkdir -p "$store" plots
+mkdir -p "$store" 2>/dev/null || { echo "error: run.sh: --results-dir $store: cannot create it" >&2; exit 2; }
+mkdir -p plots
 
 # gpubench's stderr goes through tee (to find the result's path), so it is no terminal: ask for
 # the progress line when run.sh's own stderr is one.
@@ -54,24 +62,46 @@ progress=()
 [[ -t 2 && " ${passthrough[*]-} " != *" --progress="* ]] && progress=(--progress=on)
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
+# gpubench runs in the background so that a signal to run.sh reaches it: it then stops after the
+# sample in progress, removes its temporary result and says so (a background job of a script
+# ignores SIGINT and SIGQUIT, so each stop signal is passed on as SIGTERM), and run.sh exits
+# 128 + its own signal. Without this, a TERM or HUP ended run.sh and left gpubench running on.
+stopped_by=0
+stop_gpubench() {
+  stopped_by=$1
+  kill -s TERM "$gpubench_pid" 2>/dev/null || true
+}
 status=0
-./build/gpubench "$filter" --results-dir="$store" "${progress[@]}" "${passthrough[@]}" 2> >(tee "$log" >&2) || status=$?
+./build/gpubench "$filter" --results-dir="$store" "${progress[@]}" "${passthrough[@]}" 2> >(tee "$log" >&2) &
+gpubench_pid=$!
+trap 'stop_gpubench 2' INT
+trap 'stop_gpubench 15' TERM
+trap 'stop_gpubench 1' HUP
+trap 'stop_gpubench 3' QUIT
+wait "$gpubench_pid" || status=$?
+while kill -0 "$gpubench_pid" 2>/dev/null; do  # a trapped signal ends `wait` early
+  status=0
+  wait "$gpubench_pid" || status=$?
+done
+trap - INT TERM HUP QUIT
 wait  # let tee finish
+((stopped_by)) && exit "$((128 + stopped_by))"  # gpubench said what it did with the run
 result="$(sed -n 's/^result: //p' "$log" | tail -n 1)"
 if [[ -z "$result" ]]; then
-  echo "error: gpubench wrote no result (exit status $status)" >&2
+  # exit 2 is bad usage, which gpubench has said in its own line
+  ((status == 2)) || echo "error: gpubench wrote no result (exit status $status)" >&2
   exit "$((status == 0 ? 1 : status))"
 fi
 key="$(basename "$(dirname "$result")")"
 mkdir -p "plots/$key"
-png="plots/$key/$(basename "${result%.json}").png"
+png="$GPUBENCH_ROOT/plots/$key/$(basename "${result%.json}").png"
 report="${png%.png}.html"
 # A result with no row for the roofline (extra arguments that select only the memory family):
 # roofline.py says so in one line; the sweep plots and the report are still drawn.
 if ! "$GPUBENCH_VENV/bin/python" scripts/roofline.py "$result" --out "$png" >/dev/null; then
   png="none (roofline.py said why above)"
 fi
-sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "plots/$key")"
+sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "$GPUBENCH_ROOT/plots/$key")"
 "$GPUBENCH_VENV/bin/python" scripts/report.py "$result" --out "$report" >/dev/null
 echo "result JSON:  $result"
 echo "roofline PNG: $png"

@@ -6,6 +6,7 @@ line and exit 2 before anything is built or run."""
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 from conftest import BIN, ROOT
 
@@ -65,3 +66,62 @@ def test_a_relative_results_dir_is_the_callers(tmp_path):
     assert len(results) == 1, r.stdout + r.stderr
     assert f"result JSON:  {results[0]}" in r.stdout
     assert not (ROOT / "store").exists()
+
+
+def test_a_signal_to_run_sh_stops_gpubench_beneath_it(tmp_path):
+    """run.sh ran gpubench in the foreground: a TERM or HUP ended run.sh at once and left gpubench
+    running on, to publish its result later into the store. Now gpubench is stopped (it removes
+    its temporary result and says so) and run.sh exits 128 + the signal."""
+    import signal
+    import time
+
+    store = tmp_path / "store"
+    proc = subprocess.Popen(["bash", str(RUN), "--quick", "--device=host", f"--results-dir={store}",
+                             "--filter=bandwidth/copy/kernel/bytes:4KiB$", "--benchmark_min_warmup_time=20"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    def gpubench_running() -> bool:  # a gpubench process writing into this store
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                argv = cmdline.read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv and argv[0].endswith(b"/gpubench") and f"--results-dir={store}".encode() in argv:
+                return True
+        return False
+
+    try:
+        deadline = time.monotonic() + 300  # run.sh checks the build and the environment first
+        while not gpubench_running():
+            assert time.monotonic() < deadline and proc.poll() is None, "gpubench never started"
+            time.sleep(0.2)
+        time.sleep(1)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "gpubench: interrupted (SIGTERM); no result written" in err
+    time.sleep(2)  # had gpubench run on, its result would land meanwhile
+    assert [p for p in store.rglob("*") if p.is_file()] == []
+
+
+def test_a_results_dir_that_is_a_file_or_in_the_home_folder(tmp_path, monkeypatch):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    r = run_sh(f"--results-dir={afile}", "--quick", "--device=host")
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [f"error: run.sh: --results-dir {afile}: not a folder"]
+    # "~/x" after "=" reaches run.sh unexpanded: it means the home folder, never a folder named "~"
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    r = subprocess.run(["bash", str(RUN), "--quick", "--device=host", "--results-dir=~/store",
+                        "--filter=bandwidth/copy/kernel/bytes:4KiB$"],
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    results = list((home / "store").glob("*/*.json"))
+    for result in results:  # the plots went to the repository's plots/<key>/: removed again
+        folder = ROOT / "plots" / result.parent.name
+        for made in folder.glob(f"{result.stem}*"):
+            made.unlink()
+    assert r.returncode == 0, r.stderr
+    assert len(results) == 1 and not (tmp_path / "~").exists()
