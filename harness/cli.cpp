@@ -172,8 +172,11 @@ void check_benchmark_flag(const std::string& name, const std::string& v) {
     // key=value[,key=value]: a key gpubench or Google Benchmark writes would be written twice
     // (JSON readers keep the last: the user's), so the scripts would read a forged value; the
     // keys that depend on the device are checked again once it is known (run_app).
+    std::set<std::string> keys;
     for (const auto& [key, value] : context_pairs(v)) {
       if (key.empty()) throw UsageError(flag + ": a key=value pair has an empty key");
+      // Google Benchmark keeps the first value of a key given twice and drops the other silently
+      if (!keys.insert(key).second) throw UsageError(flag + ": '" + key + "' given twice");
       if (!is_plain_text(key) || !is_plain_text(value))
         throw UsageError(flag + ": keys and values must be UTF-8 text without control characters");
       if (is_reserved_context_key(key)) {

@@ -136,6 +136,7 @@ def test_list_with_bandwidth_filter_selects_only_bandwidth():
     (["--benchmark_context==x"], "empty key"),
     (["--benchmark_context=novalue"], "'novalue' is not key=value"),
     (["--benchmark_context=url=a=b"], "'url=a=b' is not key=value"),
+    (["--benchmark_context=a=b,a=c"], "--benchmark_context: 'a' given twice"),
     (["--benchmark_context=k=a\x01b"], "UTF-8 text without control characters"),
     (["--benchmark_context=k=caf\udce9"], "UTF-8 text without control characters"),
     (["--benchmark_min_warmup_time=-1"], "--benchmark_min_warmup_time: '-1'"),
