@@ -139,7 +139,8 @@ std::vector<BenchCase> select_rows(const Backend& backend, const Options& o, std
 struct Destination {
   std::string final_path;  ///< "" when no file is written
   std::string tmp;
-  bool usage = false;  ///< the error is the user's path (shown with the usage), not the store's
+  std::string created_folder;  ///< the store's device-key folder when this run made it, else ""
+  bool usage = false;          ///< the error is the user's path (shown with the usage), not the store's
 };
 Destination result_destination(const Backend& backend, const Options& o, std::string* error) {
   Destination d;
@@ -147,7 +148,9 @@ Destination result_destination(const Backend& backend, const Options& o, std::st
   d.final_path = o.out;
   if (!o.results_dir.empty()) {
     try {
-      d.final_path = results_store_path(o.results_dir, backend.device_key(), GPUBENCH_GIT_REVISION);
+      bool created = false;
+      d.final_path = results_store_path(o.results_dir, backend.device_key(), GPUBENCH_GIT_REVISION, &created);
+      if (created) d.created_folder = o.results_dir + "/" + backend.device_key();
     } catch (const std::exception& e) {
       *error = e.what();
       return {};
@@ -165,6 +168,13 @@ Destination result_destination(const Backend& backend, const Options& o, std::st
   std::fclose(probe);
   std::remove(d.tmp.c_str());
   return d;
+}
+
+// No result: the temporary file goes, and the store folder this run made if it is still empty
+// (an interrupted first run of a device left an empty folder in the store).
+void discard(const Destination& d) {
+  if (!d.tmp.empty()) std::remove(d.tmp.c_str());
+  if (!d.created_folder.empty()) (void)::rmdir(d.created_folder.c_str());
 }
 
 // gpubench prints its own console table unless --benchmark_format asks for Google Benchmark's
@@ -231,6 +241,7 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
 // ignored (nohup's SIGHUP) stays ignored. Only async-signal-safe calls in the handler.
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 char g_partial_result[4096] = {};  // the temporary result file ("" when none)
+char g_created_folder[4096] = {};  // the store folder this run made ("" when none), removed if left empty
 std::atomic<int> g_signals{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
 void on_signal(int sig) {
@@ -247,6 +258,7 @@ void on_signal(int sig) {
     return;
   }
   if (g_partial_result[0] != '\0') (void)::unlink(g_partial_result);
+  if (g_created_folder[0] != '\0') (void)::rmdir(g_created_folder);  // only when empty
   static const char kMessage[] = "gpubench: stopped at once by a second signal; no result written\n";
   (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
   ::_exit(128 + sig);
@@ -266,9 +278,12 @@ const char* signal_name(int sig) {
 // Runs the registered benchmarks (on `console` when given, else Google Benchmark's display),
 // `partial_result` being the temporary file they write to (or ""). The stop signals: see
 // on_signal. Returns the number run.
-std::size_t run_benchmarks(benchmark::BenchmarkReporter* console, const std::string& partial_result) {
+std::size_t run_benchmarks(benchmark::BenchmarkReporter* console, const std::string& partial_result,
+                           const std::string& created_folder) {
   if (partial_result.size() < sizeof g_partial_result)
     std::memcpy(g_partial_result, partial_result.c_str(), partial_result.size() + 1);
+  if (created_folder.size() < sizeof g_created_folder)
+    std::memcpy(g_created_folder, created_folder.c_str(), created_folder.size() + 1);
   struct sigaction on_signal_action {};
   on_signal_action.sa_handler = on_signal;
   on_signal_action.sa_flags = SA_RESTART;
@@ -469,14 +484,14 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     console = std::make_unique<ConsoleReporter>(console_header(result_context(*backend, o.quick, memory_start)),
                                                 registered, progress, terminal);
   }
-  const std::size_t ran = run_benchmarks(console.get(), dest.tmp);
+  const std::size_t ran = run_benchmarks(console.get(), dest.tmp, dest.created_folder);
   if (const int sig = interrupt_signal(); sig != 0) {
-    if (!dest.tmp.empty()) std::remove(dest.tmp.c_str());
+    discard(dest);
     std::cerr << "gpubench: interrupted (" << signal_name(sig) << "); no result written\n";
     return 128 + sig;
   }
   if (ran == 0) {
-    if (!dest.tmp.empty()) std::remove(dest.tmp.c_str());
+    discard(dest);
     return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
                        " backend (see --list)");
   }
@@ -486,7 +501,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     std::cerr << "gpubench: " << cost << "\n";
   // A result the reporter could not write whole (a full disk) is not published as one.
   if (std::string why; !dest.tmp.empty() && !whole_json_document(dest.tmp, &why)) {
-    std::remove(dest.tmp.c_str());  // a cut document is no result, and no file is left half written
+    discard(dest);  // a cut document is no result, and no file is left half written
     std::cerr << "gpubench: the result was not written whole (is the disk full?): " << why << "; nothing published\n";
     return 2;
   }

@@ -75,10 +75,12 @@ std::string publish_store_file(const std::string& tmp, const std::string& final_
   return {};
 }
 
-std::string results_store_path(const std::string& dir, const std::string& device_key, const std::string& revision) {
+std::string results_store_path(const std::string& dir, const std::string& device_key, const std::string& revision,
+                               bool* created) {
   const std::string sub = dir + "/" + device_key;
-  if (::mkdir(sub.c_str(), 0775) != 0 && errno != EEXIST)
-    throw std::runtime_error("cannot create '" + sub + "': " + std::strerror(errno));
+  const bool made = ::mkdir(sub.c_str(), 0775) == 0;
+  if (!made && errno != EEXIST) throw std::runtime_error("cannot create '" + sub + "': " + std::strerror(errno));
+  if (created) *created = made;
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);

@@ -26,6 +26,8 @@ bool whole_json_document(const std::string& path, std::string* error);
 std::string publish_store_file(const std::string& tmp, const std::string& final_path, std::string* error);
 /// DIR/<device_key>/<yyyymmddTHHMMSSZ>_<revision>.json for now (UTC), creating the directory.
 /// When that name is taken, a suffix -2, -3 ... is added. Throws std::runtime_error on failure.
-std::string results_store_path(const std::string& dir, const std::string& device_key, const std::string& revision);
+/// `*created` (when given) says whether this call made the device key's folder.
+std::string results_store_path(const std::string& dir, const std::string& device_key, const std::string& revision,
+                               bool* created = nullptr);
 
 }  // namespace gpubench

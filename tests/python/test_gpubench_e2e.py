@@ -409,3 +409,23 @@ def test_filters_are_matched_in_linear_time():
 def test_a_negative_filter_excludes():
     names = gpubench("--device=host", "--list", "--quick", "--filter=-bandwidth").stdout.split()
     assert names and not any(n.startswith("bandwidth/") for n in names)
+
+
+def test_an_interrupted_first_run_of_a_device_leaves_no_empty_folder_in_the_store(tmp_path):
+    import signal
+    import time
+
+    store = tmp_path / "store"
+    store.mkdir()
+    proc = subprocess.Popen([str(BIN), "--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$",
+                             f"--results-dir={store}", "--benchmark_min_warmup_time=20"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(store.iterdir()):  # the device key's folder: the run is under way
+        assert time.monotonic() < deadline and proc.poll() is None, "the run never started"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert list(store.iterdir()) == []
