@@ -176,7 +176,11 @@ void check_benchmark_flag(const std::string& name, const std::string& v) {
     for (const auto& [key, value] : context_pairs(v)) {
       if (key.empty()) throw UsageError(flag + ": a key=value pair has an empty key");
       // Google Benchmark keeps the first value of a key given twice and drops the other silently
-      if (!keys.insert(key).second) throw UsageError(flag + ": '" + key + "' given twice");
+      if (!keys.insert(key).second) {
+        std::string msg = flag;
+        msg.append(": '").append(key).append("' given twice");
+        throw UsageError(msg);
+      }
       if (!is_plain_text(key) || !is_plain_text(value))
         throw UsageError(flag + ": keys and values must be UTF-8 text without control characters");
       if (is_reserved_context_key(key)) {
