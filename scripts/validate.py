@@ -36,8 +36,9 @@ exit_on_signals("validate.py", __name__)  # a signal while the modules below loa
 from gpubench_tools.acceptance import FAIL, INCOMPLETE, evaluate, load_bands, node_verdict  # noqa: E402
 from gpubench_tools.acceptance_output import as_json, console_lines, junit, markdown  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
-from gpubench_tools.gpubench_process import check_timeout, default_gpubench, run  # noqa: E402
-from gpubench_tools.output import NewFile, commit_all  # noqa: E402
+from gpubench_tools.gpubench_process import (check_timeout, default_gpubench, executable,  # noqa: E402
+                                             new_folders, remove_new_empty, run)
+from gpubench_tools.output import NewFile, commit_all, make_folders, remove_empty  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -63,8 +64,21 @@ def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool, time
     (the "result: PATH" lines; with --device=all one or two per GPU)."""
     if not binary.is_file():
         raise UsageError(f"gpubench not found at {binary}: build it (scripts/run.sh builds) or set GPUBENCH_BIN")
-    results_dir.mkdir(parents=True, exist_ok=True)
-    cmd = [str(binary), "--validate", f"--device={device}", f"--results-dir={results_dir}", "--progress=off"]
+    made = make_folders(results_dir)
+    keys_before = new_folders(results_dir)
+    files: list[Path] = []
+    try:
+        status, files = _run_gpubench(binary, device, results_dir, quick, timeout)
+    finally:
+        if not files:  # no result: the folders made for it go, when empty
+            remove_new_empty(results_dir, keys_before)
+            remove_empty(made)
+    return status, files
+
+
+def _run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool,
+                  timeout: float) -> tuple[int, list[Path]]:
+    cmd = [executable(binary), "--validate", f"--device={device}", f"--results-dir={results_dir}", "--progress=off"]
     if quick:
         cmd.append("--quick")
     print("running: " + " ".join(cmd), file=sys.stderr)

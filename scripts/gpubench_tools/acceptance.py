@@ -187,8 +187,13 @@ def measure(check: str, result: Result) -> tuple[Measurement | None, list[Benchm
 # ---------------------------------------------------------------------------------- causes
 
 def _count(text: str) -> int | None:
+    """The count a context value starts with ("3", "2 (pids ...)"); None when there is none,
+    or when its digits run longer than any real count (a damaged or hostile file: Python's
+    int() refuses more than 4300 digits): unknown, as an absent value."""
     m = re.match(r"\s*(\d+)", text or "")
-    return int(m.group(1)) if m else None
+    if not m or len(m.group(1)) > 18:
+        return None
+    return int(m.group(1))
 
 
 def _general_causes(result: Result) -> list[str]:

@@ -128,7 +128,9 @@ def _run(tool: str, main, argv) -> int:
     import sys
 
     try:
-        return int(main(argv) or 0)
+        code = int(main(argv) or 0)
+        sys.stdout.flush()  # a closed pipe is found here, not at exit, where Python prints it
+        return code
     except UsageError as e:
         print(f"{tool}: error: {e}", file=sys.stderr)
         return 2
@@ -143,6 +145,9 @@ def _run(tool: str, main, argv) -> int:
         except OSError:  # (no terminal any more: SIGHUP)
             pass
         return 128 + signum
+    except BrokenPipeError:  # the reader of stdout went away (| head): not an error of the tool
+        _quiet_stdout()
+        return 128 + signal.SIGPIPE
     except RecursionError:  # JSON nested deeper than the parser's stack
         print(f"{tool}: error: an input is nested too deeply to be a gpubench result", file=sys.stderr)
         return 2
@@ -150,6 +155,20 @@ def _run(tool: str, main, argv) -> int:
         where = f"{e.filename}: " if e.filename else ""
         print(f"{tool}: error: {where}{e.strerror or e}", file=sys.stderr)
         return 2
+
+
+def _quiet_stdout() -> None:
+    """Points stdout at /dev/null, so that what is left in its buffer is dropped at exit, where
+    Python would otherwise print "Exception ignored ... BrokenPipeError"."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (a test's StringIO)
+        pass
 
 
 def make_parser(prog: str, description: str):
@@ -160,6 +179,7 @@ def make_parser(prog: str, description: str):
     option that stores one value given twice (argparse keeps the last one silently); options
     that collect several values (action="append") may be repeated."""
     import argparse
+    import re
     import sys
 
     class _Parser(argparse.ArgumentParser):
@@ -170,6 +190,18 @@ def make_parser(prog: str, description: str):
         def _refuse(self, message):  # bad input, not a misuse of the options: as UsageError's
             print(f"{self.prog}: error: {message}", file=sys.stderr)
             sys.exit(2)
+
+        def add_argument(self, *args, **kwargs):
+            # A path option's leading "~" is the user's home, as a shell expands it in a word
+            # of its own but not in "--out=~/x" nor in quotes: a folder named "~" is never meant
+            # (options typed Path, and those of text whose metavar names a file or folder)
+            if kwargs.get("type") is Path:
+                kwargs["type"] = _user_path
+            elif kwargs.get("type") is None and kwargs.get("action") in (None, "store", "append") \
+                    and re.fullmatch(r"FILE|DIR|PATH|STORE|CSV|PNG|[A-Z0-9_]+\.[a-z]+",
+                                     str(kwargs.get("metavar", ""))):
+                kwargs["type"] = _user_text
+            return super().add_argument(*args, **kwargs)
 
         def parse_known_args(self, args=None, namespace=None):
             args = list(sys.argv[1:] if args is None else args)
@@ -216,6 +248,20 @@ def make_parser(prog: str, description: str):
                     if action.dest in seen:
                         self._refuse(f"{name} given twice")
                     seen.add(action.dest)
+
+    from pathlib import Path
+
+    def _user_path(text: str) -> Path:
+        import os
+
+        return Path(os.path.expanduser(text))
+
+    def _user_text(text: str) -> str:
+        import os
+
+        return os.path.expanduser(text)
+
+    _user_path.__name__ = _user_text.__name__ = "path"  # (argparse names the type in messages)
 
     return _Parser(prog=prog, description=description,
                    formatter_class=argparse.RawDescriptionHelpFormatter)

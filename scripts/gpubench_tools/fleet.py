@@ -66,7 +66,7 @@ from .errors import UsageError
 from .figures import literal_text
 from .inputs import read_input
 from .report import headlines, sig3
-from .results import Result, load_result
+from .results import Result, _json_int, load_result
 from .store import failed_verification, sort_key
 
 #: Iglewicz and Hoaglin: modified z = 0.6745 (x - median) / MAD; |z| > 3.5 is an outlier.
@@ -100,9 +100,19 @@ def short_node(host: str) -> str:
 
 def natural_key(text: str) -> tuple:
     """Sorts names as people count: "n2" before "n10", GPU "2" before "10"."""
-    # (0, number, "") for a run of digits, (1, 0, text) otherwise: any two keys compare
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
-                 for part in re.split(r"(\d+)", text) if part)
+    # (0, length, digits, "") for a run of digits (its value, compared without converting it:
+    # a host name may hold thousands of digits, more than Python's int() takes), (1, 0, text,
+    # "") otherwise: any two keys compare
+    key = []
+    for i, part in enumerate(re.split(r"(\d+)", text)):
+        if not part:
+            continue
+        if i % 2:  # the odd parts of a split on a captured group are the digit runs
+            digits = part.lstrip("0") or "0"
+            key.append((0, len(digits), digits, ""))
+        else:
+            key.append((1, 0, part, ""))
+    return tuple(key)
 
 
 @dataclass(frozen=True)
@@ -230,10 +240,13 @@ def load_failure(path: Path) -> FailureRecord:
     """Reads one failure record; UsageError naming the file when it is not one."""
     text = read_input(path, "failure record").decode("utf-8", errors="replace")  # stderr: any bytes
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_json_int(path, "failure record"))
     except json.JSONDecodeError as e:
         raise UsageError(f"{path}: failure record is not valid JSON (truncated?): {e.msg} at line "
                          f"{e.lineno} column {e.colno}") from None
+    except ValueError as e:  # a number Python's parser will not convert
+        raise UsageError(f"{path}: not a gpubench failure record: a value is not a number "
+                         f"({e})") from None
     if not isinstance(doc, dict) or doc.get(FAILURE_MARKER) != 1:
         raise UsageError(f"{path}: not a gpubench failure record (no \"{FAILURE_MARKER}\": 1); "
                          f"only the batch script's records belong in {FAILED_DIR}/")

@@ -73,6 +73,36 @@ def default_gpubench(script_dir: Path | str) -> Path:
     return beside if beside.is_file() else script_dir.parent / "build" / "gpubench"
 
 
+def executable(path: Path | str) -> str:
+    """gpubench's path as the first word of the command: absolute when it names a file (or a
+    path with a folder in it): Path("./gpubench") prints as "gpubench", which the system would
+    look up on PATH, not in the current folder. A bare name with no such file in the current
+    folder is left to the PATH lookup, as a shell would."""
+    text = os.fspath(path)
+    if os.sep in text or Path(text).exists():
+        return str(Path(text).absolute())
+    return text
+
+
+def new_folders(folder: Path) -> set[Path]:
+    """The sub-folders of `folder` now (empty when it does not exist): remove_new_empty() takes
+    it to remove those a run created and left empty."""
+    try:
+        return {p for p in Path(folder).iterdir() if p.is_dir() and not p.is_symlink()}
+    except OSError:
+        return set()
+
+
+def remove_new_empty(folder: Path, before: set[Path]) -> None:
+    """Removes the sub-folders of `folder` that were not there `before` and are empty (a
+    device-key folder gpubench made for a result it never wrote: a failed or stopped run)."""
+    for p in new_folders(folder) - before:
+        try:
+            p.rmdir()
+        except OSError:
+            pass
+
+
 def run(cmd: list[str], timeout_s: float, temp_dirs: list[Path],
         grace_s: float | None = None) -> Finished:
     """Runs gpubench (cmd) to its end, its output captured; past `timeout_s` it is stopped

@@ -8,6 +8,10 @@ from pathlib import Path
 
 from .errors import UsageError
 
+#: The largest input read (1 GiB): a gpubench result is a few MB; a bigger file is not one, and
+#: reading it whole could exhaust the memory (a sparse file of a terabyte takes no disk space).
+MAX_INPUT_BYTES = 1 << 30
+
 
 def read_input(path: Path | str, what: str = "result file") -> bytes:
     """The bytes of an input file; UsageError, naming it, when it is missing, a directory, or
@@ -16,22 +20,29 @@ def read_input(path: Path | str, what: str = "result file") -> bytes:
     checked again (a regular file swapped for a FIFO meanwhile)."""
     path = Path(path)
 
-    def refuse(mode: int) -> None:
-        if stat.S_ISDIR(mode):
+    def refuse(st: os.stat_result) -> None:
+        if stat.S_ISDIR(st.st_mode):
             raise UsageError(f"{path}: is a directory, not a {what}")
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(st.st_mode):
             raise UsageError(f"{path}: not a regular file (a FIFO, device or socket), not a {what}")
+        if st.st_size > MAX_INPUT_BYTES:
+            raise UsageError(f"{path}: {st.st_size} bytes, too large to be a {what} (the limit "
+                             f"is {MAX_INPUT_BYTES >> 30} GiB)")
 
     try:
-        refuse(os.stat(path).st_mode)
+        refuse(os.stat(path))
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except OSError as e:
         raise UsageError(f"{path}: cannot read ({e.strerror or e})") from None
     with os.fdopen(fd, "rb") as f:
-        refuse(os.fstat(fd).st_mode)
+        refuse(os.fstat(fd))
         try:
-            return f.read()
+            data = f.read(MAX_INPUT_BYTES + 1)  # (a file grown since its size was checked)
         except OSError as e:
             raise UsageError(f"{path}: cannot read ({e.strerror or e})") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise UsageError(f"{path}: too large to be a {what} (the limit is "
+                             f"{MAX_INPUT_BYTES >> 30} GiB)")
+    return data

@@ -32,7 +32,7 @@ from pathlib import Path
 from .compare import (Comparison, Thresholds, apply_confirmation, compare, failure_lines, to_json,
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
-from .gpubench_process import Finished, run
+from .gpubench_process import Finished, executable, new_folders, remove_new_empty, run
 from .output import NewFile, commit_all, make_folders, remove_empty, umask
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
@@ -80,7 +80,7 @@ def run_gpubench(o: NightlyOptions, args: list[str], writes_to: Path) -> Finishe
     """Runs gpubench with the common flags plus `args`; UsageError when it cannot run or runs
     past the timeout (stopped with SIGTERM first, so it removes its temporary result from
     `writes_to`, the folder it writes to: gpubench_process.run)."""
-    cmd = [str(o.gpubench), f"--device={o.device}",
+    cmd = [executable(o.gpubench), f"--device={o.device}",
            f"--benchmark_repetitions={o.repetitions}",
            "--benchmark_enable_random_interleaving=true"]
     if o.quick:
@@ -106,7 +106,7 @@ def stored_path(proc: Finished) -> Path:
     """The `result: <path>` line gpubench prints last on stderr."""
     for line in reversed(proc.stderr.splitlines()):
         if line.startswith("result: "):
-            return Path(line[len("result: "):].strip())
+            return Path(line[len("result: "):])  # (a path may begin or end with a space)
     raise UsageError("gpubench printed no 'result: <path>' line")
 
 
@@ -143,11 +143,17 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         check_folder(o.report_dir, "--report-dir")
     else:
         check_folder(default_report_root(o.results_dir), "the default report folder")
-    o.results_dir.mkdir(parents=True, exist_ok=True)
+    store_made = make_folders(o.results_dir)
+    keys_before = new_folders(o.results_dir)
     args = [f"--results-dir={o.results_dir}"]
     if o.filter:
         args.append(f"--filter={o.filter}")
-    new_path = stored_path(run_gpubench(o, args, o.results_dir))
+    try:
+        new_path = stored_path(run_gpubench(o, args, o.results_dir))
+    except BaseException:  # no result: the folders made for it go, when empty
+        remove_new_empty(o.results_dir, keys_before)
+        remove_empty(store_made)
+        raise
     new = load_result(new_path)
     check_device_key(new.device_key, new_path)  # it names folders below
     # one folder per night (named after its result), so no night's report replaces another's;
@@ -248,7 +254,7 @@ def write_trends(o: NightlyOptions, new: Result, c: Comparison, out_dir: Path,
                  notes: list[str] | None = None) -> list[Path]:
     """One trend PNG per compared benchmark over the last trend_window stored runs (a stored
     file that is not a valid result is left out, with a line in `notes` naming it)."""
-    paths = history(o.results_dir, new.device_key)[-o.trend_window:]
+    paths = history(o.results_dir, new.device_key)[-o.trend_window:]  # (last_valid noted bad names)
     runs: list[Result] = []
     for p in paths:
         try:

@@ -473,14 +473,22 @@ def check_context_numbers(ctx: dict, path: Path) -> None:
                              f"any device ({what})")
 
 
+#: The longest context text a result may hold: gpubench's longest values (pcie_timing, the pids
+#: of other_gpu_processes on a busy GPU) are a few hundred characters; a longer one is a forged
+#: or damaged file, and would be carried into every line and label that names it.
+MAX_CONTEXT_TEXT = 16384
+
 #: The longest integer a result may hold: more digits than this cannot be a float (1.8e308).
 _MAX_INT_DIGITS = 308
 
 
-def _json_int(path: Path):
+def _json_int(path: Path, what: str = "result"):
+    """json.loads's parse_int for an input file: an integer longer than any real one is a
+    UsageError naming the file (Python's int() refuses more than 4300 digits with a ValueError,
+    and slowly)."""
     def parse(s: str) -> int:
         if len(s.lstrip("-")) > _MAX_INT_DIGITS:
-            raise UsageError(f"{path}: not a gpubench result: an integer of "
+            raise UsageError(f"{path}: not a gpubench {what}: an integer of "
                              f"{len(s.lstrip('-'))} digits is not a number")
         return int(s)
     return parse
@@ -528,6 +536,11 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
                 if not isinstance(ctx[k], int) else _shown_number(ctx[k])
             raise UsageError(f"{path}: not a gpubench result: context {k} = {shown} is a "
                              f"{'null' if ctx[k] is None else type(ctx[k]).__name__}, not a string")
+    for k, v in ctx.items():
+        if isinstance(v, str) and len(v) > MAX_CONTEXT_TEXT or len(str(k)) > MAX_CONTEXT_TEXT:
+            raise UsageError(f"{path}: not a gpubench result: context {str(k)[:40]!r} holds "
+                             f"{max(len(str(k)), len(v) if isinstance(v, str) else 0)} characters "
+                             f"(gpubench writes at most a few hundred)")
     missing = [k for k in REQUIRED_CONTEXT if not str(ctx.get(k, "")).strip()]
     if missing:
         raise UsageError(f"{path}: gpubench result lacks context keys: {', '.join(missing)}")

@@ -85,13 +85,38 @@ def write_new(path: Path | str, data: bytes) -> Path:
     return path
 
 
-def history(results_dir: Path | str, device_key: str) -> list[Path]:
-    """The device key's result files, oldest first (temporary and foreign files ignored)."""
+def name_time(name: str) -> _dt.datetime | None:
+    """The UTC time a store file name starts with; None when the name is not a store name or
+    its timestamp is no real time (month 13, day 99: a file made by hand or damaged)."""
+    m = STORE_NAME_RE.match(name)
+    if not m:
+        return None
+    try:
+        return _dt.datetime.strptime(m.group(1), "%Y%m%dT%H%M%SZ").replace(
+            tzinfo=_dt.timezone.utc)
+    except ValueError:
+        return None
+
+
+def history(results_dir: Path | str, device_key: str,
+            notes: list[str] | None = None) -> list[Path]:
+    """The device key's result files, oldest first (temporary and foreign files ignored). A
+    file whose name has the store's pattern but an impossible time (20261199T000000Z_x.json) is
+    left out, with a line in `notes`: its place in the history is unknown."""
     d = Path(results_dir) / device_key
     if not d.is_dir():
         return []
-    return sorted((p for p in d.iterdir() if p.is_file() and STORE_NAME_RE.match(p.name)),
-                  key=sort_key)
+    out = []
+    for p in d.iterdir():
+        if not (p.is_file() and STORE_NAME_RE.match(p.name)):
+            continue
+        if name_time(p.name) is None:
+            if notes is not None:
+                notes.append(f"left out of the history: {p}: the time in its name is not a "
+                             f"real date and time")
+            continue
+        out.append(p)
+    return sorted(out, key=sort_key)
 
 
 def failed_verification(result: Result) -> list[tuple[str, str]]:
@@ -150,7 +175,7 @@ def last_valid(results_dir: Path | str, device_key: str, n: int,
         except (UsageError, OSError):
             pass  # the caller has read it already, or reports it
     out: list[Result] = []
-    for p in reversed(history(results_dir, device_key)):
+    for p in reversed(history(results_dir, device_key, notes)):
         if excl is not None and p.resolve() == excl:
             continue
         if before is not None and sort_key(p) >= sort_key(before):

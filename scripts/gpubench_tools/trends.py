@@ -20,7 +20,7 @@ from .compare import Thresholds, judge, robust_noise
 from .figures import literal_text
 from .output import NewFile
 from .results import Result
-from .store import STORE_NAME_RE
+from .store import name_time
 
 
 @dataclass
@@ -47,14 +47,13 @@ class TrendData:
 
 def run_time(r: Result) -> _dt.datetime:
     """When a run started: the store file name's timestamp, else the context's date."""
-    m = STORE_NAME_RE.match(r.path.name)
-    if m:
-        return _dt.datetime.strptime(m.group(1), "%Y%m%dT%H%M%SZ").replace(
-            tzinfo=_dt.timezone.utc)
+    when = name_time(r.path.name)  # None for an impossible time in the name, too
+    if when is not None:
+        return when
     for key in ("run_started_utc", "date"):
         try:
             return _dt.datetime.fromisoformat(r.ctx(key).replace("Z", "+00:00"))
-        except ValueError:
+        except (ValueError, OverflowError):
             continue
     return _dt.datetime.fromtimestamp(0, _dt.timezone.utc)
 

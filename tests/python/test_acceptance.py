@@ -73,9 +73,11 @@ def verdicts(doc: dict) -> dict:
     return {v.check: v for v in gpu.verdicts}
 
 
-def run(*args, cwd=None):
+def run(*args, cwd=None, env=None):
+    import os
+
     p = subprocess.run([sys.executable, str(VALIDATE), *map(str, args)], capture_output=True, text=True,
-                       cwd=cwd, check=False, timeout=600)
+                       cwd=cwd, check=False, timeout=600, env={**os.environ, **(env or {})})
     return p.returncode, p.stdout, p.stderr
 
 
@@ -392,3 +394,56 @@ def test_reports_are_written_together_or_not_at_all(tmp_path, monkeypatch):
     monkeypatch.undo()
     code, _, err = run("--result", good, "--junit", out / "a.xml", "--markdown", out / "a.md", "--json", out / "a.json")
     assert code == 0 and sorted(p.name for p in out.iterdir()) == ["a.json", "a.md", "a.xml"], err
+
+
+@pytest.mark.parametrize("key", ["other_gpu_processes", "ecc_errors_uncorrected_volatile",
+                                 "remapped_rows_uncorrectable"])
+def test_a_count_of_5000_digits_is_unknown_not_a_traceback(tmp_path, key):
+    # int() refuses more than 4300 digits (ValueError): the count is read as unknown
+    from gpubench_tools.acceptance import _count, _general_causes, _memory_causes
+
+    assert _count("1" * 5000) is None and _count("2 (pids 1,2)") == 2
+    doc = healthy_h100()
+    doc["context"][key] = "1" * 5000
+    result = parse_result(doc)
+    assert _general_causes(result) == [] or "other processes" in _general_causes(result)[0]
+    _memory_causes(result)
+    # a band that fails asks for its causes, which read every count
+    slow = set_counter(doc, next(e["name"].split("/manual_time")[0] for e in doc["benchmarks"]
+                                 if "GB/s" in e), **{"GB/s": 1.0})
+    code, out, err = run("--result", write_json(slow, tmp_path / "r.json"))
+    assert code == 1 and "Traceback" not in err, err
+
+
+def test_gpubench_given_relative_to_the_current_folder_runs(tmp_path):
+    # "./gpubench" printed as "gpubench" through Path, which the system looked up on PATH
+    good = write_json(healthy_h100(), tmp_path / "r.json")
+    write_fake_gpubench(tmp_path, good, 0)
+    code, out, err = run("--gpubench", "./fake_gpubench", "--device", "0", "--results-dir", "s",
+                         cwd=tmp_path)
+    assert code == 0, err
+    code, out, err = run("--device", "0", "--results-dir", "s", cwd=tmp_path,
+                         env={"GPUBENCH_BIN": "./fake_gpubench"})
+    assert code == 0, err
+
+
+def test_a_tilde_in_a_path_option_is_the_home_folder(tmp_path):
+    good = write_json(healthy_h100(), tmp_path / "r.json")
+    fake = write_fake_gpubench(tmp_path, good, 0)
+    (tmp_path / "home").mkdir()
+    code, out, err = run("--gpubench", fake, "--device", "0", "--results-dir=~/store",
+                         "--markdown", "~/v.md", cwd=tmp_path, env={"HOME": str(tmp_path / "home")})
+    assert code == 0, err
+    assert not (tmp_path / "~").exists()
+    assert (tmp_path / "home" / "store").is_dir() and (tmp_path / "home" / "v.md").is_file()
+
+
+def test_a_run_without_a_result_leaves_no_empty_folders(tmp_path):
+    fake = tmp_path / "fake_gpubench"
+    # gpubench makes the device key's folder before it fails (a filter matching nothing)
+    fake.write_text(f"#!/bin/sh\nmkdir -p {tmp_path}/ns2/store/key\nexit 2\n")
+    fake.chmod(0o755)
+    (tmp_path / "ns2").mkdir()
+    code, out, err = run("--gpubench", fake, "--device", "0", "--results-dir", tmp_path / "ns2/store")
+    assert code == 1 and "wrote no result" in err, err
+    assert list((tmp_path / "ns2").iterdir()) == []  # ns2 was the user's: kept

@@ -489,3 +489,27 @@ def test_out_of_space_names_the_output(fleet_store, tmp_path, monkeypatch):
     line = expect_bad_input([fleet_store, "--json", out, "--quiet"], "No space left on device")
     assert str(out) in line and ".tmp" not in line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failure_record_with_a_huge_integer_is_bad_input(tmp_path, base_doc):
+    # Python's int() refuses 4300+ digits with a ValueError: a traceback before
+    store = build_store(tmp_path / "store", base_doc, nodes=NODES[:4], gpus=2, planted=None)
+    record = failure_record(store, NODES[0])
+    record.write_text(record.read_text().replace('"exit_status": 2', '"exit_status": 1' + "0" * 5000))
+    expect_bad_input([store], "not a number")
+
+
+def test_host_names_with_long_digit_runs_sort_without_converting_them():
+    from gpubench_tools.fleet import natural_key
+
+    huge = "n" + "9" * 5000
+    names = [huge, "n10", "n2", "n002x", "n" + "0" * 4999 + "1"]
+    assert sorted(names, key=natural_key) == ["n" + "0" * 4999 + "1", "n2", "n002x", "n10", huge]
+
+
+def test_a_fleet_with_a_host_name_of_5000_digits_is_analysed(tmp_path, base_doc):
+    nodes = NODES[:3] + ["n" + "7" * 5000]
+    store = build_store(tmp_path / "store", base_doc, nodes=nodes, gpus=2, planted=None)
+    code, out, err = cli("fleet.py", store)
+    assert code in (0, 1, 2) and "Traceback" not in err and "ValueError" not in err, err[-500:]
+    assert len(err.splitlines()) <= 1

@@ -446,3 +446,44 @@ def test_a_zero_rate_and_the_longest_timeout_are_still_accepted(host_doc, tmp_pa
     zero = json.loads(_with_counter(host_doc, tmp_path / "zero.json", "GB/s", 0).read_text())
     assert parse_result(zero, tmp_path / "zero.json").benchmarks
     assert check_timeout(1e7) == 1e7 and check_timeout(0.5) == 0.5
+
+
+def test_an_input_over_a_gib_is_refused_before_it_is_read(host_result, tmp_path):
+    # a sparse file of a terabyte: read whole, it raised MemoryError (a traceback)
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as f:
+        f.truncate(1 << 40)
+    code, out, err = cli("compare.py", huge, host_result)
+    assert code == 2 and err.count("\n") == 1 and "too large" in err and str(huge) in err, err
+
+
+@pytest.mark.parametrize("key", ["device_name", "driver_version", "pcie_timing"])
+def test_a_context_text_of_200000_characters_is_not_a_gpubench_result(host_doc, tmp_path, key):
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"][key] = "x" * 200_000
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = cli("roofline.py", path, "--out", tmp_path / "r.png")
+    assert code == 2 and err.count("\n") == 1 and "not a gpubench result" in err, err[:300]
+    assert key in err and len(err) < 400 and not (tmp_path / "r.png").exists()
+
+
+@pytest.mark.parametrize("tool, args", [("roofline.py", ["--list-cards"]),
+                                        ("compare.py", ["{r2}", "{r}"])])
+def test_a_reader_that_goes_away_ends_the_tool_as_sigpipe_quietly(tool, args, host_result,
+                                                                  host_doc, tmp_path):
+    # `tool | head -c 10`: "error: Broken pipe" and exit 2 hid the real status before
+    import subprocess
+    import sys
+
+    from conftest import SCRIPTS, another_run
+
+    (tmp_path / "r2.json").write_text(json.dumps(another_run(host_doc)))
+    argv = [a.replace("{r2}", str(tmp_path / "r2.json")).replace("{r}", str(host_result))
+            for a in args]
+    proc = subprocess.Popen([sys.executable, str(SCRIPTS / tool), *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the tool has written anything (its imports take a while)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "Broken pipe" not in err and "Exception ignored" not in err and "Traceback" not in err

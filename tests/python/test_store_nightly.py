@@ -414,3 +414,80 @@ def test_one_bad_file_in_the_store_does_not_break_later_nights(tmp_path, fake_gp
     report = json.loads((night(tmp_path) / "report.json").read_text())
     assert any(str(bad) in n for n in report["notes"])
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == [night(tmp_path).name]
+
+
+def test_a_store_file_with_an_impossible_date_is_left_out_with_a_note(tmp_path, fake_gpubench):
+    # Its name has the store's pattern, but month 11 has no day 99: the night ran into
+    # strptime's ValueError (a traceback, every night) before.
+    exe, _ = fake_gpubench
+    key = json.loads(open(os.environ["FAKE_TEMPLATE"]).read())["context"]["device_key"]
+    seed = tmp_path / "results" / key / "20260101T000000Z_seed.json"
+    odd = seed.with_name("20261199T000000Z_bbbb.json")
+    odd.write_text(seed.read_text().replace('"date": "', '"date": "x', 1))
+    assert odd not in history(tmp_path / "results", key)
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0)
+    assert code == 0 and "Traceback" not in err, out + err
+    notes = [line for line in out.splitlines() if line.startswith("note: ") and str(odd) in line]
+    assert len(notes) == 1 and "not a real date" in notes[0], out
+
+
+def test_gpubench_given_relative_to_the_current_folder_runs(tmp_path, fake_gpubench, monkeypatch):
+    # "./gpubench" printed as "gpubench" through Path, which the system looked up on PATH.
+    exe, _ = fake_gpubench
+    monkeypatch.chdir(tmp_path)
+    for how in (["--gpubench", f"./{exe.name}"], ["--gpubench", exe.name]):
+        code, out, err = cli("nightly.py", *how, "--device", "host", "--filter", SWEEP(),
+                             "--results-dir", tmp_path / "results", "--report-dir", "rep",
+                             "--allow-empty-history")
+        assert "not found" not in err and code in (0, 1), out + err
+    monkeypatch.setenv("GPUBENCH_BIN", f"./{exe.name}")
+    code, out, err = cli("nightly.py", "--device", "host", "--filter", SWEEP(), "--results-dir",
+                         tmp_path / "results", "--report-dir", "rep", "--allow-empty-history")
+    assert "not found" not in err and code in (0, 1), out + err
+
+
+def test_a_results_dir_beginning_with_a_space_keeps_its_result(tmp_path, fake_gpubench,
+                                                              monkeypatch):
+    exe, _ = fake_gpubench
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli("nightly.py", "--gpubench", exe, "--device", "host", "--filter", SWEEP(),
+                         "--results-dir", " spaced", "--report-dir", "rep",
+                         "--allow-empty-history")
+    assert code == 0 and "Traceback" not in err, out + err
+    assert len(list((tmp_path / " spaced").glob("*/*.json"))) == 1
+
+
+def test_a_tilde_in_a_path_option_is_the_home_folder(tmp_path, fake_gpubench, monkeypatch):
+    exe, _ = fake_gpubench
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    code, out, err = cli("nightly.py", "--gpubench", exe, "--device", "host", "--filter", SWEEP(),
+                         "--results-dir=~/store", "--report-dir", "~/rep",
+                         "--allow-empty-history")
+    assert code == 0, out + err
+    assert not (tmp_path / "~").exists()
+    assert len(list((tmp_path / "home" / "store").glob("*/*.json"))) == 1
+    assert (tmp_path / "home" / "rep").is_dir()
+
+
+@pytest.mark.parametrize("why", ["bad gpubench", "gpubench failed"])
+def test_a_night_without_a_result_leaves_no_empty_store_folders(tmp_path, why):
+    exe = tmp_path / "fake"
+    # gpubench makes the device key's folder before it fails (a filter matching nothing)
+    exe.write_text(f"#!/bin/sh\nmkdir -p {tmp_path}/ns2/store/key\necho 'no benchmark' >&2\n"
+                   f"exit 2\n" if why == "gpubench failed" else "not an executable\n")
+    exe.chmod(0o755 if why == "gpubench failed" else 0o644)
+    (tmp_path / "ns2").mkdir()
+    code, out, err = cli("nightly.py", "--gpubench", exe, "--results-dir", tmp_path / "ns2/store",
+                         "--report-dir", tmp_path / "rep")
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert list((tmp_path / "ns2").iterdir()) == []  # ns2 was the user's: kept
+    assert not (tmp_path / "rep").exists()
+
+
+def SWEEP():
+    """The scaled benchmark's size sweep (as run_fake: few trend plots), the fake set to run
+    unchanged."""
+    os.environ.update(FAKE_FACTOR="1.0", FAKE_RERUN_FACTOR="1.0", FAKE_ERROR="",
+                      FAKE_RERUN_ERROR="")
+    return "^" + os.environ["FAKE_BENCH"].rsplit("/", 1)[0] + "/"
