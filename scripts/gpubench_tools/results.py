@@ -69,9 +69,26 @@ LABEL_KEYS = ("peak", "metric", "level", "sweep")
 #: Words that make a variant a library reference ("cublas", "memcpy_ce", "pageable_memcpy",
 #: host "memcpy", ...); every other variant is a gpubench kernel ("kernel", or the precision of
 #: the intensity sweep, "fp32"/"fp16").
+#: (harness/console_table.cpp, hand_written(), keeps the same list for the console's summary.)
 LIBRARY_WORDS = ("cublas", "cutlass", "thrust", "cub", "memcpy", "memset", "std")
 
 _SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+#: From this transfer size a PCIe row is a sustained rate: what nvbandwidth-style tools and the
+#: expected bands (bands.csv) read, 256 MiB - 1 GiB.
+SUSTAINED_TRANSFER_BYTES = 256 * 1024 * 1024
+
+
+def sustained_transfers(rows: list[Benchmark]) -> list[Benchmark]:
+    """The transfer rows (of one direction) that measure a sustained rate: 256 MiB or more, or
+    the largest size that ran where none reaches it (--quick stops at 16 MiB). A small transfer
+    can be served by a cache: the host's 4 KiB memcpy read 81 GB/s where 1 GiB read 14."""
+    sized = [b for b in rows if b.size_bytes()]
+    if not sized:
+        return []
+    start = min(SUSTAINED_TRANSFER_BYTES, max(b.size_bytes() for b in sized))
+    return [b for b in sized if b.size_bytes() >= start]
 
 
 def parse_size(token: str) -> float:

@@ -38,7 +38,8 @@ Hierarchical ceilings per result file (or per card given with --card), each a me
     set that cannot occupy the machine nor a largest size served partly from the L1 (the
     H100's 16 MiB read, 16 TB/s) sets it alone;
   - shared memory: the best median GB/s at level smem;
-  - PCIe: the best median GB/s at level pcie (pinned transfers, in practice: pageable and
+  - PCIe: the best median GB/s at level pcie of a sustained transfer (results.sustained_transfers:
+    256 MiB or more, or the largest size that ran; pinned transfers, in practice: pageable and
     bidirectional ones are slower); none on the host backend, whose pcie rows are a one-thread
     host copy, not a link;
   - FP32 / FP16 / BF16 / FP8 tensor: the best median TFLOP/s of the rows measured against that
@@ -67,7 +68,7 @@ from pathlib import Path
 from .cards import Card, find_card_by_device_name, fp16x2_TFLOPS
 from .figures import literal_text
 from .output import NewFile
-from .results import Benchmark, Result
+from .results import Benchmark, Result, sustained_transfers
 
 #: Leftmost intensity drawn at most (FLOP/byte); further left where a point needs it.
 MAX_X_LEFT = 1.0 / 16.0
@@ -404,8 +405,10 @@ def _measured_ceilings(result: Result, good: list[Benchmark]) -> list[Ceiling]:
     best("l1", [b for b in gbps if level[b.name] == "l1" and b.metric_kind == "GBps"],
          "GB/s", "best GB/s at level l1")
     if not host:
-        best("pcie", [b for b in gbps if level[b.name] == "pcie" and b.metric_kind == "GBps"],
-             "GB/s", "best GB/s at level pcie")
+        pcie = [b for b in gbps if level[b.name] == "pcie" and b.metric_kind == "GBps"]
+        best("pcie", [b for kind in dict.fromkeys(b.peak_kind for b in pcie)
+                      for b in sustained_transfers([x for x in pcie if x.peak_kind == kind])],
+             "GB/s", "best GB/s at level pcie, of a sustained transfer (256 MiB or more)")
     flop = [b for b in good if b.metric_kind == "TFLOPS" and (b.median("TFLOPS") or 0) > 0]
     for kind in ("fp32", "fp16_tensor", "bf16_tensor", "fp8_tensor"):
         best(kind, [b for b in flop if b.peak_kind == kind], "TFLOPS",

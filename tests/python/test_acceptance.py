@@ -139,6 +139,20 @@ def test_a_link_trained_below_its_maximum_fails_pcie_and_says_why():
     assert got["dram_copy_pct_of_peak"].verdict == PASS  # the link says nothing about the rest
 
 
+def test_pcie_is_judged_at_a_sustained_size_not_at_a_faster_small_one():
+    """The PCIe bands were read at 256 MiB - 1 GiB: a slow link whose 16 MiB row reads fast
+    (a burst a buffer can absorb, a row the report of the same run would not quote) fails. The
+    best of any size judged this node healthy."""
+    doc = healthy_h100()
+    set_counter(doc, "bandwidth/pcie_h2d/pinned_ce/bytes:256MiB", **{"GB/s": 30.0})
+    doc["benchmarks"] += entries("bandwidth/pcie_h2d/pinned_ce/bytes:16MiB",
+                                 _reps({**MEM, "GB/s": 55.0, "working_set_bytes": 16 << 20}),
+                                 label=label("pcie_h2d", "GBps", "pcie", "bytes"))
+    v = verdicts(doc)["pcie_h2d_GBps"]
+    assert v.verdict == FAIL and v.row == "bandwidth/pcie_h2d/pinned_ce/bytes:256MiB"
+    assert v.value == pytest.approx(30.0)
+
+
 def test_wrong_numa_node_is_named_for_a_slow_transfer():
     doc = healthy_h100()
     doc["context"]["bench_cpu_numa_node"] = "1"

@@ -291,6 +291,46 @@ def test_summary_headlines_against_the_card(tmp_path, labelled):
     assert "PCIe device to host" not in s and "FP16 GEMM" not in s
 
 
+def test_pcie_headline_is_a_sustained_transfer_and_the_host_names_its_stand_in(tmp_path, host_result):
+    """The PCIe headline is the best row of 256 MiB or more (or of the largest size that ran, as
+    --quick stops at 16 MiB), not a small transfer a cache serves; the host's rows are memcpy
+    between host buffers, and the summary says so instead of calling them PCIe."""
+    doc = h100_result(labelled=True)
+    fast_small = "bandwidth/pcie_h2d/memcpy_ce/bytes:64KiB"
+    for e in doc["benchmarks"]:
+        if e["name"].startswith(fast_small):
+            e["GB/s"] = 80.0  # a cache-served size faster than the sustained rate
+    s = summary_table(render_html(load_result(write_json(doc, tmp_path / "h100.json")), []))
+    assert s["PCIe host to device"][2] == "55.0 GB/s"
+    assert s["PCIe host to device"][1] == "best row of 256 MiB or more"
+
+    r = load_result(host_result)
+    pcie = [b for b in r.benchmarks.values() if b.kernel == "pcie_h2d" and b.ok]
+    largest = max(b.size_bytes() for b in pcie)
+    assert largest < 256 * 2**20 and min(b.size_bytes() for b in pcie) < largest  # --quick: sizes below it
+    s = summary_table(render_html(r, []))
+    assert "PCIe host to device" not in s
+    head = s["memcpy stand-in: host to device"]
+    assert head[1] == f"best row of {fmt_bytes(largest)} or more"
+    assert r.benchmarks[head[5]].size_bytes() == largest
+
+
+def test_a_cache_resident_row_shows_no_percentage_of_the_dram_peak(tmp_path):
+    """Files written before rows carried labels hold a DRAM % of peak on cache-resident rows (the
+    H100's 4 MiB copy: 212 %); the table shows '-' there, as its caption says, and keeps the DRAM
+    row's percentage."""
+    doc = h100_result(labelled=False)
+    for e in doc["benchmarks"]:
+        if e["name"].startswith("bandwidth/copy/kernel/bytes:4MiB"):
+            e["pct_of_peak"] = 182.1
+    page = render_html(load_result(write_json(doc, tmp_path / "h100.json")), [])
+    cells = lambda name: [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(  # noqa: E731
+        r"<td[^>]*>(.*?)</td>", re.search(rf"<tr class='bench[^']*'><td class='name'>{re.escape(name)}</td>(.*?)</tr>",
+                                          page, re.S).group(0), re.S)]
+    assert cells("bandwidth/copy/kernel/bytes:4MiB")[4] == "-"
+    assert cells("bandwidth/copy/kernel/bytes:1GiB")[4] not in ("-", "")
+
+
 def test_acceptance_section(tmp_path, host_result):
     """An H100 gets a verdict per expected band (bands.csv), drawn with its reason and the likely
     cause of what is not a pass; the host has no bands and the page says so plainly."""

@@ -186,6 +186,70 @@ TEST(ConsoleSummary, ARowListKeepsItsCountWithinTheWidth) {
       << *noisy;
 }
 
+// The PCIe headline is a sustained transfer: the best row of 256 MiB or more, not a small copy
+// that a cache serves (the host's 4 KiB memcpy read 81 GB/s); where no row reaches 256 MiB
+// (--quick), the largest size that ran. The host's rows are named as the memcpy they are.
+TEST(ConsoleSummary, PcieHeadlineIsTheBestSustainedTransfer) {
+  const auto pcie = [](const std::string& name, double gbps, double bytes) {
+    BenchmarkLine l = line(name, {gbps, gbps, gbps}, "GBps", "pcie");
+    l.working_set_bytes = bytes;
+    return l;
+  };
+  constexpr double MiB = 1 << 20;
+  const std::vector<BenchmarkLine> full = {
+      pcie("bandwidth/pcie_h2d/pageable_memcpy/bytes:4KiB", 81, 4096),
+      pcie("bandwidth/pcie_h2d/pinned_ce/bytes:16MiB", 50, 16 * MiB),
+      pcie("bandwidth/pcie_h2d/pinned_sm/bytes:256MiB", 53.5, 256 * MiB),
+      pcie("bandwidth/pcie_h2d/pinned_ce/bytes:1GiB", 55.1, 1024 * MiB),
+      pcie("bandwidth/pcie_d2h/pageable_memcpy/bytes:4KiB", 80, 4096),
+      pcie("bandwidth/pcie_d2h/pinned_ce/bytes:256MiB", 54.9, 256 * MiB),
+      pcie("bandwidth/pcie_d2h/pageable_memcpy/bytes:1GiB", 14, 1024 * MiB),
+  };
+  std::string all;
+  for (const auto& l : closing_summary(full, {"", false, false})) all += l + "\n";
+  EXPECT_NE(all.find("PCIe H2D        55.1 GB/s  (bandwidth/pcie_h2d/pinned_ce/bytes:1GiB)"), std::string::npos) << all;
+  EXPECT_NE(all.find("PCIe D2H        54.9 GB/s  (bandwidth/pcie_d2h/pinned_ce/bytes:256MiB)"), std::string::npos)
+      << all;
+
+  const std::vector<BenchmarkLine> quick = {
+      pcie("bandwidth/pcie_h2d/pageable_memcpy/bytes:4KiB", 81, 4096),
+      pcie("bandwidth/pcie_h2d/pageable_memcpy/bytes:1MiB", 37, 1 * MiB),
+      pcie("bandwidth/pcie_h2d/pageable_memcpy/bytes:16MiB", 10.2, 16 * MiB),
+  };
+  all.clear();
+  for (const auto& l : closing_summary(quick, {"", false, true})) all += l + "\n";
+  EXPECT_NE(all.find("H2D memcpy      10.2 GB/s  (bandwidth/pcie_h2d/pageable_memcpy/bytes:16MiB)"), std::string::npos)
+      << all;
+  EXPECT_EQ(all.find("PCIe"), std::string::npos) << "the host has no link: " << all;
+}
+
+// The GEMM headlines read gpubench's fastest hand-written row of any variant (the Hopper wgmma
+// kernel as well as mma.sync), never a library's, and not the highest % of cuBLAS of a small
+// shape; as the HTML report reads them.
+TEST(ConsoleSummary, GemmHeadlineIsTheFastestHandWrittenRow) {
+  const auto gemm = [](const std::string& name, double tflops, double pct_of_cublas) {
+    BenchmarkLine l = line(name, {tflops, tflops, tflops}, "TFLOPS", "none");
+    l.pct_of_cublas = pct_of_cublas;
+    return l;
+  };
+  const std::vector<BenchmarkLine> lines = {
+      gemm("compute/hgemm/kernel/m:512,n:512,k:512", 60, 120),  // cuBLAS is weak there
+      gemm("compute/hgemm/kernel/m:8192,n:8192,k:8192", 366, 51.2),
+      gemm("compute/hgemm/wgmma/m:8192,n:8192,k:8192", 690, 96.5),
+      gemm("compute/hgemm/cublas/m:8192,n:8192,k:8192", 715, -1),
+      gemm("compute/bf16gemm/wgmma/m:4096,n:4096,k:4096", 640, 93.0),
+      gemm("compute/bf16gemm/cublas/m:4096,n:4096,k:4096", 688, -1),
+  };
+  std::string all;
+  for (const auto& l : closing_summary(lines, {"", false, false})) all += l + "\n";
+  EXPECT_NE(all.find("FP16 GEMM       690 TFLOPS, 96.5 % of cuBLAS  (compute/hgemm/wgmma/m:8192,n:8192,k:8192)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("BF16 GEMM       640 TFLOPS, 93.0 % of cuBLAS  (compute/bf16gemm/wgmma/m:4096,n:4096,k:4096)"),
+            std::string::npos)
+      << all;
+}
+
 TEST(ConsoleSummary, SaysWhenNothingWasSavedAndNamesTheHostsCache) {
   const auto s =
       closing_summary({line("bandwidth/copy/kernel/bytes:1MiB", {100, 101, 99}, "GBps", "l2")}, {"", false, true});
