@@ -157,6 +157,16 @@ Destination result_destination(const Backend& backend, const Options& o, std::st
     }
   }
   if (d.final_path.empty()) return d;
+  // Refused before the run, not at its end when the finished result could not take the name.
+  const std::size_t slash = d.final_path.find_last_of('/');
+  const std::size_t name = slash == std::string::npos ? d.final_path.size() : d.final_path.size() - slash - 1;
+  if (const std::size_t most = longest_file_name(d.final_path); name > most) {
+    *error = "the result's file name is longer than the " + std::to_string(most) + " bytes a name may have there: '" +
+             d.final_path + "'";
+    Destination failed;
+    failed.usage = true;
+    return failed;
+  }
   d.tmp = temporary_path_for(d.final_path);
   std::FILE* probe = std::fopen(d.tmp.c_str(), "wx");
   if (probe == nullptr) {

@@ -9,11 +9,32 @@
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <utility>
 
 namespace gpubench {
 
+namespace {
+
+// The folder part of `path` ("." for a bare name, "/" for a file at the root) and its name.
+std::pair<std::string, std::string> folder_and_name(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+}  // namespace
+
+std::size_t longest_file_name(const std::string& path) {
+  const long most = ::pathconf(folder_and_name(path).first.c_str(), _PC_NAME_MAX);
+  return most > 0 ? static_cast<std::size_t>(most) : 255;  // 255: NAME_MAX on Linux file systems
+}
+
 std::string temporary_path_for(const std::string& final_path) {
-  return final_path + ".tmp." + std::to_string(::getpid());
+  const std::string suffix = ".tmp." + std::to_string(::getpid());
+  const std::string name = folder_and_name(final_path).second;
+  if (name.size() + suffix.size() <= longest_file_name(final_path)) return final_path + suffix;
+  // A name near the limit: a short name beside it, or a long --out could be written by no run.
+  return final_path.substr(0, final_path.size() - name.size()) + ".gpubench-result.json" + suffix;
 }
 
 bool publish_file(const std::string& tmp, const std::string& final_path, std::string* error) {

@@ -3,11 +3,17 @@
 // and never seen half-written.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace gpubench {
 
-/// A temporary path in the same directory as `final_path` (so link() cannot cross filesystems).
+/// The longest file name the folder of `path` takes (NAME_MAX there; 255 when it cannot tell).
+std::size_t longest_file_name(const std::string& path);
+
+/// A temporary path in the same directory as `final_path` (so link() cannot cross filesystems):
+/// `<final_path>.tmp.<pid>`, or `.gpubench-result.json.tmp.<pid>` beside it when that name would be
+/// too long for the folder.
 std::string temporary_path_for(const std::string& final_path);
 
 /// Moves `tmp` to `final_path` without ever replacing an existing file. Returns false (and

@@ -39,6 +39,24 @@ TEST(ResultsStore, PublishNeverReplaces) {
   std::remove(final_path.c_str());
 }
 
+// A name near NAME_MAX: its temporary is a short name in the same folder, so link() still works
+// and the run can publish under the name it was given.
+TEST(ResultsStore, TemporaryOfANameAtTheLimitIsShortAndBesideIt) {
+  const std::string dir = testing::TempDir();
+  ASSERT_EQ(longest_file_name(dir + "x.json"), 255U);  // ext4, tmpfs, xfs: NAME_MAX
+  const std::string short_name = dir + "r.json";
+  EXPECT_EQ(temporary_path_for(short_name).rfind(short_name + ".tmp.", 0), 0U) << temporary_path_for(short_name);
+  const std::string at_limit = dir + std::string(250, 'r') + ".json";
+  const std::string tmp = temporary_path_for(at_limit);
+  EXPECT_EQ(tmp.rfind(dir + ".gpubench-result.json.tmp.", 0), 0U) << tmp;
+  std::ofstream(tmp) << "result";
+  std::string error;
+  ASSERT_TRUE(publish_file(tmp, at_limit, &error)) << error;
+  EXPECT_TRUE(exists(at_limit));
+  EXPECT_FALSE(exists(tmp));
+  std::remove(at_limit.c_str());
+}
+
 // Runs that finish in the same second into one store: each lands, under the next free name.
 TEST(ResultsStore, ConcurrentRunsAllLand) {
   const std::string dir = testing::TempDir();
