@@ -121,6 +121,15 @@ std::vector<std::pair<std::string, std::string>> context_pairs(const std::string
   return pairs;
 }
 
+// The context keys Google Benchmark writes itself: a user key among them would be written twice,
+// and JSON readers keep the last.
+const std::vector<std::string>& google_benchmark_context_keys() {
+  static const std::vector<std::string> keys = {
+      "date",   "host_name", "executable",      "num_cpus",           "mhz_per_cpu",        "cpu_scaling_enabled",
+      "caches", "load_avg",  "library_version", "library_build_type", "json_schema_version"};
+  return keys;
+}
+
 // Keys gpubench always writes (context.cpp), those run_app adds, and Google Benchmark's own.
 bool is_reserved_context_key(const std::string& key) {
   for (const char* const* k = required_context_keys(); *k; ++k)
@@ -291,13 +300,6 @@ std::vector<std::pair<std::string, std::string>> user_context(const Options& o) 
   for (const std::string& a : o.passthrough)
     if (starts_with(a, "--benchmark_context=")) return context_pairs(a.substr(a.find('=') + 1));
   return {};
-}
-
-const std::vector<std::string>& google_benchmark_context_keys() {
-  static const std::vector<std::string> keys = {
-      "date",   "host_name", "executable",      "num_cpus",           "mhz_per_cpu",        "cpu_scaling_enabled",
-      "caches", "load_avg",  "library_version", "library_build_type", "json_schema_version"};
-  return keys;
 }
 
 bool is_plain_text(const std::string& s) {

@@ -53,10 +53,6 @@ std::string usage_text();
 /// The key=value pairs of --benchmark_context (none without it), as parse_cli checked them.
 std::vector<std::pair<std::string, std::string>> user_context(const Options& o);
 
-/// The context keys Google Benchmark writes itself (host_name, date, ...): a user key among them
-/// would be written twice, and JSON readers keep the last.
-const std::vector<std::string>& google_benchmark_context_keys();
-
 /// Whether `s` is text a result file can carry as it is: valid UTF-8 without control characters
 /// (Google Benchmark writes context strings unescaped but for quotes, backslashes and \b\f\n\r\t,
 /// so other control bytes or invalid UTF-8 made a file no JSON reader accepts).
