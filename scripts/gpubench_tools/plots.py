@@ -4,7 +4,8 @@
   library references included), the L2 size marked, the DRAM peak when known;
 - strided: useful GB/s (solid) and sector GB/s (dashed) against the stride, at the largest span;
 - pcie: GB/s against transfer size per direction and variant, the link peaks when known;
-- gemm: TFLOP/s against matrix size per kernel, library references (the cuBLAS line) dashed,
+- gemm: TFLOP/s against matrix size per kernel over the square shapes, library references (the
+  cuBLAS line) dashed, the other shapes as hollow markers at the cube root of m x n x k,
   the FP32 / FP16-tensor roofs when known;
 
 and of the memory family (memory/<kernel>/<variant>/<params>, families/memory/cases.cpp):
@@ -43,7 +44,7 @@ from pathlib import Path
 
 from .figures import literal_text
 from .output import NewFile, commit_all
-from .results import Benchmark, Result
+from .results import LIBRARY_WORDS, Benchmark, Result
 
 FIGSIZE = (10.0, 6.0)
 DPI = 100
@@ -113,6 +114,12 @@ def _lines(groups, label_of, dashed_of) -> list[Line]:
             for k, pts in sorted(groups.items())]
 
 
+def _library(variant: str) -> bool:
+    """A library reference's variant (cuBLAS, Thrust, CUB, cudaMemcpy, memcpy): drawn dashed.
+    gpubench's own variants (mma.sync `kernel`, `wmma`, `wgmma`, `pinned_sm`, ...) are solid."""
+    return any(w in variant for w in LIBRARY_WORDS)
+
+
 def _other_params(b: Benchmark, drop: tuple[str, ...]) -> tuple:
     return tuple(sorted((k, v) for k, v in b.params.items() if k not in drop))
 
@@ -153,7 +160,7 @@ def bandwidth_data(result: Result) -> PlotData | None:
     d = PlotData("bandwidth", _title(result, "Bandwidth against working set"),
                  "working set (bytes)", "GB/s (useful bytes)", True,
                  _lines(groups, lambda k: f"{k[0]} [{k[1]}]{_fmt_params(k[2])}",
-                        lambda k: k[1] != "kernel"))
+                        lambda k: _library(k[1])))
     l2 = result.ctx_number("l2_bytes")
     if l2:
         # The host backend records its last-level cache in l2_bytes.
@@ -196,7 +203,7 @@ def pcie_data(result: Result) -> PlotData | None:
         return None
     d = PlotData("pcie", _title(result, "Host-device transfers"), "transfer size (bytes)",
                  "GB/s", True, _lines(groups, lambda k: f"{k[0]} [{k[1]}]{_fmt_params(k[2])}",
-                                      lambda k: k[1] != "kernel"))
+                                      lambda k: _library(k[1])))
     p = result.peaks()
     for kind, what in (("pcie_h2d", "H2D"), ("pcie_d2h", "D2H")):
         if p[kind]:
@@ -204,24 +211,45 @@ def pcie_data(result: Result) -> PlotData | None:
     return d
 
 
-def _gemm_size(b: Benchmark) -> float | None:
+def _gemm_shape(b: Benchmark) -> tuple[float, float, float] | None:
     try:
         m, n, k = (float(b.params[x]) for x in ("m", "n", "k"))
     except (KeyError, ValueError):
         return None
-    return m if m == n == k else (m * n * k) ** (1.0 / 3.0)
+    return m, n, k
+
+
+def _is_square(b: Benchmark) -> bool:
+    shape = _gemm_shape(b)
+    return bool(shape) and shape[0] == shape[1] == shape[2]
+
+
+def _gemm_size(b: Benchmark) -> float | None:
+    shape = _gemm_shape(b)
+    if not shape:
+        return None
+    return shape[0] if _is_square(b) else (shape[0] * shape[1] * shape[2]) ** (1.0 / 3.0)
 
 
 def gemm_data(result: Result) -> PlotData | None:
-    """GEMM TFLOP/s against size (cube root of m x n x k), library references dashed."""
+    """GEMM TFLOP/s against size: a line per kernel and variant over the square shapes (m = n =
+    k), library references dashed; the other shapes (the LLM-like 4096x11008x4096 ...) as hollow
+    markers in the colour of their line, at the cube root of m x n x k, not joined into it (a
+    line through 8192x1024x8192 and 4096^3, one x, zigzagged)."""
     benches = [b for b in _good(result) if b.metric_kind == "TFLOPS" and b.sweep == "m"]
-    groups = _group(benches, lambda b: (b.kernel, b.variant), _gemm_size,
-                    lambda b: b.median("TFLOPS"))
-    if not groups:
+    key = lambda b: (b.kernel, b.variant)  # noqa: E731
+    library = {key(b): b.is_library for b in benches}
+    square = _group([b for b in benches if _is_square(b)], key, _gemm_size, lambda b: b.median("TFLOPS"))
+    other = _group([b for b in benches if not _is_square(b)], key, _gemm_size, lambda b: b.median("TFLOPS"))
+    if not square and not other:
         return None
-    d = PlotData("gemm", _title(result, "GEMM throughput"), "matrix size n (m = n = k)",
-                 "TFLOP/s", True, _lines(groups, lambda k: f"{k[0]} [{k[1]}]",
-                                         lambda k: k[1] != "kernel"))
+    label = lambda k: f"{k[0]} [{k[1]}]"  # noqa: E731
+    d = PlotData("gemm", _title(result, "GEMM throughput"),
+                 "matrix size n (lines: m = n = k; markers: other shapes, at (m n k)^(1/3))",
+                 "TFLOP/s", True, _lines(square, label, lambda k: library[k]))
+    for k, pts in sorted(other.items()):
+        d.lines.append(Line(f"{label(k)} other shapes", [x for x, _ in pts], [y for _, y in pts],
+                            library[k], markers_only=True, color_of=label(k) if k in square else ""))
     p = result.peaks()
     peaks = {b.peak_kind for b in benches}  # the roofs the plotted rows are measured against
     if p["fp32"] and "fp32" in peaks:

@@ -432,6 +432,27 @@ def test_sweep_plot_data_matches_the_json(h100):
     cublas = next(l for l in gm.lines if "cublas" in l.label)
     assert cublas.dashed and cublas.xs == [1024, 4096] and cublas.ys == pytest.approx([30, 50])
     assert gm.hlines == [(66.9, "FP32 peak 66.9 TFLOP/s")]
+    assert not next(l for l in gm.lines if l.label == "sgemm [kernel]").dashed  # gpubench's own: solid
+
+
+def test_gemm_plot_joins_square_shapes_and_marks_the_others_apart(tmp_path):
+    """A line per kernel and variant over m = n = k; the other shapes as markers in the line's
+    colour (8192x1024x8192 sits at the x of 4096^3: joined, the line zigzagged); gpubench's own
+    variants solid (the wgmma kernel was dashed like a library), library references dashed."""
+    doc = h100_result(labelled=True)
+    for shape, tf in (("m:4096,n:4096,k:4096", 600.0), ("m:8192,n:8192,k:8192", 650.0),
+                      ("m:8192,n:1024,k:8192", 420.0)):
+        doc["benchmarks"] += entries(f"compute/hgemm/wgmma/{shape}",
+                                     _reps({"verified": 1, "TFLOPS": tf, "pct_of_peak": tf / 9.89}),
+                                     label=label("fp16_tensor", "TFLOPS", "none", "m"))
+    gm = gemm_data(load_result(write_json(doc, tmp_path / "r.json")))
+    line = next(l for l in gm.lines if l.label == "hgemm [wgmma]")
+    assert line.xs == [4096, 8192] and line.ys == pytest.approx([600, 650])
+    assert not line.dashed and not line.markers_only
+    other = next(l for l in gm.lines if l.label == "hgemm [wgmma] other shapes")
+    assert other.markers_only and other.color_of == "hgemm [wgmma]"
+    assert other.xs == pytest.approx([4096]) and other.ys == pytest.approx([420])
+    assert "markers: other shapes" in gm.xlabel
 
 
 def kind_of(png, result_path) -> str:
