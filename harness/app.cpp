@@ -521,7 +521,8 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   if (const int status = publish_result(o, dest, &published); status != 0) return status;
   if (console) {
     for (const std::string& line :
-         closing_summary(console->lines(), {published, !dest.tmp.empty(), backend->kind() == "host"}))
+         closing_summary(console->lines(), {published, !dest.tmp.empty(), backend->kind() == "host",
+                                            static_cast<double>(backend->device().l2_bytes)}))
       std::cout << line << "\n";
     std::cout.flush();
   }

@@ -238,6 +238,16 @@ const BenchmarkLine* sustained_transfer(const std::vector<BenchmarkLine>& lines,
   return best(lines, [&](const BenchmarkLine& l) { return pick(l) && l.working_set_bytes >= from; });
 }
 
+// The best line of `pick`'s from kCachePlateauMinFraction of the cache up, or of all of them when
+// none is that large (or the cache size is unknown).
+template <class Pick>
+const BenchmarkLine* cache_plateau(const std::vector<BenchmarkLine>& lines, Pick pick, double cache_bytes) {
+  const double from = cache_bytes * kCachePlateauMinFraction;
+  const BenchmarkLine* large =
+      best(lines, [&](const BenchmarkLine& l) { return pick(l) && cache_bytes > 0 && l.working_set_bytes >= from; });
+  return large ? large : best(lines, pick);
+}
+
 std::string headline(const std::string& what, const BenchmarkLine* l) {
   std::string s = "  " + what;
   s.resize(18, ' ');
@@ -280,11 +290,13 @@ std::vector<std::string> closing_summary(const std::vector<BenchmarkLine>& lines
                             [&](const BenchmarkLine& l) {
                               return is(l, "bandwidth", "copy") && l.variant() == "kernel" && l.level == "dram";
                             })},
-      {dest.host ? "cache plateau" : "L2 plateau", best(lines,
-                                                        [&](const BenchmarkLine& l) {
-                                                          return is(l, "bandwidth", "copy") &&
-                                                                 l.variant() == "kernel" && l.level == "l2";
-                                                        })},
+      {dest.host ? "cache plateau" : "L2 plateau", cache_plateau(
+                                                       lines,
+                                                       [&](const BenchmarkLine& l) {
+                                                         return is(l, "bandwidth", "copy") && l.variant() == "kernel" &&
+                                                                l.level == "l2";
+                                                       },
+                                                       dest.l2_bytes)},
       // The host backend has no link: its transfer rows are memcpy between two host buffers.
       {dest.host ? "H2D memcpy" : "PCIe H2D",
        sustained_transfer(lines, [&](const BenchmarkLine& l) { return is(l, "bandwidth", "pcie_h2d"); })},

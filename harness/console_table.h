@@ -76,9 +76,16 @@ struct SummaryDestination {
   std::string result_path;     ///< the published file ("" when nothing was written)
   bool asked_to_save = false;  ///< --out or --results-dir was given
   bool host = false;           ///< the host backend: level l2 is its last-level cache
+  double l2_bytes = 0;         ///< the device's L2 (the host's last-level cache); 0 unknown
 };
+
+/// A cache-resident working set from this fraction of the L2 (the last-level cache on the host)
+/// up is a cache plateau: a smaller set occupies a fraction of the SMs, or on the host a core's L1
+/// (the host's 16 KiB copy, 393 GB/s, was quoted as its last-level cache). The roofline's measured
+/// L2 line starts there too (scripts/gpubench_tools/results.py, CACHE_PLATEAU_MIN_FRACTION).
+constexpr double kCachePlateauMinFraction = 1.0 / 64.0;
 /// The closing summary: the headline numbers against the card (DRAM copy, L2 plateau, PCIe
-/// H2D/D2H, SGEMM and FP16 GEMM against cuBLAS, peak FMA: those the run has), then the noisy,
+/// H2D/D2H, SGEMM, FP16 and BF16 GEMM against cuBLAS, peak FMA: those the run has), then the noisy,
 /// throttled, failed and skipped rows, then where the result went (or that nothing was saved).
 std::vector<std::string> closing_summary(const std::vector<BenchmarkLine>& lines, const SummaryDestination& dest);
 

@@ -35,7 +35,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from .acceptance import PASS, evaluate_gpu, load_bands
-from .results import Benchmark, Result, sustained_transfers, to_number
+from .results import Benchmark, Result, cache_plateau_rows, sustained_transfers, to_number
 
 #: A headline whose coefficient of variation over repetitions exceeds this (percent) is noisy.
 NOISY_CV_PCT = 5.0
@@ -181,7 +181,7 @@ def headlines(result: Result) -> list[Headline]:
     """The summary's numbers, each only when the result has a verified row for it:
     - DRAM copy: gpubench's copy kernel at its largest working set outside the cache;
     - cache plateau: the copy kernel's best GB/s at a cache-resident size (L2 on a GPU, the
-      last-level cache on the host);
+      last-level cache on the host) from 1/64 of the cache up (results.cache_plateau_rows);
     - PCIe H2D / D2H: the best GB/s of the bandwidth family's rows at level pcie measured
       against that direction's peak, of 256 MiB or more (or the largest size that ran); the
       host's rows are memcpy stand-ins and named so;
@@ -200,7 +200,8 @@ def headlines(result: Result) -> list[Headline]:
         b = max(dram, key=lambda b: b.size_bytes())
         out.append(_headline("DRAM copy", b, "GB/s", "GB/s",
                              f"largest working set, {fmt_bytes(b.size_bytes())}"))
-    b = _best([b for b in copy if _cache_resident(result, b)], "GB/s")
+    b = _best(cache_plateau_rows([b for b in copy if _cache_resident(result, b)], result.ctx_number("l2_bytes")),
+              "GB/s")
     if b:
         cache = "L2" if result.backend == "cuda" else "last-level cache"
         h = _headline(f"{cache} plateau", b, "GB/s", "GB/s",

@@ -80,6 +80,23 @@ _SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 
 SUSTAINED_TRANSFER_BYTES = 256 * 1024 * 1024
 
 
+#: A cache-resident working set from this fraction of the L2 (the last-level cache on the host) up
+#: is a cache plateau: a smaller set occupies a fraction of the SMs, or on the host a core's L1 (the
+#: host's 16 KiB copy, 393 GB/s, was quoted as its last-level cache). The console's summary keeps
+#: the same fraction (harness/console_table.h, kCachePlateauMinFraction).
+CACHE_PLATEAU_MIN_FRACTION = 1.0 / 64.0
+
+
+def cache_plateau_rows(rows: list[Benchmark], cache_bytes: float | None) -> list[Benchmark]:
+    """The cache-resident rows a plateau is read from: working sets from
+    CACHE_PLATEAU_MIN_FRACTION of the cache up, or all of them when none is that large or the
+    cache size is unknown."""
+    def working_set(b: Benchmark) -> float:
+        return b.median("working_set_bytes") or b.size_bytes() or 0
+    large = [b for b in rows if cache_bytes and working_set(b) >= cache_bytes * CACHE_PLATEAU_MIN_FRACTION]
+    return large or rows
+
+
 def sustained_transfers(rows: list[Benchmark]) -> list[Benchmark]:
     """The transfer rows (of one direction) that measure a sustained rate: 256 MiB or more, or
     the largest size that ran where none reaches it (--quick stops at 16 MiB). A small transfer

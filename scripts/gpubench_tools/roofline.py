@@ -68,7 +68,7 @@ from pathlib import Path
 from .cards import Card, find_card_by_device_name, fp16x2_TFLOPS
 from .figures import literal_text
 from .output import NewFile
-from .results import Benchmark, Result, sustained_transfers
+from .results import CACHE_PLATEAU_MIN_FRACTION, Benchmark, Result, sustained_transfers
 
 #: Leftmost intensity drawn at most (FLOP/byte); further left where a point needs it.
 MAX_X_LEFT = 1.0 / 16.0
@@ -77,8 +77,8 @@ MIN_X_RIGHT = 4096.0
 #: Cache-resident sizes per sweep whose median is its L2 plateau: its largest ones, ...
 L2_PLATEAU_SIZES = 3
 #: ... from this fraction of the L2 up (smaller sets cannot spread over every SM and L2 slice:
-#: a GPU's 64 KiB copy runs at a tenth of its 4 MiB one).
-L2_PLATEAU_MIN_FRACTION = 1.0 / 64.0
+#: a GPU's 64 KiB copy runs at a tenth of its 4 MiB one); the summaries start there too.
+L2_PLATEAU_MIN_FRACTION = CACHE_PLATEAU_MIN_FRACTION
 #: PNG size in pixels = FIGSIZE x DPI.
 FIGSIZE = (12.0, 7.5)
 DPI = 100

@@ -22,7 +22,7 @@ import pytest
 from matplotlib.image import imread
 
 from conftest import cli, run_script
-from fixtures import h100_result, memory_rows, write_json
+from fixtures import _reps, entries, h100_result, label, memory_rows, write_json
 from gpubench_tools.cards import load_cards
 from gpubench_tools.plots import ALL_PLOTS, plot_figure
 from gpubench_tools.report import (AcceptanceRow, NOISY_CV_PCT, acceptance_rows, fmt_bytes,
@@ -329,6 +329,23 @@ def test_a_cache_resident_row_shows_no_percentage_of_the_dram_peak(tmp_path):
                                           page, re.S).group(0), re.S)]
     assert cells("bandwidth/copy/kernel/bytes:4MiB")[4] == "-"
     assert cells("bandwidth/copy/kernel/bytes:1GiB")[4] not in ("-", "")
+
+
+@pytest.mark.parametrize("labelled", [True, False])
+def test_the_cache_plateau_starts_at_a_sixty_fourth_of_the_cache(tmp_path, labelled):
+    """A copy far smaller than the cache (64 KiB, a 128 KiB working set, below L2/64 = 800 KiB) is
+    no plateau, however fast: on the host such a row was the L1's, quoted as the last-level
+    cache. The summary and the acceptance run read the 4 MiB row."""
+    doc = h100_result(labelled=labelled)
+    doc["benchmarks"] += entries("bandwidth/copy/kernel/bytes:64KiB",
+                                 _reps({"verified": 1, "GB/s": 9000.0, "working_set_bytes": 128 << 10}),
+                                 label=label("l2", "GBps", "l2", "bytes") if labelled else None)
+    r = load_result(write_json(doc, tmp_path / "h100.json"))
+    s = summary_table(render_html(r, []))
+    assert s["L2 plateau"][5] == "bandwidth/copy/kernel/bytes:4MiB"
+    from gpubench_tools.acceptance import measure
+    got, _ = measure("l2_plateau_GBps", r)
+    assert got.row.name == "bandwidth/copy/kernel/bytes:4MiB" and got.value == pytest.approx(6100)
 
 
 def test_acceptance_section(tmp_path, host_result):

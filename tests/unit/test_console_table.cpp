@@ -250,6 +250,30 @@ TEST(ConsoleSummary, GemmHeadlineIsTheFastestHandWrittenRow) {
       << all;
 }
 
+// The cache plateau starts at 1/64 of the cache: the host's 16 KiB copy (32 KiB working set, in
+// a core's L1) read 393 GB/s and was quoted as its last-level cache; with no set that large, or
+// the cache size unknown, the best of all.
+TEST(ConsoleSummary, CachePlateauStartsAtAFractionOfTheCache) {
+  const auto copy = [](const std::string& bytes, double gbps, double working_set) {
+    BenchmarkLine l = line("bandwidth/copy/kernel/bytes:" + bytes, {gbps, gbps, gbps}, "GBps", "l2");
+    l.working_set_bytes = working_set;
+    return l;
+  };
+  constexpr double KiB = 1024, MiB = KiB * 1024;
+  const std::vector<BenchmarkLine> lines = {copy("16KiB", 393, 32 * KiB), copy("256KiB", 160, 512 * KiB),
+                                            copy("1MiB", 146, 2 * MiB)};
+  const auto summary = [&](const std::vector<BenchmarkLine>& l, double cache) {
+    std::string all;
+    for (const auto& s : closing_summary(l, {"", false, true, cache})) all += s + "\n";
+    return all;
+  };
+  EXPECT_NE(summary(lines, 32 * MiB).find("cache plateau   160 GB/s  (bandwidth/copy/kernel/bytes:256KiB)"),
+            std::string::npos)
+      << summary(lines, 32 * MiB);
+  EXPECT_NE(summary({lines[0]}, 32 * MiB).find("cache plateau   393 GB/s"), std::string::npos);
+  EXPECT_NE(summary(lines, 0).find("cache plateau   393 GB/s"), std::string::npos);
+}
+
 TEST(ConsoleSummary, SaysWhenNothingWasSavedAndNamesTheHostsCache) {
   const auto s =
       closing_summary({line("bandwidth/copy/kernel/bytes:1MiB", {100, 101, 99}, "GBps", "l2")}, {"", false, true});
