@@ -1,9 +1,11 @@
 """Sweep plots from one result file, each drawn only when the result holds its data:
 
 - bandwidth: GB/s against working-set size for the streaming kernels (copy, read, write, ...,
-  library references included), the L2 size marked, the DRAM peak when known;
+  library references included), the L2 size and half of it (where the method changes from
+  cache-resident passes to sets kept out of the cache) marked, the DRAM peak when known;
 - strided: useful GB/s (solid) and sector GB/s (dashed) against the stride, at the largest span;
-- pcie: GB/s against transfer size per direction and variant, the link peaks when known;
+- pcie: GB/s against transfer size per direction and variant, the link peaks when known (one
+  line when both directions have the same) and the protocol limit at the maximum payload size;
 - gemm: TFLOP/s against matrix size per kernel over the square shapes, library references (the
   cuBLAS line) dashed, the other shapes as hollow markers at the cube root of m x n x k,
   the FP32 / FP16-tensor roofs when known;
@@ -166,6 +168,11 @@ def bandwidth_data(result: Result) -> PlotData | None:
         # The host backend records its last-level cache in l2_bytes.
         level = "last-level cache" if result.backend == "host" else "L2"
         d.vlines.append((l2, f"{level} {_fmt_bytes(l2)}"))
+        # Where the method changes (families/global_memory/cases.cpp): smaller sets repeat passes
+        # over one cache-resident buffer, larger ones rotate buffers of 4 x the cache together (or,
+        # in older files, flushed the cache before each launch), so a curve's step
+        # there is the method's, not the cache's edge.
+        d.vlines.append((l2 / 2, f"{level} / 2 (cache-resident below)"))
     if result.peaks()["dram"]:
         d.hlines.append((result.peaks()["dram"], f"DRAM peak {result.peaks()['dram']:g} GB/s"))
     return d
@@ -205,9 +212,15 @@ def pcie_data(result: Result) -> PlotData | None:
                  "GB/s", True, _lines(groups, lambda k: f"{k[0]} [{k[1]}]{_fmt_params(k[2])}",
                                       lambda k: _library(k[1])))
     p = result.peaks()
-    for kind, what in (("pcie_h2d", "H2D"), ("pcie_d2h", "D2H")):
-        if p[kind]:
-            d.hlines.append((p[kind], f"PCIe {what} peak {p[kind]:.1f} GB/s"))
+    if p["pcie_h2d"] and p["pcie_h2d"] == p["pcie_d2h"]:  # one link, the same both ways: one line
+        d.hlines.append((p["pcie_h2d"], f"PCIe peak {p['pcie_h2d']:.1f} GB/s per direction"))
+    else:
+        for kind, what in (("pcie_h2d", "H2D"), ("pcie_d2h", "D2H")):
+            if p[kind]:
+                d.hlines.append((p[kind], f"PCIe {what} peak {p[kind]:.1f} GB/s"))
+    protocol = result.ctx_number("peak_pcie_protocol_GBps")
+    if protocol:  # what the link carries at its maximum payload size, after TLP and DLLP overhead
+        d.hlines.append((protocol, f"PCIe protocol limit {protocol:.1f} GB/s"))
     return d
 
 
@@ -380,6 +393,12 @@ def overlap_data(result: Result) -> PlotData | None:
     return d
 
 
+#: Line styles of the peaks (black) and the marks (grey), in turn; never "--", which marks a
+#: library reference's curve.
+HLINE_STYLES = (":", "-.", (0, (1, 4)))
+VLINE_STYLES = ("-.", ":")
+
+
 #: Every sweep plot, in the order they are written.
 ALL_PLOTS = (bandwidth_data, strided_data, pcie_data, gemm_data, alloc_latency_data, managed_data,
              first_touch_data, overlap_data)
@@ -439,10 +458,11 @@ def plot_figure(d: PlotData):
     _setup_axes(ax, d, d.ylabel)
     ax.set_title(d.title, fontsize=10)
     _draw_lines(ax, d.lines, colors)
-    for y, label in d.hlines:
-        ax.axhline(y, color="black", linewidth=1.2, linestyle=":", label=label)
-    for x, label in d.vlines:
-        ax.axvline(x, color="grey", linewidth=1.2, linestyle="-.", label=label)
+    # Each peak and mark a style of its own (the FP32 and FP16 roofs were two identical lines).
+    for i, (y, label) in enumerate(d.hlines):
+        ax.axhline(y, color="black", linewidth=1.2, linestyle=HLINE_STYLES[i % len(HLINE_STYLES)], label=label)
+    for i, (x, label) in enumerate(d.vlines):
+        ax.axvline(x, color="grey", linewidth=1.2, linestyle=VLINE_STYLES[i % len(VLINE_STYLES)], label=label)
     _legend(ax)
     if ax2 is None:
         ax.set_xlabel(d.xlabel)

@@ -418,7 +418,8 @@ def test_sweep_plot_data_matches_the_json(h100):
     assert copy.ys == [raw_median(doc, f"bandwidth/copy/kernel/bytes:{t}", "GB/s")
                        for t in ("4MiB", "64MiB", "1GiB")]
     assert next(l for l in bw.lines if "memcpy_ce" in l.label).dashed
-    assert bw.vlines == [(float(H100_CONTEXT["l2_bytes"]), "L2 50 MiB")]
+    assert bw.vlines == [(float(H100_CONTEXT["l2_bytes"]), "L2 50 MiB"),
+                         (float(H100_CONTEXT["l2_bytes"]) / 2, "L2 / 2 (cache-resident below)")]
     assert bw.hlines[0][0] == 3350
     st = strided_data(r)
     useful, sector = st.lines
@@ -427,7 +428,7 @@ def test_sweep_plot_data_matches_the_json(h100):
         doc, "bandwidth/strided/kernel/bytes:1GiB,stride:8", "sector_GB/s"))
     pc = pcie_data(r)
     assert pc.lines[0].xs == [64 << 10, 16 << 20, 256 << 20]
-    assert [h[0] for h in pc.hlines] == pytest.approx([63.0154, 63.0154])
+    assert pc.hlines == [(pytest.approx(63.0154), "PCIe peak 63.0 GB/s per direction")]  # one link, one line
     gm = gemm_data(r)
     cublas = next(l for l in gm.lines if "cublas" in l.label)
     assert cublas.dashed and cublas.xs == [1024, 4096] and cublas.ys == pytest.approx([30, 50])
@@ -550,9 +551,11 @@ def test_the_hosts_per_core_cache_read_is_not_called_an_l1(tmp_path, host_doc):
 def test_host_sweep_marks_its_last_level_cache_not_an_l2(host_result, host_doc):
     r = load_result(host_result)
     bw = bandwidth_data(r)
-    assert len(bw.vlines) == 1
+    assert len(bw.vlines) == 2
     assert bw.vlines[0][0] == float(host_doc["context"]["l2_bytes"])
     assert bw.vlines[0][1].startswith("last-level cache ")
+    assert bw.vlines[1] == (float(host_doc["context"]["l2_bytes"]) / 2,
+                            "last-level cache / 2 (cache-resident below)")
 
 
 # --- what the charts draw: their artists, against the data and the JSON ---------------------
@@ -733,7 +736,8 @@ SWEEP_FIGURES = {
                                  ("4MiB", "64MiB", "1GiB"), "GB/s", True),
         },
         "hlines": {"DRAM peak 3350 GB/s": 3350.0},
-        "vlines": {"L2 50 MiB": float(H100_CONTEXT["l2_bytes"])},
+        "vlines": {"L2 50 MiB": float(H100_CONTEXT["l2_bytes"]),
+                   "L2 / 2 (cache-resident below)": float(H100_CONTEXT["l2_bytes"]) / 2},
     },
     "strided": {
         "lines": {
@@ -752,7 +756,7 @@ SWEEP_FIGURES = {
                                      "bandwidth/pcie_h2d/memcpy_ce/bytes:{}",
                                      ("64KiB", "16MiB", "256MiB"), "GB/s", True),
         },
-        "hlines": {"PCIe H2D peak 63.0 GB/s": 63.0154, "PCIe D2H peak 63.0 GB/s": 63.0154},
+        "hlines": {"PCIe peak 63.0 GB/s per direction": 63.0154},
         "vlines": {},
     },
     "gemm": {
@@ -806,8 +810,9 @@ def test_sweep_figures_of_a_real_host_run(host_result, host_doc):
     assert list(y) == pytest.approx([raw_median(host_doc, b.name, "GB/s") for b in copy])
     assert not any(k.startswith("DRAM peak") for k in lines)  # no peak known on the host
     llc = float(host_doc["context"]["l2_bytes"])
-    (mark,) = [k for k in lines if k.startswith("last-level cache ")]
+    (mark,) = [k for k in lines if k.startswith("last-level cache ") and "/ 2" not in k]
     assert list(xy(lines[mark])[0]) == pytest.approx([llc, llc])
+    assert list(xy(lines["last-level cache / 2 (cache-resident below)"])[0]) == pytest.approx([llc / 2, llc / 2])
     st = strided_data(r)
     ax = check_plot_figure(st).axes[0]
     strided = {int(b.params["stride"]): b.name for b in r.benchmarks.values()
