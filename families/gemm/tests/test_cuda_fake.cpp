@@ -8,6 +8,7 @@
 // sm_90a kernel cannot run on, is skipped with the reason; cuBLAS always works in its preallocated workspace.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -78,6 +79,30 @@ TEST_F(FakeGemm, EveryVariantRunsAndVerifiesLikeTheRunner) {
   // although each one set its stream first (which resets the handle to cuBLAS's own pool).
   EXPECT_GT(fake_cublas::state().calls, 0);
   EXPECT_EQ(fake_cublas::state().default_pool_calls, 0);
+}
+
+// pct_of_cublas pairs every repetition with cuBLAS timed right after it, for at least as long as
+// the repetition's samples ran (whole samples): never a figure cached from another moment (timed
+// once per process, in a 0.1 s burst, it missed the power cap the H100's FP16 kernels ran under).
+TEST_F(FakeGemm, PctOfCublasIsTimedBesideEveryRepetitionForAsLong) {
+  fake_cuda::state().launch_cost_seconds = 1e-3;  // every kernel and every cublasGemmEx: 1 ms
+  auto w = backend().create(row("compute/sgemm/kernel", 64, 48, 40));
+  w->prepare();
+  w->poison();
+  for (int repetition = 0; repetition < 2; ++repetition) {
+    SCOPED_TRACE(repetition);
+    double kernel_seconds = 0;
+    for (int sample = 0; sample < 4; ++sample) kernel_seconds += w->run(5);  // about 20 ms
+    const auto start = std::chrono::steady_clock::now();
+    const auto k = w->extra_counters(kernel_seconds / 20);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(k.count("pct_of_cublas"), 1u);
+    EXPECT_GT(k.at("pct_of_cublas"), 0.0);
+    // (cached from the first repetition, the second took no time; graphs replay the captured
+    // cuBLAS calls, so the time and not the API calls shows that it ran)
+    EXPECT_GE(took, kernel_seconds) << "the reference ran for less than the repetition";
+  }
+  EXPECT_TRUE(w->verify().ok) << "the reference wrote into the kernel's verified output";
 }
 
 TEST_F(FakeGemm, AWrongElementAnywhereFailsVerificationNamingIt) {
