@@ -222,6 +222,7 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
   if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
   if (!has_flag(o.passthrough, "--benchmark_min_time"))
     gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
+  if (!has_flag(o.passthrough, "--benchmark_time_unit")) gb.push_back("--benchmark_time_unit=us");
   // gpubench's own console table (console_reporter.h) reads every repetition; Google
   // Benchmark's console, asked for with --benchmark_format=console is not, shows aggregates.
   if (!has_flag(o.passthrough, "--benchmark_display_aggregates_only") && !uses_console_table(o))

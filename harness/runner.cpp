@@ -395,9 +395,9 @@ int register_cases(Backend& backend, const std::vector<BenchCase>& cases, RunOut
     const BenchCase* row = &c;
     const std::string why = backend.unavailable_reason(c);
     if (why.empty()) {
-      benchmark::RegisterBenchmark(c.name().c_str(), run_case, &backend, row, &outcome)
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond);
+      // No Unit(): --benchmark_time_unit sets it (us unless given: init_google_benchmark), which a
+      // per-benchmark unit would override silently.
+      benchmark::RegisterBenchmark(c.name().c_str(), run_case, &backend, row, &outcome)->UseManualTime();
     } else {
       benchmark::RegisterBenchmark(c.name().c_str(), skip_unavailable, row, why, &outcome);
     }

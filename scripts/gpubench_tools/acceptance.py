@@ -402,10 +402,17 @@ def evaluate_gpu(result: Result, bands: list[Band], files: list[str] | None = No
 
 
 def group_by_gpu(results: list[Result]) -> list[tuple[str, str, list[Result]]]:
-    """The results by (host, device ordinal), in the order first seen."""
+    """The results by (host, device ordinal), in the order first seen. Results of one host and
+    ordinal must be of one device: a file without an ordinal (older ones) from another device
+    or backend (a host run, an H100 run of the same machine name) was merged into the first, and
+    one device was judged with the other's rows (UsageError)."""
     groups: dict[tuple[str, str], list[Result]] = {}
     for r in results:
-        groups.setdefault((r.ctx("host_name", "unknown"), r.ctx("device_ordinal", "unknown")), []).append(r)
+        rs = groups.setdefault((r.ctx("host_name", "unknown"), r.ctx("device_ordinal", "unknown")), [])
+        if rs and r.device_key != rs[0].device_key:
+            raise UsageError(f"{rs[0].path} and {r.path} are runs of different devices ({rs[0].device_key}, "
+                             f"{r.device_key}) with one host name and GPU ordinal: give one device's results")
+        rs.append(r)
     return [(host, gpu, rs) for (host, gpu), rs in groups.items()]
 
 

@@ -322,6 +322,25 @@ def test_validate_bad_input_is_one_line_and_exit_2(args, says):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("order", [0, 1])
+def test_results_of_two_devices_under_one_host_and_ordinal_are_refused(tmp_path, host_result, order):
+    """Files without device_ordinal (older ones) of one machine name: an H100 run and a host run
+    were merged as one GPU, judged with the other's rows (exit 0 in one order, a false FAIL in
+    the other)."""
+    h100 = healthy_h100()
+    host = json.loads(Path(host_result).read_text())
+    for doc in (h100, host):
+        doc["context"]["host_name"] = "vm"
+        doc["context"].pop("device_ordinal", None)
+    files = [write_json(h100, tmp_path / "h100.json"), write_json(host, tmp_path / "host.json")]
+    if order:
+        files.reverse()
+    code, out, err = run("--result", files[0], "--result", files[1])
+    assert code == 2 and out == ""
+    assert err.splitlines()[0].startswith("validate.py: error: ") and "are runs of different devices" in err
+    assert len(err.splitlines()) == 1, err
+
+
 def test_validate_refuses_a_truncated_result(tmp_path):
     f = tmp_path / "cut.json"
     f.write_text(json.dumps(healthy_h100())[:500])

@@ -372,6 +372,21 @@ def test_an_out_path_holding_a_dangling_link_is_refused_before_the_run(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 
 
+def test_benchmark_time_unit_sets_the_unit_of_the_times_in_the_file(tmp_path):
+    """--benchmark_time_unit was checked, then overridden by the unit every row set (us): the
+    file said us whatever was asked. Without it the times are in us."""
+    for unit in ("ms", None):
+        out = tmp_path / f"{unit}.json"
+        args = [f"--benchmark_time_unit={unit}"] if unit else []
+        proc = gpubench("--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$", f"--out={out}", *args)
+        assert proc.returncode == 0, proc.stderr
+        rows = [e for e in json.loads(out.read_text())["benchmarks"] if e["run_type"] == "iteration"]
+        assert rows and {e["time_unit"] for e in rows} == {unit or "us"}
+        for e in rows:  # real_time is one operation's time in that unit: bytes / (GB/s)
+            seconds = e["real_time"] / {"ms": 1e3, "us": 1e6}[unit or "us"]
+            assert seconds * e["GB/s"] * 1e9 == pytest.approx(e["working_set_bytes"], rel=1e-3)
+
+
 def test_an_out_name_at_the_file_system_limit_is_written_and_one_past_it_refused_at_once(tmp_path):
     """A 255-byte name is a valid file name, but '<name>.tmp.<pid>' is not: such a run used to fail
     at its very end ("File name too long"). It now writes through a short temporary name beside it;
