@@ -51,7 +51,8 @@ inline Reported run_rows(Backend& backend, const std::vector<BenchCase>& rows, R
   reported.registered = register_cases(backend, cases, outcome);
   std::string reps = "--benchmark_repetitions=" + std::to_string(repetitions);
   std::string min_time_flag = "--benchmark_min_time=" + min_time;
-  std::vector<char*> argv = {const_cast<char*>("test"), reps.data(), min_time_flag.data()};
+  std::string unit_flag = "--benchmark_time_unit=us";  // as gpubench's init_google_benchmark sets it
+  std::vector<char*> argv = {const_cast<char*>("test"), reps.data(), min_time_flag.data(), unit_flag.data()};
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
   detail::Collect collect;

@@ -70,16 +70,6 @@ using InputOf =
                        std::conditional_t<P == Precision::fp16, std::uint16_t,
                                           std::conditional_t<P == Precision::bf16, kernels::Bf16, kernels::E4m3>>>;
 
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
-    case Precision::fp8: return "fp8";
-  }
-  return "?";
-}
-
 constexpr bool is_library(GemmVariant v) { return v == GemmVariant::cublas || v == GemmVariant::cublaslt; }
 
 // Full verification up to this many multiply-adds (512^3 = 2^27 runs in well under a second).
@@ -165,8 +155,9 @@ cublasStatus_t cublas_gemm(const CublasContext& ctx, Precision p, const void* a,
 constexpr double kMostReferenceSeconds = 2.0;
 
 // cuBLAS seconds per GEMM (the mean over its samples), timed right after a hand-written kernel's
-// repetition for at least as long as that repetition's samples ran (`kernel_seconds`, up to
-// kMostReferenceSeconds), on the same inputs, in samples of kMinSampleSeconds or more like the
+// repetition (before its verification) for at least as long as the kernel ran in that call to
+// the runner (`kernel_seconds`: its samples, and its batch sizing or warm-up sample where the
+// call had one; up to kMostReferenceSeconds), on the same inputs, in samples of kMinSampleSeconds or more like the
 // runner's: cublasGemmEx on inputs of precision `p` (FP32, FP16 or BF16), so every hand-written
 // kernel of a precision - SIMT, mma.sync, WMMA, wgmma - is compared with cuBLAS on its input type.
 // Timed once per process instead, in a 0.1 s burst after the first kernel of a shape, the reference
@@ -458,7 +449,7 @@ class GemmWorkload final : public CudaWorkload {
       // Called outside the runner's error handling: a failed reference only drops the counter.
       try {
         dev_.activate();
-        if (!ref_c_.get()) {  // cuBLAS's own output: the kernel's verified C stays as it wrote it
+        if (!ref_timer_) {  // cuBLAS's own output: the kernel's verified C stays as it wrote it
           require_device_memory(c_elems() * sizeof(float), "cuBLAS reference for pct_of_cublas");
           ref_c_ = DeviceBuffer(c_elems() * sizeof(float));
           ref_timer_ = std::make_unique<BatchTimer>(dev_.stream());

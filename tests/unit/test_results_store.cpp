@@ -43,10 +43,11 @@ TEST(ResultsStore, PublishNeverReplaces) {
 // and the run can publish under the name it was given.
 TEST(ResultsStore, TemporaryOfANameAtTheLimitIsShortAndBesideIt) {
   const std::string dir = testing::TempDir();
-  ASSERT_EQ(longest_file_name(dir + "x.json"), 255U);  // ext4, tmpfs, xfs: NAME_MAX
+  const std::size_t most = longest_file_name(dir + "x.json");  // NAME_MAX: 255 on ext4, tmpfs, xfs
+  ASSERT_GE(most, 16U);
   const std::string short_name = dir + "r.json";
   EXPECT_EQ(temporary_path_for(short_name).rfind(short_name + ".tmp.", 0), 0U) << temporary_path_for(short_name);
-  const std::string at_limit = dir + std::string(250, 'r') + ".json";
+  const std::string at_limit = dir + std::string(most - 5, 'r') + ".json";
   const std::string tmp = temporary_path_for(at_limit);
   EXPECT_EQ(tmp.rfind(dir + ".gpubench-result.json.tmp.", 0), 0U) << tmp;
   std::ofstream(tmp) << "result";

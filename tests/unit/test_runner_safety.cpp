@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/backend.h"
 #include "harness/runner.h"
 #include "harness/verify.h"
 #include "tests/google_benchmark_run.h"
@@ -29,7 +30,15 @@ constexpr const char* kSkipReason = "needs 1 TiB of memory (planted)";
 constexpr const char* kUnavailableReason = "planted: not on this backend";
 
 // What each planted workload does; the row's variant names it.
-enum class Plant { correct, writes_nothing, wrong_last, warm_up_only, skips_in_prepare, unavailable };
+enum class Plant {
+  correct,
+  writes_nothing,
+  wrong_last,
+  warm_up_only,
+  skips_in_prepare,
+  unavailable,
+  loses_device_in_counters
+};
 
 const std::map<std::string, Plant>& plants() {
   static const std::map<std::string, Plant> p = {{"correct", Plant::correct},
@@ -37,13 +46,15 @@ const std::map<std::string, Plant>& plants() {
                                                  {"wrong_last", Plant::wrong_last},
                                                  {"warm_up_only", Plant::warm_up_only},
                                                  {"skips_in_prepare", Plant::skips_in_prepare},
-                                                 {"unavailable", Plant::unavailable}};
+                                                 {"unavailable", Plant::unavailable},
+                                                 {"loses_device_in_counters", Plant::loses_device_in_counters}};
   return p;
 }
 
 // What the runner asked of the workloads of one row.
 struct Calls {
-  int creates = 0, prepares = 0, verifies = 0, runs = 0;
+  int creates = 0, prepares = 0, verifies = 0, runs = 0, counters = 0;
+  int counters_before_a_verify = 0;  // extra_counters calls made while a verification was still to come
 };
 
 class PlantedWorkload final : public Workload {
@@ -59,6 +70,7 @@ class PlantedWorkload final : public Workload {
     ++calls_->runs;
     const bool first_after_prepare = runs_++ == 0;  // the runner's first run: its warm-up
     const bool writes = plant_ == Plant::correct || plant_ == Plant::wrong_last ||
+                        plant_ == Plant::loses_device_in_counters ||
                         (plant_ == Plant::warm_up_only && first_after_prepare);
     if (writes) {
       for (std::size_t i = 0; i < out_.size(); ++i) out_[i] = static_cast<std::uint32_t>(kPattern + i);
@@ -71,6 +83,9 @@ class PlantedWorkload final : public Workload {
     return check_write_pattern(out_.data(), out_.size(), kPattern);
   }
   std::map<std::string, double> extra_counters(double seconds_per_op) override {
+    ++calls_->counters;
+    if (calls_->verifies == 0) ++calls_->counters_before_a_verify;
+    if (plant_ == Plant::loses_device_in_counters) throw DeviceLost("planted: lost while counting");
     return {{"planted_per_op_us", seconds_per_op * 1e6}};
   }
 
@@ -188,6 +203,28 @@ TEST(RunnerSafetyNet, AnOutputWrittenOnlyByTheWarmUpFails) {
   EXPECT_EQ(r.outcome.failed, errors);
   EXPECT_EQ(r.outcome.failed_benchmarks, std::vector<std::string>{planted_case("warm_up_only").name()});
   EXPECT_GT(backend.calls["warm_up_only"].runs, 1);  // the warm-up wrote; later runs did not
+}
+
+// A workload's own counters come before the verification (a GEMM's paired cuBLAS reference runs
+// right after the kernel's samples, not after a second of host-side checking), and a device lost
+// there is the run's lost device: a failed row, not an exception Google Benchmark does not catch
+// (std::terminate, no result, the temporary file left behind).
+TEST(RunnerSafetyNet, TheWorkloadsCountersComeBeforeTheVerificationInsideTheSafetyNet) {
+  PlantedBackend backend;
+  const Result ok = run_rows(backend, {"correct"}, 2);
+  EXPECT_GE(backend.calls["correct"].counters_before_a_verify, 1);
+  EXPECT_EQ(backend.calls["correct"].verifies, 1);
+  const Result lost = run_rows(backend, {"loses_device_in_counters"}, 2);
+  const auto& runs = lost.runs.at("loses_device_in_counters");
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(runs.front().error_message, "device lost: planted: lost while counting");
+  for (const auto& r : runs) {
+    EXPECT_TRUE(r.error_occurred);
+    EXPECT_EQ(r.counters.count("GB/s"), 0u) << "a run whose device was lost carries no number";
+  }
+  EXPECT_EQ(lost.outcome.device_lost, "planted: lost while counting");
+  EXPECT_GE(lost.outcome.failed, 1);
+  EXPECT_EQ(backend.calls["loses_device_in_counters"].verifies, 0) << "no verification after the device was lost";
 }
 
 // (d) A correct workload: verified once, every counter derived from the virtual clock.
