@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import cli
+from conftest import ROOT, cli
 
 
 def _nan_result(host_doc, tmp_path, value):
@@ -487,3 +487,15 @@ def test_a_reader_that_goes_away_ends_the_tool_as_sigpipe_quietly(tool, args, ho
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141, err
     assert "Broken pipe" not in err and "Exception ignored" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("fp32", ["1e308", "inf", "nan", "-1"])
+def test_a_card_table_with_an_absurd_peak_is_one_line(tmp_path, fp32):
+    """--cards-csv with FP32 1e308 or inf: an OverflowError traceback; nan drew "FP32 nan TFLOP/s";
+    -1 dropped the roof silently."""
+    header = (ROOT / "harness" / "model" / "cards.csv").read_text().splitlines()[0]
+    table = tmp_path / "c.csv"
+    table.write_text(f"{header}\nx,X,X,9.0,132,{fp32},990,990,1979,3350,50,5,16,s\n")
+    _one_line("roofline.py", *cli("roofline.py", "--cards-csv", table, "--card", "x", "--out", tmp_path / "o.png"),
+              f"{table}:2: column fp32_TFLOPS = ")
+    assert not (tmp_path / "o.png").exists()
