@@ -47,6 +47,7 @@ from gpubench_tools.compare import (Thresholds, check_distinct, check_not_new, c
                                     to_markdown,
                                     write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.output import visible  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 from gpubench_tools.store import check_device_key, history, last_valid  # noqa: E402
 
@@ -186,7 +187,7 @@ def main(argv=None) -> int:
                                    else None, notes=notes, allow_failures=t.allow_failures,
                                    min_samples=t.min_samples)
             for n in notes:
-                print(f"compare.py: note: {n}", file=sys.stderr)
+                print(f"compare.py: note: {visible(n)}", file=sys.stderr)
             check_not_new(new, baselines, content=False)  # NEW linked into the store
             if not baselines:
                 raise UsageError(f"empty history: no valid earlier result for device key "

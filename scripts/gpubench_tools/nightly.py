@@ -33,7 +33,7 @@ from .compare import (Comparison, Thresholds, apply_confirmation, compare, failu
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
 from .gpubench_process import Finished, executable, new_folders, remove_new_empty, run
-from .output import NewFile, commit_all, make_folders, remove_empty, umask
+from .output import NewFile, commit_all, make_folders, remove_empty, umask, visible
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
                     last_valid)
@@ -198,7 +198,7 @@ def _night(o: NightlyOptions, new: Result, new_path: Path, report_dir: Path,
         failed = [] if o.thresholds.allow_failures else failed_verification(new)
         if failed:
             out.exit_code = 1
-            out.failures = [f"FAILED VERIFICATION: {n}: {m}" for n, m in failed]
+            out.failures = [visible(f"FAILED VERIFICATION: {n}: {m}") for n, m in failed]  # (as compare's)
             out.message = (f"{new_path}: FAILED VERIFICATION ({len(failed)} benchmark(s)): "
                            + ", ".join(n for n, _ in failed) + f" (and there is no baseline "
                            f"yet for device key '{new.device_key}')")
