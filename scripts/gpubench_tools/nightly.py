@@ -32,7 +32,8 @@ from pathlib import Path
 from .compare import (Comparison, Thresholds, apply_confirmation, compare, failure_lines, to_json,
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
-from .gpubench_process import Finished, executable, new_folders, remove_new_empty, run
+from .gpubench_process import (Finished, check_results_dir, executable, new_folders, remove_new_empty,
+                               run)
 from .output import NewFile, commit_all, make_folders, remove_empty, umask, visible
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
@@ -138,6 +139,7 @@ def check_folder(folder: Path, what: str) -> None:
 def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     """The whole job; UsageError for problems before a comparison is possible (every output
     folder is checked before gpubench runs)."""
+    check_results_dir(o.results_dir)
     check_folder(o.results_dir, "--results-dir")
     if o.report_dir is not None:
         check_folder(o.report_dir, "--report-dir")

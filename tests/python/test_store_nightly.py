@@ -491,3 +491,18 @@ def SWEEP():
     os.environ.update(FAKE_FACTOR="1.0", FAKE_RERUN_FACTOR="1.0", FAKE_ERROR="",
                       FAKE_RERUN_ERROR="")
     return "^" + os.environ["FAKE_BENCH"].rsplit("/", 1)[0] + "/"
+
+
+@pytest.mark.parametrize("name", ["r\ns", "r\x1bs", "r\u2028s"])
+def test_a_results_dir_with_a_control_character_is_refused_before_gpubench_runs(tmp_path, name):
+    """The result is found in gpubench's "result: <path>" line, which a newline in the folder's
+    name split: the run was stored but lost to the night."""
+    exe = tmp_path / "fake"
+    exe.write_text(f"#!/bin/sh\ntouch {tmp_path}/ran\nexit 2\n")
+    exe.chmod(0o755)
+    (tmp_path / name).mkdir()
+    code, out, err = cli("nightly.py", "--gpubench", exe, "--results-dir", tmp_path / name,
+                         "--report-dir", tmp_path / "rep", "--allow-empty-history")
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith("nightly.py: error: --results-dir ") and "control character" in err
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "rep").exists()
