@@ -37,6 +37,13 @@ def _nan_result(host_doc, tmp_path, value):
     ("nightly.py", ["--timeout", "-1"], "--timeout"),
     ("nightly.py", ["--timeout", "1e10"], "--timeout 1e+10"),
     ("run_cost.py", ["{deep}"], "nested too deeply"),
+    # options that were silently ignored
+    ("roofline.py", ["--list-cards", "{r}", "--out", "{tmp}/x.png"], "--list-cards takes no RESULT or --out"),
+    ("roofline.py", ["--list-cards", "--card", "h100_sxm"], "--list-cards takes no --card"),
+    ("compare.py", ["{r}", "{r}", "--last", "3"], "--last needs --history"),
+    # a --history that is no folder was called an empty history
+    ("compare.py", ["{r}", "--history", "{tmp}/nonexistent"], "--history {tmp}/nonexistent: no such folder"),
+    ("compare.py", ["{r}", "--history", "{r}"], "--history {r}: not a folder"),
 ])
 def test_one_line_exit_2_no_traceback(tool, args, message, host_result, host_doc, tmp_path):
     deep = tmp_path / "deep.json"
@@ -48,7 +55,7 @@ def test_one_line_exit_2_no_traceback(tool, args, message, host_result, host_doc
     assert code == 2, (out, err)
     assert "Traceback" not in err
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"{tool}: error: ") and message in lines[0], err
+    assert len(lines) == 1 and lines[0].startswith(f"{tool}: error: ") and message.format(**values) in lines[0], err
 
 
 def test_outputs_are_not_overwritten_without_force(host_result, tmp_path):
