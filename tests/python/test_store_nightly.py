@@ -4,6 +4,7 @@ makes a regression appear on demand) and its trend plots."""
 import datetime as dt
 import json
 import os
+import re
 import stat
 import sys
 import xml.etree.ElementTree as ET
@@ -399,6 +400,40 @@ def test_an_interrupted_or_failed_night_leaves_no_report_folder(tmp_path, fake_g
     assert "Traceback" not in err and calls
     assert not (tmp_path / "report").exists() or list((tmp_path / "report").iterdir()) == []
     assert not (tmp_path / "report").exists()  # the folder the night created, removed empty
+
+
+@pytest.mark.parametrize("which", ["report.json", "trend"])
+def test_a_full_disk_names_the_nights_report_not_its_temporary_folder(tmp_path, fake_gpubench, monkeypatch,
+                                                                       which):
+    """The night's folder is built under a temporary name: a full disk named that folder (or said
+    only "No space left on device"), not the report's own path."""
+    import errno
+    from pathlib import Path
+
+    import gpubench_tools.trends as trends_module
+
+    exe, _ = fake_gpubench
+    if which == "trend":
+        def full(*args, **kwargs):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        monkeypatch.setattr(trends_module, "trend_figure", lambda d: type("F", (), {"savefig": full})())
+    else:
+        real = Path.write_text
+
+        def write_text(path, *args, **kwargs):
+            if path.name.startswith(".report.json.") and path.name.endswith(".tmp"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "write_text", write_text)
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0)
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, out + err
+    (stored,) = [p for p in (tmp_path / "results").glob("*/*.json") if "_seed" not in p.name]
+    folder = tmp_path / "report" / stored.stem
+    wanted = re.escape(str(folder / "report.json")) if which == "report.json" \
+        else re.escape(f"{folder}/trends/") + r"[^/]+\.png"
+    assert re.fullmatch(f"nightly.py: error: {wanted}: cannot write: No space left on device\n", err), err
+    assert not folder.exists()
 
 
 def test_one_bad_file_in_the_store_does_not_break_later_nights(tmp_path, fake_gpubench):
