@@ -20,7 +20,8 @@ files over). Rows the harness skipped ("skipped: ...") fail nothing: they are no
 Exit: 0 no confirmed regression, 1 regression or failed verification, 2 invalid input or too
 little data (one line on stderr: missing or truncated file, not a regular file (a FIFO, a device),
 not a gpubench result, device-key
-mismatch without --force, a device key that is no folder name with --history, empty history,
+mismatch without --force, a device key that is no folder name with --history, a --history that
+is no folder, --last without --history, empty history,
 a baseline that failed verification, a baseline given twice or NEW given as its own baseline,
 fewer than --min-samples repetitions in NEW or in a baseline file on any benchmark measured in
 both; --history passes over with a note files with too few on every benchmark, and copies of
@@ -47,6 +48,7 @@ from gpubench_tools.compare import (Thresholds, check_distinct, check_not_new, c
                                     to_markdown,
                                     write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.output import visible  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 from gpubench_tools.store import check_device_key, history, last_valid  # noqa: E402
 
@@ -152,7 +154,7 @@ def main(argv=None) -> int:
                    help="baseline results (their repetitions are pooled)")
     p.add_argument("--history", metavar="DIR", help="results store to take the baseline from "
                    "(the last --last valid results of NEW's device key, NEW excluded)")
-    p.add_argument("--last", type=int, default=5, metavar="N",
+    p.add_argument("--last", type=int, metavar="N",
                    help="how many earlier results form the baseline with --history (default 5)")
     p.add_argument("--force", action="store_true",
                    help="compare even when the device keys differ, and overwrite existing report files")
@@ -162,6 +164,16 @@ def main(argv=None) -> int:
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
     p.add_argument("--quiet", action="store_true", help="do not print the markdown report")
     a = p.parse_args(argv)
+    if a.last is not None and not a.history:  # it would be ignored
+        raise UsageError("--last needs --history (it picks how many of the store's results form "
+                         "the baseline)")
+    a.last = 5 if a.last is None else a.last
+    if a.history:
+        history_dir = Path(a.history)
+        if not history_dir.exists():
+            raise UsageError(f"--history {a.history}: no such folder")
+        if not history_dir.is_dir():
+            raise UsageError(f"--history {a.history}: not a folder (the results store)")
     t = thresholds_from(a)
     check_input_files(a)
     check_outputs(a)
@@ -186,7 +198,7 @@ def main(argv=None) -> int:
                                    else None, notes=notes, allow_failures=t.allow_failures,
                                    min_samples=t.min_samples)
             for n in notes:
-                print(f"compare.py: note: {n}", file=sys.stderr)
+                print(f"compare.py: note: {visible(n)}", file=sys.stderr)
             check_not_new(new, baselines, content=False)  # NEW linked into the store
             if not baselines:
                 raise UsageError(f"empty history: no valid earlier result for device key "

@@ -3,12 +3,14 @@
 per GPU, e.g. the run's <stem>.deviceN.json files): tables on stdout, row = the GPU that ran,
 column = its peer, one table per row kind (copy engine write and bidirectional, SM write, read
 and bidirectional), GB/s with bytes counted once per direction, and the link of every pair from
-NVML's topology; with --out, the same as a heatmap PNG.
+NVML's topology; with --out, the same as a heatmap PNG (each cell annotated with its GB/s and
+link up to 16 GPUs, colours only beyond).
 
   python scripts/p2p_matrix.py RESULT.json [RESULT.json ...] [--out PNG] [--force]
 
 An existing PNG is not overwritten without --force. Bad input (a missing file, results of
-several hosts, two runs of one GPU, no peer-to-peer rows): one line on stderr, exit 2.
+several hosts, two runs of one GPU, no peer-to-peer rows, a GPU or peer beyond 0-63: no node has
+more than 64 GPUs): one line on stderr, exit 2.
 """
 
 from __future__ import annotations

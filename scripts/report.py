@@ -54,8 +54,10 @@ def main(argv=None) -> int:
     # A temporary file in the report's folder, created before anything is drawn (an output
     # that cannot be written is refused at once), moved onto `out` when complete: a reader
     # never sees half a report, and a failed or interrupted run leaves nothing behind.
+    # (f.write: a full disk names the report, not only "No space left on device")
     with NewFile(out, overwrite=a.force, label=f"--out {out}") as f:
-        f.tmp.write_text(build_report(r), encoding="utf-8")
+        page = build_report(r)
+        f.write(lambda tmp: tmp.write_text(page, encoding="utf-8"))
     print(out)
     return 0
 

@@ -10,9 +10,9 @@ theoretical ceilings solid (shared memory, DRAM, PCIe; FP32, FP16x2, FP16 tensor
 dashed (the plateaus of the working-set sweeps: shared memory, L2, DRAM, PCIe; the best FP32 and
 FP16-tensor rows), ridge points labelled, rows with FLOP at their arithmetic intensity.
 
-Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card, a result with
-no row to draw: only memory-management rows, or none): one line on stderr, exit 2. A result from
-a card cards.csv lacks uses the peaks in its own context.
+Prints the PNG path. Bad input (missing file, not a gpubench result, unknown card, --list-cards
+with anything to draw, a result with no row to draw: only memory-management rows, or none): one
+line on stderr, exit 2. A result from a card cards.csv lacks uses the peaks in its own context.
 """
 
 from __future__ import annotations
@@ -56,6 +56,11 @@ def main(argv=None) -> int:
                    help="the card table (default: harness/model/cards.csv)")
     p.add_argument("--list-cards", action="store_true", help="list the known cards and exit")
     a = p.parse_args(argv)
+    if a.list_cards:  # (they would be ignored)
+        given = [o for o, on in (("RESULT", a.results), ("--card", a.card), ("--out", a.out),
+                                 ("--force", a.force)) if on]
+        if given:
+            raise UsageError(f"--list-cards takes no {' or '.join(given)}: it only lists the card table")
     table = load_cards(a.cards_csv)
     if a.list_cards:
         for c in table:

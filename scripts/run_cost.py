@@ -76,6 +76,16 @@ def row_costs(result) -> list[tuple[str, dict]]:
     return rows
 
 
+def no_rows(result) -> UsageError:
+    """Why row_costs() found no row: a file of aggregates only has benchmarks that ran, but not the
+    per-repetition entries whose counters are read (as compare.py says for the same file)."""
+    if any(b.aggregates and not b.samples for b in result.benchmarks.values()):
+        return UsageError(f"{result.path}: only aggregates (mean, median, ...), no per-repetition "
+                          f"entries to read the costs from (run gpubench without "
+                          f"--benchmark_report_aggregates_only)")
+    return UsageError(f"{result.path}: no benchmark ran")
+
+
 def seconds(v) -> str:
     return "-" if v is None else f"{v:.2f}"
 
@@ -94,7 +104,7 @@ def other(c: dict) -> float:
 def report(result, top: int) -> str:
     rows = row_costs(result)
     if not rows:
-        raise UsageError(f"{result.path}: no benchmark ran")
+        raise no_rows(result)
     groups = group_costs(rows)
     total = sum(c["wall"] for _, c in rows)
     out = [f"{result.path}: {len(rows)} benchmarks, {total:.1f} s in benchmarks "
@@ -129,7 +139,7 @@ def against(result, baseline) -> str:
     """The family/kernel wall, timed, prepare and other seconds of `result` beside `baseline`'s."""
     new, old = group_costs(row_costs(result)), group_costs(row_costs(baseline))
     if not old:
-        raise UsageError(f"{baseline.path}: no benchmark ran")
+        raise no_rows(baseline)
     # Sizing and verification apart only where both runs have them; otherwise "other" holds them
     # on both sides alike (an older baseline's "other" would look like a saving).
     split = all(g[k] is not None for side in (new, old) for g in side.values() for k in ("sizing", "verify"))

@@ -36,8 +36,8 @@ exit_on_signals("validate.py", __name__)  # a signal while the modules below loa
 from gpubench_tools.acceptance import FAIL, INCOMPLETE, evaluate, load_bands, node_verdict  # noqa: E402
 from gpubench_tools.acceptance_output import as_json, console_lines, junit, markdown  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
-from gpubench_tools.gpubench_process import (check_timeout, default_gpubench, executable,  # noqa: E402
-                                             new_folders, remove_new_empty, run)
+from gpubench_tools.gpubench_process import (check_results_dir, check_timeout, default_gpubench,  # noqa: E402
+                                             executable, new_folders, remove_new_empty, run)
 from gpubench_tools.output import NewFile, commit_all, make_folders, remove_empty  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
@@ -146,6 +146,7 @@ def main(argv=None) -> int:
         raise UsageError("--results-dir has an empty value")
     if a.results_dir.exists() and not a.results_dir.is_dir():
         raise UsageError(f"--results-dir {a.results_dir}: not a folder")
+    check_results_dir(a.results_dir)
     check_timeout(a.timeout)
     check_outputs([a.junit, a.markdown, a.json])
     bands = load_bands()

@@ -7,6 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from .acceptance import FAIL, fmt, NOT_MEASURED, PASS, WARN, GpuVerdict, Verdict, node_verdict
+from .output import xml_text
 
 
 def _value(v: Verdict) -> str:
@@ -69,35 +70,29 @@ def markdown(gpus: list[GpuVerdict]) -> str:
     return "\n".join(lines)
 
 
-def _xml_text(text: str) -> str:
-    """XML 1.0 allows no control characters but tab, newline and carriage return: a host name
-    or message carrying one would make the file unreadable, so they become '?'."""
-    return "".join(c if c >= " " or c in "\t\n\r" else "?" for c in text)
-
-
 def junit(gpus: list[GpuVerdict]) -> str:
     """JUnit XML: a test suite per GPU, a test case per band; FAIL and NOT MEASURED are
     failures, WARN passes with its reason in system-out (CI shows it without failing the job, as
     the exit status does), a GPU without bands is one skipped case."""
     suites = ET.Element("testsuites", name="gpubench acceptance")
     for g in gpus:
-        suite = ET.SubElement(suites, "testsuite", name=_xml_text(_gpu_title(g)))
+        suite = ET.SubElement(suites, "testsuite", name=xml_text(_gpu_title(g)))
         cases = g.verdicts or [None]
         failures = skipped = 0
         for v in cases:
             if v is None:
-                case = ET.SubElement(suite, "testcase", classname=_xml_text(_gpu_title(g)), name="expected bands")
-                ET.SubElement(case, "skipped", message=_xml_text(g.note))
+                case = ET.SubElement(suite, "testcase", classname=xml_text(_gpu_title(g)), name="expected bands")
+                ET.SubElement(case, "skipped", message=xml_text(g.note))
                 skipped += 1
                 continue
-            case = ET.SubElement(suite, "testcase", classname=_xml_text(_gpu_title(g)), name=v.what)
+            case = ET.SubElement(suite, "testcase", classname=xml_text(_gpu_title(g)), name=v.what)
             text = "\n".join([f"{v.verdict}: {v.why}", *[f"likely cause: {c}" for c in v.causes]])
             if v.verdict in (FAIL, NOT_MEASURED):
-                failure = ET.SubElement(case, "failure", message=_xml_text(v.why))
-                failure.text = _xml_text(text)
+                failure = ET.SubElement(case, "failure", message=xml_text(v.why))
+                failure.text = xml_text(text)
                 failures += 1
             elif v.verdict == WARN:
-                ET.SubElement(case, "system-out").text = _xml_text(text)
+                ET.SubElement(case, "system-out").text = xml_text(text)
         suite.set("tests", str(len(cases)))
         suite.set("failures", str(failures))
         suite.set("skipped", str(skipped))

@@ -8,6 +8,7 @@ harness used for its percent-of-peak figures.
 from __future__ import annotations
 
 import csv
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,8 +130,48 @@ class Card:
         return self.l2_MiB * 1024 * 1024
 
 
+#: The range of each numeric column, as (lowest, highest, whether 0 is allowed, what it is): far
+#: beyond any card at both ends, as results.CONTEXT_NUMBER_RANGES bounds a result's peaks. Beyond
+#: them the tools' arithmetic overflows (a peak of 1e308 TFLOPS) or a roof is silently dropped (a
+#: negative one). 0 is meaningful only where the table uses it: FP8 on cards without FP8 tensor
+#: cores, and an unknown PCIe link (pcie_GBps_per_direction gives 0 for it).
+_PEAK = (1e-3, 1e9, False, "a peak is from 0.001 to 1e9 GB/s or TFLOPS")
+_COLUMN_RANGES = {
+    "cc": (1.0, 99.9, False, "a compute capability is from 1.0 to 99.9"),
+    "sm_count": (1, 100000, False, "an SM count is an integer from 1 to 100000"),
+    "fp32_TFLOPS": _PEAK, "fp16_tensor_TFLOPS": _PEAK, "bf16_tensor_TFLOPS": _PEAK,
+    "fp8_tensor_TFLOPS": (1e-3, 1e9, True, "a peak is from 0.001 to 1e9 TFLOPS, or 0 for a card "
+                                            "without FP8 tensor cores"),
+    "dram_GBps": _PEAK,
+    "l2_MiB": (1e-6, 1e9, False, "an L2 holds from 1e-6 to 1e9 MiB"),
+    "pcie_gen": (1, 6, True, "a PCIe generation is an integer from 1 to 6, or 0 for unknown"),
+    "pcie_width": (1, 32, True, "a PCIe link width is an integer from 1 to 32 lanes, or 0 for unknown"),
+}
+_INT_COLUMNS = ("sm_count", "pcie_gen", "pcie_width")
+
+
+def _column_number(text: str, column: str, where: str):
+    """The value of a numeric column; UsageError naming the file, line and column when it is not
+    a number, not finite, or beyond _COLUMN_RANGES (e.g. nan was drawn as "FP32 nan TFLOP/s")."""
+    lo, hi, zero_ok, what = _COLUMN_RANGES[column]
+    try:
+        number = int(text) if column in _INT_COLUMNS else float(text)
+    except ValueError:
+        kind = "an integer" if column in _INT_COLUMNS else "a number"
+        raise UsageError(f"{where}: column {column} = {text[:40]!r} is not {kind}") from None
+    if number == 0 and zero_ok:
+        return number
+    if not math.isfinite(number):
+        raise UsageError(f"{where}: column {column} = {number} is not a finite number ({what})")
+    if not lo <= number <= hi:
+        shown = f"{number:g}" if isinstance(number, float) or abs(number) < 10 ** 30 else repr(text[:40])
+        raise UsageError(f"{where}: column {column} = {shown} is out of range ({what})")
+    return number
+
+
 def load_cards(path: Path | str = CARDS_CSV) -> list[Card]:
-    """Parses cards.csv; raises UsageError naming the file and line on a malformed table."""
+    """Parses cards.csv; raises UsageError naming the file, line and column on a malformed
+    table."""
     path = Path(path)
     try:
         text = read_input(path, "card table").decode("utf-8")
@@ -145,15 +186,20 @@ def load_cards(path: Path | str = CARDS_CSV) -> list[Card]:
             continue
         if len(row) != len(_HEADER):
             raise UsageError(f"{path}:{line_no}: expected {len(_HEADER)} fields, got {len(row)}")
-        try:
-            cards.append(Card(
-                key=row[0], display_name=row[1], match=row[2], cc=row[3], sm_count=int(row[4]),
-                fp32_TFLOPS=float(row[5]), fp16_tensor_TFLOPS=float(row[6]),
-                bf16_tensor_TFLOPS=float(row[7]), fp8_tensor_TFLOPS=float(row[8]),
-                dram_GBps=float(row[9]), l2_MiB=float(row[10]), pcie_gen=int(row[11]),
-                pcie_width=int(row[12]), source=row[13]))
-        except ValueError as e:
-            raise UsageError(f"{path}:{line_no}: {e}") from None
+        fields = dict(zip(_HEADER, row))
+        for column in _COLUMN_RANGES:
+            _column_number(fields[column], column, f"{path}:{line_no}")
+        try:  # (a bad expression raised re.error at the first device-name look-up)
+            re.compile(fields["match"])
+        except re.error as e:
+            raise UsageError(f"{path}:{line_no}: column match = {fields['match'][:40]!r} is not a "
+                             f"regular expression ({e})") from None
+        cards.append(Card(
+            key=row[0], display_name=row[1], match=row[2], cc=row[3], sm_count=int(row[4]),
+            fp32_TFLOPS=float(row[5]), fp16_tensor_TFLOPS=float(row[6]),
+            bf16_tensor_TFLOPS=float(row[7]), fp8_tensor_TFLOPS=float(row[8]),
+            dram_GBps=float(row[9]), l2_MiB=float(row[10]), pcie_gen=int(row[11]),
+            pcie_width=int(row[12]), source=row[13]))
     return cards
 
 

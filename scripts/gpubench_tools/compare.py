@@ -67,7 +67,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
-from .output import NewFile, commit_all
+from .output import NewFile, commit_all, markdown_cell, visible, xml_text
 from .results import Result, result_identity
 from .store import too_few_repetitions
 
@@ -159,7 +159,7 @@ def failure_lines(c: Comparison) -> list[str]:
     message ([] when failures are allowed)."""
     if c.thresholds.allow_failures:
         return []
-    return [f"FAILED VERIFICATION: {r.name}: {r.reason}" for r in c.failures()]
+    return [visible(f"FAILED VERIFICATION: {r.name}: {r.reason}") for r in c.failures()]
 
 
 def verdict_line(c: Comparison) -> str:
@@ -482,9 +482,9 @@ def to_markdown(c: Comparison) -> str:
     lines = [
         "# gpubench comparison",
         "",
-        f"- new: `{c.new}`",
-        f"- baseline ({len(c.baselines)}): " + ", ".join(f"`{b}`" for b in c.baselines),
-        f"- device key: `{c.device_key}`",
+        f"- new: `{visible(c.new)}`",
+        f"- baseline ({len(c.baselines)}): " + ", ".join(f"`{visible(b)}`" for b in c.baselines),
+        f"- device key: `{visible(c.device_key)}`",
         f"- thresholds: min effect {t.min_effect:.1%}, {t.noise_k:g} x baseline noise, "
         f"Mann-Whitney U alpha {t.alpha:g} (where the samples are too few for it to reach "
         f"alpha: no overlap)",
@@ -498,14 +498,15 @@ def to_markdown(c: Comparison) -> str:
     for r in sorted(c.rows, key=lambda r: (order[r.verdict], r.gain)):
         noise = f"{r.baseline_noise:.1%}" if r.baseline_noise is not None else "-"
         p = f"{r.p_value:.3g}" if r.p_value is not None else "-"
-        lines.append(f"| `{r.name}` | {r.metric} | {_fmt(r.baseline_median)} | "
+        # (a cell ends at a "|" or a newline: an error_message may hold either)
+        lines.append(f"| `{markdown_cell(r.name)}` | {markdown_cell(r.metric)} | {_fmt(r.baseline_median)} | "
                      f"{_fmt(r.new_median)} | {_fmt(r.change, True)} | {noise} | {p} | "
-                     f"**{r.verdict}** | {r.reason} |")
+                     f"**{r.verdict}** | {markdown_cell(r.reason)} |")
     if c.not_compared:
         lines += ["", "Not compared:", ""]
-        lines += [f"- `{n}`: {why}" for n, why in c.not_compared]
+        lines += [f"- `{visible(n)}`: {visible(why)}" for n, why in c.not_compared]
     if c.notes:
-        lines += ["", "Notes:", ""] + [f"- {n}" for n in c.notes]
+        lines += ["", "Notes:", ""] + [f"- {visible(n)}" for n in c.notes]
     return "\n".join(lines) + "\n"
 
 
@@ -537,12 +538,14 @@ def to_junit(c: Comparison) -> str:
     props = ET.SubElement(suite, "properties")
     for k, v in (("device_key", c.device_key), ("new", c.new),
                  ("baselines", " ".join(c.baselines))):
-        ET.SubElement(props, "property", name=k, value=v)
+        ET.SubElement(props, "property", name=k, value=xml_text(v))
     for r in c.rows:
-        case = ET.SubElement(suite, "testcase", classname=f"gpubench.{r.name.split('/')[0]}",
-                             name=r.name, time="0")
-        summary = (f"{r.verdict}: {r.metric} {_fmt(r.baseline_median)} -> {_fmt(r.new_median)} "
-                   f"({_fmt(r.change, True)}): {r.reason}")
+        case = ET.SubElement(suite, "testcase", classname=xml_text(f"gpubench.{r.name.split('/')[0]}"),
+                             name=xml_text(r.name), time="0")
+        # (ElementTree writes any character; one XML forbids, an ESC in an error_message, made
+        # the file unreadable)
+        summary = xml_text(f"{r.verdict}: {r.metric} {_fmt(r.baseline_median)} -> {_fmt(r.new_median)} "
+                           f"({_fmt(r.change, True)}): {r.reason}")
         if r.verdict == "SLOWER":
             ET.SubElement(case, "failure", message=summary, type="regression").text = summary
         elif r.failed and not c.thresholds.allow_failures:

@@ -52,6 +52,19 @@ def check_timeout(seconds: float, option: str = "--timeout") -> float:
     return seconds
 
 
+def check_results_dir(folder: Path | str, option: str = "--results-dir") -> None:
+    """UsageError, before gpubench runs, when the results folder's name holds a control or line
+    separator character: the scripts find the result in gpubench's "result: <path>" line, which
+    such a name splits (a newline lost the run, which gpubench had stored)."""
+    from .errors import UsageError
+    from .output import visible
+
+    text = str(folder)
+    if visible(text) != text:
+        raise UsageError(f"{option} {visible(text)}: a folder name with a control character cannot be read "
+                         f"back from gpubench's output; choose another name")
+
+
 @dataclass
 class Finished:
     """How a gpubench run ended."""

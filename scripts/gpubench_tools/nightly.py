@@ -32,8 +32,9 @@ from pathlib import Path
 from .compare import (Comparison, Thresholds, apply_confirmation, compare, failure_lines, to_json,
                       to_junit, to_markdown, verdict_line)
 from .errors import UsageError
-from .gpubench_process import Finished, executable, new_folders, remove_new_empty, run
-from .output import NewFile, commit_all, make_folders, remove_empty, umask
+from .gpubench_process import (Finished, check_results_dir, executable, new_folders, remove_new_empty,
+                               run)
+from .output import NewFile, commit_all, make_folders, remove_empty, umask, visible
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
                     last_valid)
@@ -138,6 +139,7 @@ def check_folder(folder: Path, what: str) -> None:
 def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     """The whole job; UsageError for problems before a comparison is possible (every output
     folder is checked before gpubench runs)."""
+    check_results_dir(o.results_dir)
     check_folder(o.results_dir, "--results-dir")
     if o.report_dir is not None:
         check_folder(o.report_dir, "--report-dir")
@@ -198,7 +200,7 @@ def _night(o: NightlyOptions, new: Result, new_path: Path, report_dir: Path,
         failed = [] if o.thresholds.allow_failures else failed_verification(new)
         if failed:
             out.exit_code = 1
-            out.failures = [f"FAILED VERIFICATION: {n}: {m}" for n, m in failed]
+            out.failures = [visible(f"FAILED VERIFICATION: {n}: {m}") for n, m in failed]  # (as compare's)
             out.message = (f"{new_path}: FAILED VERIFICATION ({len(failed)} benchmark(s)): "
                            + ", ".join(n for n, _ in failed) + f" (and there is no baseline "
                            f"yet for device key '{new.device_key}')")
@@ -212,10 +214,11 @@ def _night(o: NightlyOptions, new: Result, new_path: Path, report_dir: Path,
                            f"'{new.device_key}' in {o.results_dir}; the next run compares with it")
         out.notes = notes
         md = report_dir / "report.md"
-        with NewFile(md) as f:
-            f.tmp.write_text(f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n"
-                             + "".join(f"- {line}\n" for line in out.failures)
-                             + "".join(f"- {line}\n" for line in notes), encoding="utf-8")
+        text = (f"# gpubench nightly\n\n- new: `{new_path}`\n- {out.message}\n"
+                + "".join(f"- {line}\n" for line in out.failures) + "".join(f"- {line}\n" for line in notes))
+        # (named as it will be: the folder being built is a temporary one; f.write names it on a full disk)
+        with NewFile(md, label=str(final_dir / md.name)) as f:
+            f.write(lambda tmp: tmp.write_text(text, encoding="utf-8"))
         out.files.append(md)
         return out
     c = compare(new, baselines, o.thresholds)
@@ -233,13 +236,15 @@ def _night(o: NightlyOptions, new: Result, new_path: Path, report_dir: Path,
     out.exit_code = c.exit_code
     out.failures = failure_lines(c)
     trend_notes: list[str] = []
-    trends = write_trends(o, new, c, report_dir / "trends", trend_notes)
+    trends = write_trends(o, new, c, report_dir / "trends", trend_notes, shown_dir=final_dir / "trends")
     c.notes += trend_notes
     out.notes = notes + trend_notes
-    reports = [NewFile(report_dir / name) for name in ("report.md", "report.json", "junit.xml")]
+    reports = [NewFile(report_dir / name, label=str(final_dir / name))
+               for name in ("report.md", "report.json", "junit.xml")]
     try:  # all three whole, or none
         for f, render in zip(reports, (to_markdown, to_json, to_junit)):
-            f.tmp.write_text(render(c), encoding="utf-8")
+            text = render(c)
+            f.write(lambda tmp: tmp.write_text(text, encoding="utf-8"))
         out.files += commit_all(reports)
     finally:
         for f in reports:
@@ -251,9 +256,10 @@ def _night(o: NightlyOptions, new: Result, new_path: Path, report_dir: Path,
 
 
 def write_trends(o: NightlyOptions, new: Result, c: Comparison, out_dir: Path,
-                 notes: list[str] | None = None) -> list[Path]:
+                 notes: list[str] | None = None, shown_dir: Path | None = None) -> list[Path]:
     """One trend PNG per compared benchmark over the last trend_window stored runs (a stored
-    file that is not a valid result is left out, with a line in `notes` naming it)."""
+    file that is not a valid result is left out, with a line in `notes` naming it); messages
+    name `shown_dir` for `out_dir` (the folder out_dir becomes)."""
     paths = history(o.results_dir, new.device_key)[-o.trend_window:]  # (last_valid noted bad names)
     runs: list[Result] = []
     for p in paths:
@@ -270,5 +276,6 @@ def write_trends(o: NightlyOptions, new: Result, c: Comparison, out_dir: Path,
         d = trend_data(runs, row.name, o.last_n, o.thresholds,
                        final_verdict=row.verdict if row.verdict != "INVALID" else None)
         if d is not None and len(d.points) >= 2:
-            written.append(draw_trend(d, out_dir / file_name(row.name)))
+            written.append(draw_trend(d, out_dir / file_name(row.name),
+                                      label=str((shown_dir or out_dir) / file_name(row.name))))
     return written

@@ -18,6 +18,7 @@ import errno
 import os
 import stat
 import tempfile
+import unicodedata
 from pathlib import Path
 
 from .errors import UsageError
@@ -33,6 +34,28 @@ def umask() -> int:
 def umask_mode() -> int:
     """The mode a new file gets from open(): 0666 less the process's umask."""
     return 0o666 & ~umask()
+
+
+def visible(text: str) -> str:
+    """`text` on one line, its control characters, line separators and lone surrogates written as
+    escapes (\\x1b, \\n, \\u2028): text from an input (a result's error_message, a file name) is
+    not trusted to hold none; an ESC recoloured the terminal and a newline split a line in two."""
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") else c
+                   for c in text)
+
+
+def markdown_cell(text: str) -> str:
+    """`text` for a cell of a markdown table: on one line (visible()), its "|" escaped (it ended
+    the cell)."""
+    return visible(text).replace("|", "\\|")
+
+
+def xml_text(text: str) -> str:
+    """`text` with every character XML 1.0 forbids (control characters but tab, newline and
+    carriage return; lone surrogates; U+FFFE, U+FFFF) made '?': one would make the file
+    unreadable."""
+    return "".join(c if c in "\t\n\r" or " " <= c <= "\ud7ff" or "\ue000" <= c <= "\ufffd"
+                   or c >= "\U00010000" else "?" for c in text)
 
 
 def make_folders(folder: Path) -> list[Path]:

@@ -98,10 +98,14 @@ def p2p_rows(result: Result) -> list[Benchmark]:
     return [b for b in result.benchmarks.values() if b.level == P2P_LEVEL]
 
 
-#: CUDA device ordinals a node can have, 0 to MAX_DEVICES - 1 (far beyond any node: tens of
-#: GPUs); a device ordinal or a peer beyond them is a forged file, and would make a matrix of
-#: millions of cells.
-MAX_DEVICES = 1024
+#: CUDA device ordinals a node can have, 0 to MAX_DEVICES - 1: beyond any node (an HGX or DGX
+#: board has 8 GPUs, the largest PCIe-switched chassis about 20). A device ordinal or a peer
+#: beyond them is a forged file: hundreds of peers printed tens of MB of tables and took minutes
+#: to draw.
+MAX_DEVICES = 64
+#: The most GPUs whose heatmap cells are annotated with their GB/s and link: beyond, the texts
+#: would not fit their cells (and thousands of them took minutes to lay out); colours only.
+MAX_ANNOTATED_DEVICES = 16
 
 
 def _ordinal(result: Result) -> int:
@@ -112,7 +116,7 @@ def _ordinal(result: Result) -> int:
     if v >= MAX_DEVICES:
         raise UsageError(f"{result.path}: not a gpubench result: device_ordinal "
                          f"{result.ctx('device_ordinal')[:40]} is beyond any node (0 to "
-                         f"{MAX_DEVICES - 1})")
+                         f"{MAX_DEVICES - 1}: none has more than {MAX_DEVICES} GPUs)")
     return int(v)
 
 
@@ -129,7 +133,8 @@ def _check_peers(result: Result) -> None:
         j = _peer(b)
         if j is not None and not 0 <= j < MAX_DEVICES:
             raise UsageError(f"{result.path}: not a gpubench result: {b.name} names peer "
-                             f"{str(j)[:40]}, beyond any node (0 to {MAX_DEVICES - 1})")
+                             f"{str(j)[:40]}, beyond any node (0 to {MAX_DEVICES - 1}: none has "
+                             f"more than {MAX_DEVICES} GPUs)")
 
 
 def _bytes(b: Benchmark) -> float | None:
@@ -234,7 +239,8 @@ def to_text(d: P2pMatrix) -> str:
 
 def matrix_figure(d: P2pMatrix):
     """The matplotlib Figure of the matrices (no pyplot state): one heatmap per row kind, two
-    rows of panels, each cell annotated with its GB/s (or skip / FAIL) and its link."""
+    rows of panels, each cell annotated with its GB/s (or skip / FAIL) and its link (up to
+    MAX_ANNOTATED_DEVICES GPUs)."""
     import numpy as np
     from matplotlib.figure import Figure
 
@@ -256,10 +262,14 @@ def matrix_figure(d: P2pMatrix):
                     grid[a, b] = v
         ax.imshow(grid, cmap="viridis", vmin=0, vmax=top or 1)
         ax.set_title(f"{m.kind}: {KIND_TITLES.get(m.kind, '')}\n{_size_text(m.bytes)}", fontsize=9)
-        ax.set_xticks(range(size), [str(j) for j in m.devices])
-        ax.set_yticks(range(size), [str(i) for i in m.devices])
+        # every GPU's tick up to 16; beyond, 8 or so (more overlapped)
+        step = 1 if size <= MAX_ANNOTATED_DEVICES else -(-size // 8)
+        ax.set_xticks(range(0, size, step), [str(j) for j in m.devices[::step]])
+        ax.set_yticks(range(0, size, step), [str(i) for i in m.devices[::step]])
         ax.set_xlabel("peer GPU", fontsize=8)
         ax.set_ylabel("GPU that ran", fontsize=8)
+        if size > MAX_ANNOTATED_DEVICES:
+            continue
         for a, i in enumerate(m.devices):
             for b, j in enumerate(m.devices):
                 if i == j:

@@ -136,9 +136,10 @@ def trend_figure(d: TrendData):
     return fig
 
 
-def draw_trend(d: TrendData, out_png: Path | str) -> Path:
+def draw_trend(d: TrendData, out_png: Path | str, label: str | None = None) -> Path:
     """Writes the trend plot (trend_figure(), 900 x 450 pixels); whole or not at all
-    (output.NewFile), never over an existing file (each night has a folder of its own)."""
-    with NewFile(out_png) as out:
+    (output.NewFile, `label` naming it in messages), never over an existing file (each night
+    has a folder of its own)."""
+    with NewFile(out_png, label=label) as out:
         out.write(lambda tmp: trend_figure(d).savefig(tmp, format=out.format, dpi=100))
     return out.path

@@ -341,6 +341,19 @@ def test_results_of_two_devices_under_one_host_and_ordinal_are_refused(tmp_path,
     assert len(err.splitlines()) == 1, err
 
 
+@pytest.mark.parametrize("name", ["r\ns", "r\x1bs"])
+def test_a_results_dir_with_a_control_character_is_refused_before_gpubench_runs(tmp_path, name):
+    """validate.py reads the "result: <path>" lines, which a newline in the folder's name split:
+    the run was stored but not judged."""
+    fake = tmp_path / "fake_gpubench"
+    fake.write_text(f"#!/bin/sh\ntouch {tmp_path}/ran\nexit 0\n")
+    fake.chmod(0o755)
+    code, out, err = run("--gpubench", fake, "--device", "0", "--results-dir", tmp_path / name)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith("validate.py: error: --results-dir ") and "control character" in err
+    assert not (tmp_path / "ran").exists()
+
+
 def test_validate_refuses_a_truncated_result(tmp_path):
     f = tmp_path / "cut.json"
     f.write_text(json.dumps(healthy_h100())[:500])

@@ -128,3 +128,48 @@ def test_every_bad_input_is_one_line_naming_the_file(tmp_path, host_result):
             load_result(path)
         msg = str(e.value)
         assert str(path) in msg and words in msg and "\n" not in msg, (what, msg)
+
+
+_H100_ROW = "h100_sxm,H100 SXM,H100 SXM,9.0,132,66.9,989,989,1979,3350,50,5,16,datasheet".split(",")
+
+
+@pytest.mark.parametrize("column, value, words", [
+    ("fp32_TFLOPS", "1e308", "fp32_TFLOPS = 1e+308 is out of range (a peak is from 0.001 to 1e9"),
+    ("fp32_TFLOPS", "inf", "fp32_TFLOPS = inf is not a finite number"),
+    ("fp16_tensor_TFLOPS", "nan", "fp16_tensor_TFLOPS = nan is not a finite number"),
+    ("bf16_tensor_TFLOPS", "-1", "bf16_tensor_TFLOPS = -1 is out of range"),
+    ("dram_GBps", "0", "dram_GBps = 0 is out of range"),
+    ("fp8_tensor_TFLOPS", "-0.5", "fp8_tensor_TFLOPS = -0.5 is out of range"),
+    ("l2_MiB", "0", "l2_MiB = 0 is out of range"),
+    ("sm_count", "0", "sm_count = 0 is out of range"),
+    ("sm_count", "1e3", "sm_count = '1e3' is not an integer"),
+    ("sm_count", "9" * 40, "is out of range (an SM count is an integer from 1 to 100000)"),
+    ("cc", "nan", "cc = nan is not a finite number"),
+    ("pcie_gen", "9", "pcie_gen = 9 is out of range"),
+    ("pcie_width", "-16", "pcie_width = -16 is out of range"),
+    ("dram_GBps", "fast", "dram_GBps = 'fast' is not a number"),
+    ("match", "(", "column match = '(' is not a regular expression"),
+])
+def test_a_card_table_value_out_of_range_is_refused_naming_line_and_column(tmp_path, column, value, words):
+    """A peak of 1e308 overflowed the roofline's arithmetic, nan was drawn as "nan TFLOP/s", -1
+    dropped a roof silently, 0 DRAM was taken as a peak: refused like a result's context peaks."""
+    header = CARDS_CSV.read_text().splitlines()[0]
+    row = list(_H100_ROW)
+    row[header.split(",").index(column)] = value
+    path = tmp_path / "cards.csv"
+    path.write_text(header + "\n" + ",".join(_H100_ROW) + "\n" + ",".join(row) + "\n")
+    with pytest.raises(UsageError) as e:
+        load_cards(path)
+    msg = str(e.value)
+    assert msg.startswith(f"{path}:3: column {column} ") and words in msg and "\n" not in msg, msg
+
+
+def test_the_zeros_the_card_table_means_are_accepted(tmp_path):
+    """0 FP8 (no FP8 tensor cores, as A100 and RTX 3090 have it) and an unknown PCIe link (0)."""
+    header = CARDS_CSV.read_text().splitlines()[0]
+    row = list(_H100_ROW)
+    row[8] = row[11] = row[12] = "0"
+    path = tmp_path / "cards.csv"
+    path.write_text(header + "\n" + ",".join(row) + "\n")
+    card = load_cards(path)[0]
+    assert card.fp8_tensor_TFLOPS == 0 and card.pcie_GBps == 0 and card.dram_GBps == 3350

@@ -142,7 +142,7 @@ def test_a_gpus_own_rows_file_beside_its_link_rows_file_is_left_aside(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["two_runs_of_one_gpu", "two_hosts", "no_p2p_rows", "no_ordinal",
-                                  "huge_ordinal", "ordinal_1024", "huge_peer", "peer_1024"])
+                                  "huge_ordinal", "ordinal_64", "huge_peer", "peer_64"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
     paths = write_node(tmp_path, devices=2)
     if case == "two_runs_of_one_gpu":
@@ -158,22 +158,23 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
         one["context"]["device_ordinal"] = "0"
         args = [write_json(one, tmp_path / "one_gpu.json")]
         want = "no peer-to-peer rows"
-    elif case in ("huge_ordinal", "ordinal_1024"):
+    elif case in ("huge_ordinal", "ordinal_64"):
         # an ordinal beyond any node (a matrix of 10^17 rows would never be printed)
         far = node_result(1, 2)
-        far["context"]["device_ordinal"] = "100000000000000000" if case == "huge_ordinal" else "1024"
+        far["context"]["device_ordinal"] = "100000000000000000" if case == "huge_ordinal" else "64"
         args = [paths[0], write_json(far, tmp_path / "far.json")]
         want = "device_ordinal"
-    elif case in ("huge_peer", "peer_1024"):
-        # peers beyond any node: thousands of them printed hundreds of MB of tables
+    elif case in ("huge_peer", "peer_64"):
+        # peers beyond any node: thousands of them printed hundreds of MB of tables (hundreds
+        # took minutes to draw)
         far = node_result(0, 2)
-        peer = 3000 if case == "huge_peer" else 1024
+        peer = 3000 if case == "huge_peer" else 64
         for e in far["benchmarks"]:
             for k in ("name", "run_name"):
                 if k in e:
                     e[k] = e[k].replace("peer:1,", f"peer:{peer},")
         args = [write_json(far, tmp_path / "far.json"), paths[1]]
-        want = f"peer {peer}, beyond any node (0 to 1023)"
+        want = f"peer {peer}, beyond any node (0 to 63: none has more than 64 GPUs)"
     else:
         bare = node_result(0, 2)
         del bare["context"]["device_ordinal"]
@@ -184,6 +185,19 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
     assert len(stderr.strip().splitlines()) == 1 and want in stderr, stderr
     with pytest.raises(UsageError):
         matrix_data([load_result(p) for p in args])
+
+
+def test_a_large_matrix_is_drawn_without_cell_texts(tmp_path, monkeypatch):
+    """Each cell's GB/s and link fit a cell up to 16 GPUs; beyond, thousands of texts took
+    minutes to lay out and overlapped: the heatmap keeps its colours only."""
+    from gpubench_tools.p2p_matrix import matrix_figure
+
+    small = matrix_data([load_result(p) for p in write_node(tmp_path, devices=3)])
+    monkeypatch.setitem(globals(), "PATHS", {(i, j): "nvlink" for i in range(17) for j in range(17)})
+    big = matrix_data([load_result(p) for p in write_node(tmp_path, devices=17)])
+    assert len(big.matrices[0].devices) == 17
+    assert all(not ax.texts for ax in matrix_figure(big).axes)
+    assert all(len(ax.texts) == 6 for ax in matrix_figure(small).axes)
 
 
 def test_label_path_is_read_from_the_entries(tmp_path):

@@ -450,6 +450,26 @@ def test_bad_input_is_one_line_and_exit_2(case, message, host_result, host_doc, 
     assert not out.is_file() and not list(tmp_path.glob("*.html")) and not list(tmp_path.glob(".*.tmp"))
 
 
+def test_a_full_disk_names_the_report(host_result, tmp_path, monkeypatch):
+    """The page was written straight to its temporary: a full disk said only "report.py: error:
+    No space left on device", naming no file."""
+    import errno
+
+    real = Path.write_text
+
+    def full(path, *args, **kwargs):
+        if path.name.endswith(".tmp"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    out = tmp_path / "r.html"
+    code, stdout, err = cli("report.py", host_result, "--out", out)
+    assert (code, stdout) == (2, "") and err.count("\n") == 1, err
+    assert err == f"report.py: error: --out {out}: cannot write: No space left on device\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_truncated_result_as_a_real_process(host_result, tmp_path):
     """The script itself (a new interpreter, as run.sh runs it): one line, exit 2."""
     src = tmp_path / "cut.json"

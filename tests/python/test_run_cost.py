@@ -197,3 +197,16 @@ def test_a_result_whose_wall_times_are_all_0_has_no_shares(tmp_path, host_doc):
     assert groups and all(c[2] == "0.00" and c[8] == "-" for c in groups)
     code, out, err = cli("run_cost.py", f, "--baseline", f)
     assert code == 0 and "Traceback" not in err, err
+
+
+def test_a_file_of_aggregates_only_says_so(tmp_path, host_doc, host_result):
+    """A run with --benchmark_report_aggregates_only was reported as "no benchmark ran"."""
+    doc = json.loads(json.dumps(host_doc))
+    doc["benchmarks"] = [e for e in doc["benchmarks"] if e.get("run_type") == "aggregate"]
+    assert doc["benchmarks"]
+    agg = tmp_path / "agg.json"
+    agg.write_text(json.dumps(doc))
+    for args in ([agg], [host_result, "--baseline", agg]):
+        code, out, err = cli("run_cost.py", *args)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert f"{agg}: only aggregates" in err and "without --benchmark_report_aggregates_only" in err, err

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import cli
+from conftest import ROOT, cli
 
 
 def _nan_result(host_doc, tmp_path, value):
@@ -37,6 +37,13 @@ def _nan_result(host_doc, tmp_path, value):
     ("nightly.py", ["--timeout", "-1"], "--timeout"),
     ("nightly.py", ["--timeout", "1e10"], "--timeout 1e+10"),
     ("run_cost.py", ["{deep}"], "nested too deeply"),
+    # options that were silently ignored
+    ("roofline.py", ["--list-cards", "{r}", "--out", "{tmp}/x.png"], "--list-cards takes no RESULT or --out"),
+    ("roofline.py", ["--list-cards", "--card", "h100_sxm"], "--list-cards takes no --card"),
+    ("compare.py", ["{r}", "{r}", "--last", "3"], "--last needs --history"),
+    # a --history that is no folder was called an empty history
+    ("compare.py", ["{r}", "--history", "{tmp}/nonexistent"], "--history {tmp}/nonexistent: no such folder"),
+    ("compare.py", ["{r}", "--history", "{r}"], "--history {r}: not a folder"),
 ])
 def test_one_line_exit_2_no_traceback(tool, args, message, host_result, host_doc, tmp_path):
     deep = tmp_path / "deep.json"
@@ -48,7 +55,7 @@ def test_one_line_exit_2_no_traceback(tool, args, message, host_result, host_doc
     assert code == 2, (out, err)
     assert "Traceback" not in err
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"{tool}: error: ") and message in lines[0], err
+    assert len(lines) == 1 and lines[0].startswith(f"{tool}: error: ") and message.format(**values) in lines[0], err
 
 
 def test_outputs_are_not_overwritten_without_force(host_result, tmp_path):
@@ -487,3 +494,15 @@ def test_a_reader_that_goes_away_ends_the_tool_as_sigpipe_quietly(tool, args, ho
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141, err
     assert "Broken pipe" not in err and "Exception ignored" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("fp32", ["1e308", "inf", "nan", "-1"])
+def test_a_card_table_with_an_absurd_peak_is_one_line(tmp_path, fp32):
+    """--cards-csv with FP32 1e308 or inf: an OverflowError traceback; nan drew "FP32 nan TFLOP/s";
+    -1 dropped the roof silently."""
+    header = (ROOT / "harness" / "model" / "cards.csv").read_text().splitlines()[0]
+    table = tmp_path / "c.csv"
+    table.write_text(f"{header}\nx,X,X,9.0,132,{fp32},990,990,1979,3350,50,5,16,s\n")
+    _one_line("roofline.py", *cli("roofline.py", "--cards-csv", table, "--card", "x", "--out", tmp_path / "o.png"),
+              f"{table}:2: column fp32_TFLOPS = ")
+    assert not (tmp_path / "o.png").exists()

@@ -4,6 +4,7 @@ makes a regression appear on demand) and its trend plots."""
 import datetime as dt
 import json
 import os
+import re
 import stat
 import sys
 import xml.etree.ElementTree as ET
@@ -401,6 +402,40 @@ def test_an_interrupted_or_failed_night_leaves_no_report_folder(tmp_path, fake_g
     assert not (tmp_path / "report").exists()  # the folder the night created, removed empty
 
 
+@pytest.mark.parametrize("which", ["report.json", "trend"])
+def test_a_full_disk_names_the_nights_report_not_its_temporary_folder(tmp_path, fake_gpubench, monkeypatch,
+                                                                       which):
+    """The night's folder is built under a temporary name: a full disk named that folder (or said
+    only "No space left on device"), not the report's own path."""
+    import errno
+    from pathlib import Path
+
+    import gpubench_tools.trends as trends_module
+
+    exe, _ = fake_gpubench
+    if which == "trend":
+        def full(*args, **kwargs):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        monkeypatch.setattr(trends_module, "trend_figure", lambda d: type("F", (), {"savefig": full})())
+    else:
+        real = Path.write_text
+
+        def write_text(path, *args, **kwargs):
+            if path.name.startswith(".report.json.") and path.name.endswith(".tmp"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "write_text", write_text)
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0)
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, out + err
+    (stored,) = [p for p in (tmp_path / "results").glob("*/*.json") if "_seed" not in p.name]
+    folder = tmp_path / "report" / stored.stem
+    wanted = re.escape(str(folder / "report.json")) if which == "report.json" \
+        else re.escape(f"{folder}/trends/") + r"[^/]+\.png"
+    assert re.fullmatch(f"nightly.py: error: {wanted}: cannot write: No space left on device\n", err), err
+    assert not folder.exists()
+
+
 def test_one_bad_file_in_the_store_does_not_break_later_nights(tmp_path, fake_gpubench):
     exe, _ = fake_gpubench
     key = json.loads(open(os.environ["FAKE_TEMPLATE"]).read())["context"]["device_key"]
@@ -491,3 +526,18 @@ def SWEEP():
     os.environ.update(FAKE_FACTOR="1.0", FAKE_RERUN_FACTOR="1.0", FAKE_ERROR="",
                       FAKE_RERUN_ERROR="")
     return "^" + os.environ["FAKE_BENCH"].rsplit("/", 1)[0] + "/"
+
+
+@pytest.mark.parametrize("name", ["r\ns", "r\x1bs", "r\u2028s"])
+def test_a_results_dir_with_a_control_character_is_refused_before_gpubench_runs(tmp_path, name):
+    """The result is found in gpubench's "result: <path>" line, which a newline in the folder's
+    name split: the run was stored but lost to the night."""
+    exe = tmp_path / "fake"
+    exe.write_text(f"#!/bin/sh\ntouch {tmp_path}/ran\nexit 2\n")
+    exe.chmod(0o755)
+    (tmp_path / name).mkdir()
+    code, out, err = cli("nightly.py", "--gpubench", exe, "--results-dir", tmp_path / name,
+                         "--report-dir", tmp_path / "rep", "--allow-empty-history")
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith("nightly.py: error: --results-dir ") and "control character" in err
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "rep").exists()
