@@ -55,6 +55,10 @@ def cost(result, b, entry: dict, key: str) -> float | None:
     return float(v)
 
 
+#: Seconds per unit of Google Benchmark's time_unit (gpubench --benchmark_time_unit).
+TIME_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
 def row_costs(result) -> list[tuple[str, dict]]:
     """(name, {wall, timed, prepare, sizing, verify: seconds or None, calls: int or None}) per
     benchmark that ran."""
@@ -66,8 +70,11 @@ def row_costs(result) -> list[tuple[str, dict]]:
         if any(w is None for w in walls):
             raise UsageError(f"{result.path}: {b.name} has no wall_s counter (a result from an older gpubench)")
         timed = 0.0
-        for s in b.samples:  # real_time is microseconds per operation
-            timed += (to_number(s.get("real_time")) or 0.0) * (to_number(s.get("iterations")) or 0.0) * 1e-6
+        for s in b.samples:  # real_time is one operation's time in the entry's time_unit (us unless asked)
+            unit = TIME_UNIT_SECONDS.get(s.get("time_unit", "us"))
+            if unit is None:
+                raise UsageError(f"{result.path}: {b.name} has time_unit {s.get('time_unit')!r}, not ns, us, ms or s")
+            timed += (to_number(s.get("real_time")) or 0.0) * (to_number(s.get("iterations")) or 0.0) * unit
         last = b.samples[-1]  # the counters are cumulative: the last repetition holds the totals
         calls = cost(result, b, last, "calls")
         rows.append((b.name, {"wall": max(walls), "timed": timed, "prepare": cost(result, b, last, "prepare_s") or 0.0,

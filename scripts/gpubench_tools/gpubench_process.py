@@ -12,8 +12,9 @@ SIGTERM) - is stopped in three steps:
    seconds for the current sample to end;
 2. a second SIGTERM (gpubench exits at once), then SECOND_GRACE_S seconds;
 3. SIGKILL, after which the temporary files of that run still left are removed: only names of
-   gpubench's pattern, `*.json.tmp.<pid>`, with the pid of one of the run's processes, in the
-   folders it writes to.
+   gpubench's pattern, `*.json.tmp.<pid>` (`<name>.tmp.<pid>`, or `.gpubench-result.json.tmp.<pid>`
+   beside a name too long for that), with the pid of one of the run's processes, in the folders it
+   writes to.
 
 gpubench runs in a process group of its own (with --device=all it starts one process per GPU),
 so that every step reaches all its processes and a terminal's Ctrl-C reaches the script alone,

@@ -210,3 +210,24 @@ def test_a_file_of_aggregates_only_says_so(tmp_path, host_doc, host_result):
         code, out, err = cli("run_cost.py", *args)
         assert code == 2 and out == "" and err.count("\n") == 1, err
         assert f"{agg}: only aggregates" in err and "without --benchmark_report_aggregates_only" in err, err
+
+
+def test_timed_seconds_read_each_entrys_time_unit(tmp_path, host_doc, host_result):
+    """real_time is in the file's time_unit (gpubench --benchmark_time_unit): the same run written
+    in ms reads the same timed seconds as in us (it read 1000 x less); an unknown unit is one line."""
+    doc = json.loads(json.dumps(host_doc))
+    for e in doc["benchmarks"]:
+        if e.get("time_unit") == "us":
+            e["time_unit"], e["real_time"] = "ms", e["real_time"] / 1e3
+    ms = tmp_path / "ms.json"
+    ms.write_text(json.dumps(doc))
+    code_us, out_us, err_us = cli("run_cost.py", host_result)
+    code_ms, out_ms, err_ms = cli("run_cost.py", ms)
+    assert code_us == code_ms == 0, err_us + err_ms
+    assert table_rows(out_ms) == table_rows(out_us)
+    for e in doc["benchmarks"]:
+        if e.get("time_unit") == "ms":
+            e["time_unit"] = "fortnights"
+    ms.write_text(json.dumps(doc))
+    code, out, err = cli("run_cost.py", ms)
+    assert code == 2 and "time_unit 'fortnights'" in err and len(err.strip().splitlines()) == 1, err
