@@ -4,13 +4,28 @@
 # host), stores the result JSON under results/<device key>/ and draws its roofline PNG under
 # plots/<device key>/ (plus the sweep plots: bandwidth against working set, strided, PCIe) and,
 # next to them, the one-page HTML report (scripts/report.py: the figures embedded).
-# Extra arguments go to gpubench (e.g. --quick, --device=1); --filter and --results-dir replace
-# the defaults (bandwidth, results/), once each (a relative --results-dir is the caller's); --help,
+# Extra arguments go to gpubench (e.g. --quick, --device=1); --filter and --results-dir (with "="
+# or a space) replace the defaults (bandwidth, results/), once each (a relative --results-dir is
+# the caller's); --help,
 # --version and --list are gpubench's own answers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 caller_dir="$PWD"  # a relative --results-dir is the caller's, as it is for gpubench itself
 cd "$GPUBENCH_ROOT"
+
+# "--filter X" and "--results-dir DIR" as the Python scripts take them: joined into the "=" form
+# that gpubench reads (a bare one at the end is left for gpubench to refuse in its words).
+args=()
+while (($#)); do
+  if [[ ("$1" == --filter || "$1" == --benchmark_filter || "$1" == --results-dir) && $# -ge 2 ]]; then
+    args+=("$1=$2")
+    shift 2
+  else
+    args+=("$1")
+    shift
+  fi
+done
+set -- ${args[@]+"${args[@]}"}
 
 filter="--filter=bandwidth"
 store="$GPUBENCH_ROOT/results"

@@ -8,6 +8,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import BIN, ROOT
 
 RUN = ROOT / "scripts" / "run.sh"
@@ -41,6 +43,7 @@ def test_a_repeated_or_empty_option_is_one_line_before_anything_runs(tmp_path):
     # --results-dir failed in mkdir with exit 1
     for args, says in ((["--filter=a", "--filter=b"], "--filter given twice"),
                        (["--filter=a", "--benchmark_filter=b"], "--filter given twice"),
+                       (["--filter", "a", "--filter=b"], "--filter given twice"),
                        ([f"--results-dir={tmp_path}/x", f"--results-dir={tmp_path}/y"], "--results-dir given twice"),
                        (["--results-dir="], "--results-dir has an empty value")):
         r = run_sh(*args)
@@ -49,10 +52,14 @@ def test_a_repeated_or_empty_option_is_one_line_before_anything_runs(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_relative_results_dir_is_the_callers(tmp_path):
-    """As for gpubench itself, --results-dir=store means the caller's ./store, not the repository's."""
-    r = subprocess.run(["bash", str(RUN), "--quick", "--device=host", "--results-dir=store",
-                        "--filter=bandwidth/copy/kernel/bytes:4KiB$"],
+@pytest.mark.parametrize("spaced", [False, True])
+def test_a_relative_results_dir_is_the_callers(tmp_path, spaced):
+    """As for gpubench itself, --results-dir=store means the caller's ./store, not the repository's;
+    "--results-dir store" and "--filter X" are taken too, as the Python scripts take them (they
+    reached gpubench as a bare flag, refused after the build)."""
+    options = (["--results-dir", "store", "--filter", "bandwidth/copy/kernel/bytes:4KiB$"] if spaced
+               else ["--results-dir=store", "--filter=bandwidth/copy/kernel/bytes:4KiB$"])
+    r = subprocess.run(["bash", str(RUN), "--quick", "--device=host", *options],
                        capture_output=True, text=True, timeout=600, cwd=tmp_path)
     results = list((tmp_path / "store").glob("*/*.json"))
     # the plots go to the repository's plots/<key>/ (run.sh's layout): removed again
