@@ -60,8 +60,15 @@ struct DerivedCounters {
   double TFLOPS = 0;                  ///< 0 when the work model has no FLOP
   double pct_of_peak = -1;            ///< < 0: unknown peak
   double pct_of_protocol_limit = -1;  ///< PCIe rows: against the link after TLP overhead; < 0 otherwise
+  double pct_of_roofline = -1;        ///< DRAM-level rows with FLOP: against their roof; < 0 otherwise
 };
-DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const Peaks& peaks);
+/// `dram_level`: the row streams a DRAM-sized set (its level is dram), so its roof is
+/// min(compute peak, DRAM peak x its FLOP per byte) and pct_of_roofline is set where both peaks
+/// are known.
+DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const Peaks& peaks, bool dram_level = false);
+/// The roofline's attainable TFLOPS for `w` on a DRAM-sized set: min(its compute peak, DRAM peak
+/// x FLOP per DRAM byte); 0 when the work has no FLOP or bytes, or either peak is unknown.
+double attainable_TFLOPS(const WorkModel& w, const Peaks& peaks);
 
 /// A sample whose time per operation is more than this factor from its repetition's median is
 /// an outlier sample; a repetition whose mean is more than kOutlierRepetitionDeviation from the

@@ -411,7 +411,7 @@ def resolve_meaning(b: Benchmark) -> RowMeaning:
 MEASURED_COUNTER_LIMITS = {
     "GB/s": 1e9, "GBps": 1e9, "sector_GB/s": 1e9,
     "TFLOPS": 1e9, "flop_per_byte": 1e9,
-    "pct_of_peak": 1e6, "pct_of_cublas": 1e6, "pct_of_protocol_limit": 1e6,
+    "pct_of_peak": 1e6, "pct_of_cublas": 1e6, "pct_of_protocol_limit": 1e6, "pct_of_roofline": 1e6,
     "latency_ns": 1e15, "latency_us": 1e15, "p50_us": 1e15, "p99_us": 1e15, "real_time": 1e15,
     "working_set_bytes": 1e18,
 }

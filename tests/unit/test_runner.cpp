@@ -46,6 +46,35 @@ TEST(Runner, SectorTrafficReportedWhenItDiffers) {
   EXPECT_LT(d.pct_of_peak, 0);  // unknown peak: left out, never invented
 }
 
+// The roofline's own figure for DRAM-level rows with FLOP: against min(compute peak, DRAM peak x
+// FLOP per byte), so a memory-bound point reads as a share of its roof (the H100's fma:0.5 row,
+// 0.125 FLOP/byte at 2.90 TB/s, is 0.54 % of the FP32 peak and 87 % of its roof); compute-bound
+// points read as their % of peak; no figure without both peaks, for rows with no FLOP or no
+// compute peak (FP16x2), nor for rows that are not DRAM-level.
+TEST(Runner, PctOfRooflineIsAgainstWhatTheIntensityAllows) {
+  Peaks peaks;
+  peaks.dram_GBps = 3350;
+  peaks.fp32_TFLOPS = 66.9;
+  WorkModel half = fma_sweep_work(1 << 26, 4, 1, PeakKind::fp32);
+  half.flop /= 2;  // fma:0.5: 0.125 FLOP per byte
+  EXPECT_DOUBLE_EQ(attainable_TFLOPS(half, peaks), 3350 * 0.125 / 1e3);
+  const double seconds = half.useful_bytes / 2901.5e9;
+  const DerivedCounters d = derive_counters(half, seconds, peaks, true);
+  EXPECT_NEAR(d.pct_of_roofline, 100.0 * 2901.5 / 3350, 1e-9);
+  EXPECT_NEAR(d.pct_of_peak, 100.0 * d.TFLOPS / 66.9, 1e-9);
+  EXPECT_LT(d.pct_of_peak, 1.0);
+  EXPECT_LT(derive_counters(half, seconds, peaks, false).pct_of_roofline, 0) << "not a DRAM-level row";
+  const WorkModel dense = fma_sweep_work(1 << 26, 4, 2048, PeakKind::fp32);  // 512 FLOP per byte
+  EXPECT_DOUBLE_EQ(attainable_TFLOPS(dense, peaks), 66.9);
+  const DerivedCounters top = derive_counters(dense, dense.flop / 60e12, peaks, true);
+  EXPECT_NEAR(top.pct_of_roofline, top.pct_of_peak, 1e-9);
+  EXPECT_LT(derive_counters(fma_sweep_work(1 << 26, 2, 4, PeakKind::none), 1e-3, peaks, true).pct_of_roofline, 0);
+  EXPECT_LT(derive_counters(copy_work(1e9), 1e-3, peaks, true).pct_of_roofline, 0) << "no FLOP";
+  Peaks no_dram = peaks;
+  no_dram.dram_GBps = 0;
+  EXPECT_LT(derive_counters(half, seconds, no_dram, true).pct_of_roofline, 0) << "unknown DRAM peak";
+}
+
 TEST(Runner, TflopsAndComputePeak) {
   Peaks peaks;
   peaks.fp16_tensor_TFLOPS = 989;
@@ -121,6 +150,7 @@ class ClockBackend final : public Backend {
     return std::make_unique<ClockWorkload>(per_op_, first_, &calls);
   }
   std::map<std::string, std::string> context() const override { return {}; }
+  void set_peaks(const Peaks& p) { peaks_ = p; }
   // Telemetry: the region must hold the timed samples; 1 J per operation run inside it.
   void telemetry_start() override { region_start_ = calls.batches.size(); }
   Telemetry telemetry_stop() override {
@@ -162,6 +192,35 @@ BenchCase copy_case(double bytes) {
   c.params = "bytes:test";
   c.work = copy_work(bytes);
   return c;
+}
+
+// The runner gives the figure to the rows whose level is dram, and to no other.
+TEST(RunnerUnderGoogleBenchmark, PctOfRooflineOnDramLevelRowsWithFlop) {
+  for (const char* level : {"dram", "none"}) {
+    SCOPED_TRACE(level);
+    ClockBackend backend(1e-4, 0);
+    Peaks peaks;
+    peaks.dram_GBps = 3350;
+    peaks.fp32_TFLOPS = 66.9;
+    backend.set_peaks(peaks);
+    BenchCase c;
+    c.family = "roofline";
+    c.kernel = "intensity_fp32";
+    c.variant = "kernel";
+    c.params = "fma:1,bytes:test";
+    c.work = fma_sweep_work(1 << 20, 4, 1, PeakKind::fp32);
+    c.level = level;
+    RunOutcome outcome;
+    const auto runs = run_through_google_benchmark(backend, c, 2, &outcome);
+    ASSERT_EQ(runs.size(), 2u);
+    for (const auto& r : runs) {
+      ASSERT_EQ(r.counters.count("pct_of_roofline"), std::string(level) == "dram" ? 1u : 0u);
+      if (std::string(level) == "dram") {
+        EXPECT_NEAR(r.counters.at("pct_of_roofline").value,
+                    100.0 * r.counters.at("TFLOPS").value / attainable_TFLOPS(c.work, peaks), 1e-6);
+      }
+    }
+  }
 }
 
 // One iteration is one operation: real_time is the time per operation (here exactly 1 us),
