@@ -99,7 +99,7 @@ def p2p_rows(result: Result) -> list[Benchmark]:
 
 
 #: CUDA device ordinals a node can have, 0 to MAX_DEVICES - 1: beyond any node (an HGX or DGX
-#: board has 8 GPUs, the largest PCIe-switched chassis about 20). A device ordinal or a peer
+#: board has 8 GPUs, a PCIe-switched chassis some more). A device ordinal or a peer
 #: beyond them is a forged file: hundreds of peers printed tens of MB of tables and took minutes
 #: to draw.
 MAX_DEVICES = 64
