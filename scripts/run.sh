@@ -3,7 +3,10 @@
 # `gpubench --filter=bandwidth` on the default device (the GPU when one is usable, else the
 # host), stores the result JSON under results/<device key>/ and draws its roofline PNG under
 # plots/<device key>/ (plus the sweep plots: bandwidth against working set, strided, PCIe) and,
-# next to them, the one-page HTML report (scripts/report.py: the figures embedded).
+# next to them, the one-page HTML report (scripts/report.py: the figures embedded). plots/ is
+# the results folder's sibling, as for nightly.py's reports: the repository's own for the default
+# results/, <DIR>/../plots for --results-dir=DIR (a run into another store leaves the checkout
+# as it was).
 # Extra arguments go to gpubench (e.g. --quick, --device=1); --filter and --results-dir (with "="
 # or a space) replace the defaults (bandwidth, results/), once each (a relative --results-dir is
 # the caller's); --help,
@@ -47,6 +50,7 @@ for a in "$@"; do
       # "~/x" after "=" is not expanded by the shell: meant is the home folder, not a folder "~"
       [[ "$store" == "~" || "$store" == "~/"* ]] && store="$HOME${store#\~}"
       [[ "$store" == /* ]] || store="$caller_dir/$store"
+      store="$(realpath -s -m -- "$store")"  # no "." or ".." left: plots/ goes beside the store itself
       ;;
     --out | --out=*)
       echo "error: run.sh keeps every result in its store (--results-dir=DIR, default results/); --out is gpubench's own flag" >&2
@@ -61,6 +65,11 @@ if [[ -e "$store" && ! -d "$store" ]]; then
   echo "error: run.sh: --results-dir $store: not a folder" >&2
   exit 2
 fi
+plots_root="$(dirname "$store")/plots"
+if [[ -e "$plots_root" && ! -d "$plots_root" ]]; then
+  echo "error: run.sh: $plots_root: not a folder (the plots go beside --results-dir $store)" >&2
+  exit 2
+fi
 
 # The same configuration as the test command (they share build/), building gpubench alone.
 ensure_build "$GPUBENCH_ROOT/build" gpubench -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=ON
@@ -69,7 +78,7 @@ if ((answer_only)); then
 fi
 ensure_venv
 mkdir -p "$store" 2>/dev/null || { echo "error: run.sh: --results-dir $store: cannot create it" >&2; exit 2; }
-mkdir -p plots
+mkdir -p "$plots_root" 2>/dev/null || { echo "error: run.sh: cannot create $plots_root (the plots go beside --results-dir $store)" >&2; exit 2; }
 
 # gpubench's stderr goes through tee (to find the result's path), so it is no terminal: ask for
 # the progress line when run.sh's own stderr is one.
@@ -108,15 +117,15 @@ if [[ -z "$result" ]]; then
   exit "$((status == 0 ? 1 : status))"
 fi
 key="$(basename "$(dirname "$result")")"
-mkdir -p "plots/$key"
-png="$GPUBENCH_ROOT/plots/$key/$(basename "${result%.json}").png"
+mkdir -p "$plots_root/$key"
+png="$plots_root/$key/$(basename "${result%.json}").png"
 report="${png%.png}.html"
 # A result with no row for the roofline (extra arguments that select only the memory family):
 # roofline.py says so in one line; the sweep plots and the report are still drawn.
 if ! "$GPUBENCH_VENV/bin/python" scripts/roofline.py "$result" --out "$png" >/dev/null; then
   png="none (roofline.py said why above)"
 fi
-sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "$GPUBENCH_ROOT/plots/$key")"
+sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "$plots_root/$key")"
 "$GPUBENCH_VENV/bin/python" scripts/report.py "$result" --out "$report" >/dev/null
 echo "result JSON:  $result"
 echo "roofline PNG: $png"

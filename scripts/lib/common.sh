@@ -5,7 +5,9 @@ GPUBENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 GPUBENCH_VENV="${GPUBENCH_VENV:-$GPUBENCH_ROOT/.venv}"
 GPUBENCH_JOBS="${GPUBENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
-say() { printf '==> %s\n' "$*" >&2; }
+# Each step line carries the time since the script started (bash's SECONDS), so a slow phase of
+# the test command shows in its log.
+say() { printf '==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 2; }
 
 # ensure_tools CMD:PACKAGE ...: installs the Debian packages of missing commands when this runs

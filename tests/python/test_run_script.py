@@ -62,17 +62,17 @@ def test_a_relative_results_dir_is_the_callers(tmp_path, spaced):
     r = subprocess.run(["bash", str(RUN), "--quick", "--device=host", *options],
                        capture_output=True, text=True, timeout=600, cwd=tmp_path)
     results = list((tmp_path / "store").glob("*/*.json"))
-    # the plots go to the repository's plots/<key>/ (run.sh's layout): removed again
-    for result in results:
-        folder = ROOT / "plots" / result.parent.name
-        for made in folder.glob(f"{result.stem}*"):
-            made.unlink()
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
     assert r.returncode == 0, r.stderr
     assert len(results) == 1, r.stdout + r.stderr
     assert f"result JSON:  {results[0]}" in r.stdout
     assert not (ROOT / "store").exists()
+    # the plots and the report go beside the store (its sibling plots/, as nightly.py's reports),
+    # not into the checkout's plots/
+    key, stem = results[0].parent.name, results[0].stem
+    plots = tmp_path / "plots" / key
+    assert f"HTML report:  {plots / stem}.html" in r.stdout
+    assert (plots / f"{stem}.html").is_file() and (plots / f"{stem}_bandwidth.png").is_file()
+    assert not list((ROOT / "plots" / key).glob(f"{stem}*"))
 
 
 def test_a_signal_to_run_sh_stops_gpubench_beneath_it(tmp_path):
@@ -126,9 +126,23 @@ def test_a_results_dir_that_is_a_file_or_in_the_home_folder(tmp_path, monkeypatc
                         "--filter=bandwidth/copy/kernel/bytes:4KiB$"],
                        capture_output=True, text=True, timeout=600, cwd=tmp_path)
     results = list((home / "store").glob("*/*.json"))
-    for result in results:  # the plots went to the repository's plots/<key>/: removed again
-        folder = ROOT / "plots" / result.parent.name
-        for made in folder.glob(f"{result.stem}*"):
-            made.unlink()
     assert r.returncode == 0, r.stderr
     assert len(results) == 1 and not (tmp_path / "~").exists()
+    assert (home / "plots" / results[0].parent.name / f"{results[0].stem}.html").is_file()
+
+
+def test_plots_beside_a_store_that_cannot_take_them_is_one_line_before_the_run(tmp_path):
+    """The plots go to the store's sibling plots/: where that is a file, run.sh says so and stops
+    before gpubench runs (a result without its plots would be half a job). "store/." is the store
+    itself, so its sibling is sub/plots, not store/plots (a device-key folder to the tools)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "plots").write_text("a file of the user's")
+    r = subprocess.run(["bash", str(RUN), "--quick", "--device=host", "--results-dir=sub/store/.",
+                        "--filter=bandwidth/copy/kernel/bytes:4KiB$"],
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    store = tmp_path / "sub" / "store"
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"error: run.sh: {tmp_path}/sub/plots: not a folder (the plots go beside --results-dir {store})"]
+    assert (tmp_path / "sub" / "plots").read_text() == "a file of the user's"
+    assert not list(store.rglob("*.json"))
