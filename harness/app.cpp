@@ -43,8 +43,30 @@ bool has_flag(const std::vector<std::string>& flags, const std::string& name) {
   return false;
 }
 
+// Control characters of the user's input (a newline in --device, ESC in --filter) are written
+// escaped, \n or \x1b, so the message stays one line and cannot drive the terminal.
+std::string visible(const std::string& s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 int usage_error(const std::string& what) {
-  std::cerr << "gpubench: " << what << "\n\n" << usage_text();
+  std::cerr << "gpubench: " << visible(what) << "\n\n" << usage_text();
   return 2;
 }
 
@@ -60,8 +82,12 @@ std::vector<BenchCase> chosen_rows(const SweepOptions& sweep, const std::string&
 }
 
 // " in --row-scope=links" when a scope narrowed the rows, for the line saying none are left.
+// What narrowed the rows besides the filter: --validate's set, a --row-scope.
 std::string scope_note(const Options& o) {
-  return o.row_scope == Options::RowScope::all ? "" : std::string(" in --row-scope=") + row_scope_name(o.row_scope);
+  std::string note =
+      o.row_scope == Options::RowScope::all ? "" : std::string(" in --row-scope=") + row_scope_name(o.row_scope);
+  if (o.validate) note += " among --validate's rows";
+  return note;
 }
 
 // --list --device=N where no GPU is usable: the CUDA rows (what would run on a GPU) on stdout,
@@ -223,6 +249,10 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
   if (!has_flag(o.passthrough, "--benchmark_min_time"))
     gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
   if (!has_flag(o.passthrough, "--benchmark_time_unit")) gb.push_back("--benchmark_time_unit=us");
+  // Every registered row runs: gpubench's own filter chose them (--filter, or BENCHMARK_FILTER
+  // taken as it). Google Benchmark read BENCHMARK_FILTER into its default before main, so without
+  // this flag it filtered again by the variable, over a command line's --filter.
+  gb.push_back("--benchmark_filter=.");
   // gpubench's own console table (console_reporter.h) reads every repetition; Google
   // Benchmark's console, asked for with --benchmark_format=console is not, shows aggregates.
   if (!has_flag(o.passthrough, "--benchmark_display_aggregates_only") && !uses_console_table(o))
@@ -248,9 +278,15 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
 // result first. SIGHUP (the terminal closed) and SIGQUIT are taken the same way, and SIGPIPE (the
 // reader of the output went away: `gpubench ... | head`) asks for the stop once and is ignored
 // after it: every later write to the closed pipe raises it again, which must neither end the
-// process at once nor turn an interrupt already asked for into another. A signal the parent
-// ignored (nohup's SIGHUP) stays ignored. Only async-signal-safe calls in the handler.
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+// process at once nor turn an interrupt already asked for into another. The other signals whose
+// default action ends a process, and which reach a benchmark in practice, stop it the same way,
+// or they left the temporary result behind: SIGUSR1/SIGUSR2 (Slurm's --signal=USR1@N before a
+// job's time limit), SIGALRM and SIGVTALRM (a timer of a wrapper), SIGXCPU (`ulimit -t`) and
+// SIGXFSZ (`ulimit -f`: the write then fails instead, and the result is not published). A
+// signal the parent ignored (nohup's SIGHUP) stays ignored. Only async-signal-safe calls in the
+// handler.
+constexpr int kStopSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGPIPE, SIGUSR1,
+                                SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGXFSZ};
 char g_partial_result[4096] = {};  // the temporary result file ("" when none)
 char g_created_folder[4096] = {};  // the store folder this run made ("" when none), removed if left empty
 std::atomic<int> g_signals{0};
@@ -282,6 +318,12 @@ const char* signal_name(int sig) {
     case SIGHUP: return "SIGHUP";
     case SIGQUIT: return "SIGQUIT";
     case SIGPIPE: return "SIGPIPE";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    case SIGALRM: return "SIGALRM";
+    case SIGXCPU: return "SIGXCPU";
+    case SIGVTALRM: return "SIGVTALRM";
+    case SIGXFSZ: return "SIGXFSZ";
     default: return "signal";
   }
 }

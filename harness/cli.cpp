@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <set>
 
@@ -144,20 +147,22 @@ bool is_reserved_context_key(const std::string& key) {
 // its usage and exit status 0: checked here, so they get one line and exit 2 like gpubench's own.
 void check_benchmark_flag(const std::string& name, const std::string& v) {
   const std::string flag = "--" + name;
+  // strtol and strtod skip leading white space, which would take ' 3' and '\n3' (and refuse '3 ').
+  const bool blank_first = !v.empty() && std::isspace(static_cast<unsigned char>(v[0])) != 0;
   if (name == "benchmark_repetitions") {
     char* end = nullptr;
     const long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || n < 1 || n > 100000)
+    if (v.empty() || blank_first || *end != '\0' || n < 1 || n > 100000)
       throw UsageError(flag + ": '" + v + "' is not a whole number from 1 to 100000");
   } else if (name == "benchmark_min_time") {
     char* end = nullptr;
     const double t = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(t > 0) || t > 1e6)
-      throw UsageError(flag + ": '" + v + "' is not a number of seconds above 0");
+    if (v.empty() || blank_first || *end != '\0' || !(t > 0) || t > 1e6)
+      throw UsageError(flag + ": '" + v + "' is not a number of seconds above 0 and at most 1e6");
   } else if (name == "benchmark_min_warmup_time") {
     char* end = nullptr;
     const double t = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(t >= 0) || t > 1e6)
+    if (v.empty() || blank_first || *end != '\0' || !(t >= 0) || t > 1e6)
       throw UsageError(flag + ": '" + v + "' is not a number of seconds from 0 to 1e6");
   } else if (name == "benchmark_color") {
     if (!one_of(v, {"auto", "true", "false", "yes", "no", "1", "0"}))
@@ -289,8 +294,15 @@ Options parse_cli(const std::vector<std::string>& args) {
   // --device=all writes F's stem + ".deviceN....json", never F: those files are checked once the
   // GPUs are known (harness/app.cpp).
   if (!o.out.empty()) check_out_file(o.out, o.device.kind != DeviceChoice::Kind::all);
-  if (!o.results_dir.empty() && !is_directory(o.results_dir))
-    throw UsageError("--results-dir: '" + o.results_dir + "' is not a directory");
+  if (!o.results_dir.empty() && !is_directory(o.results_dir)) {
+    struct stat st {};
+    const int found = ::stat(o.results_dir.c_str(), &st);
+    const int err = errno;
+    throw UsageError("--results-dir: '" + o.results_dir + "' " +
+                     (found == 0      ? std::string("is not a directory")
+                      : err == ENOENT ? std::string("does not exist")
+                                      : std::string("cannot be reached: ") + std::strerror(err)));
+  }
   if (!o.results_dir.empty() && ::access(o.results_dir.c_str(), W_OK) != 0)
     throw UsageError("--results-dir: '" + o.results_dir + "' is not writable");
   return o;

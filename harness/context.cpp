@@ -2,8 +2,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <string>
 
 #include "harness/memory_check.h"
 #include "harness/model/band_table.h"
@@ -20,6 +22,10 @@ std::string number_or_unknown(double v) {
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
+
+// Sizes in bytes exactly: "%.6g" wrote a 32 MiB cache as 3.35544e+07, 32 bytes short, which put
+// a 16 MiB working set past half of it in the scripts' reading.
+std::string bytes_or_unknown(std::uint64_t v) { return v == 0 ? "unknown" : std::to_string(v); }
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -102,8 +108,8 @@ std::map<std::string, std::string> result_context(const Backend& backend, bool q
   c["sm_clock_MHz"] = number_or_unknown(d.sm_clock_kHz / 1e3);
   c["mem_clock_MHz"] = number_or_unknown(d.mem_clock_kHz / 1e3);
   c["bus_width_bits"] = number_or_unknown(d.bus_width_bits);
-  c["l2_bytes"] = number_or_unknown(static_cast<double>(d.l2_bytes));
-  c["memory_bytes"] = number_or_unknown(static_cast<double>(d.memory_bytes));
+  c["l2_bytes"] = bytes_or_unknown(d.l2_bytes);
+  c["memory_bytes"] = bytes_or_unknown(d.memory_bytes);
   c["peak_dram_GBps"] = number_or_unknown(p.dram_GBps);
   c["peak_fp32_TFLOPS"] = number_or_unknown(p.fp32_TFLOPS);
   c["peak_fp16_tensor_TFLOPS"] = number_or_unknown(p.fp16_tensor_TFLOPS);

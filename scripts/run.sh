@@ -21,6 +21,9 @@ cd "$GPUBENCH_ROOT"
 args=()
 while (($#)); do
   if [[ ("$1" == --filter || "$1" == --benchmark_filter || "$1" == --results-dir) && $# -ge 2 ]]; then
+    # "--filter --quick" is a forgotten value, not a filter: taken as one it would match every
+    # row and run the whole suite at full size
+    [[ "$2" != --* ]] || { echo "error: run.sh: $1 needs a value (got the flag $2)" >&2; exit 2; }
     args+=("$1=$2")
     shift 2
   else

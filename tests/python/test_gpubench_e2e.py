@@ -47,6 +47,12 @@ def test_result_is_google_benchmark_json_with_the_contract_context(host_run):
     assert ctx["peak_dram_GBps"] == "unknown"  # never invented for the host
     assert re.match(r"^host_[a-z0-9-]+_\d+cpu_\d+GiB$", ctx["device_key"])
     assert "result: " in proc.stderr
+    # sizes in bytes are exact integers (a 32 MiB cache read 3.35544e+07, 32 bytes short), and
+    # the machine's memory is the same number as the capacity check's
+    for key in ("l2_bytes", "memory_bytes"):
+        assert re.fullmatch(r"[1-9][0-9]*", ctx[key]), (key, ctx[key])
+    assert int(ctx["l2_bytes"]) % 1024 == 0
+    assert int(ctx["memory_bytes"]) == int(ctx["memory_total_bytes"])
 
 
 def test_every_bandwidth_entry_reports_verified_throughput(host_run):
@@ -207,6 +213,24 @@ def test_a_google_benchmark_environment_variable_is_taken_as_its_flag(tmp_path):
     assert [e["repetitions"] for e in doc["benchmarks"] if e["run_type"] == "iteration"] == [2, 2]
 
 
+def test_benchmark_filter_in_the_environment_is_gpubenchs_filter_and_the_command_line_wins(tmp_path):
+    """Google Benchmark read BENCHMARK_FILTER into its default before main and filtered by it again
+    over gpubench's own: --filter=copy with BENCHMARK_FILTER=memory matched nothing (exit 2,
+    blaming --filter), and a "$"-anchored variable matched no row (Google Benchmark's names end in
+    /manual_time)."""
+    def run(env_filter, *args):
+        env = dict(os.environ, BENCHMARK_FILTER=env_filter)
+        out = tmp_path / f"r{len(list(tmp_path.iterdir()))}.json"
+        proc = subprocess.run([str(BIN), "--device=host", "--quick", *args, f"--out={out}"],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return sorted({e["name"] for e in json.loads(out.read_text())["benchmarks"] if e["run_type"] == "iteration"})
+
+    assert run("memory", "--filter=bandwidth/copy/kernel/bytes:4KiB$") == \
+        ["bandwidth/copy/kernel/bytes:4KiB/manual_time"]
+    assert run("bandwidth/copy/memcpy/bytes:4KiB$") == ["bandwidth/copy/memcpy/bytes:4KiB/manual_time"]
+
+
 def test_a_leftover_device_all_marker_is_not_a_device_all_run(tmp_path):
     """GPUBENCH_DEVICE_ALL_CHILD left in a shell's environment made a run whose scope held none of
     the rows exit 4 silently (what a GPU of --device=all answers its parent); it names its parent."""
@@ -216,6 +240,28 @@ def test_a_leftover_device_all_marker_is_not_a_device_all_run(tmp_path):
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.splitlines()[0].startswith("gpubench: ") and "matches no benchmark" in proc.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--device=a\nb", "--list"], "gpubench: --device: 'a\\nb' is not auto, host, all or a device number"),
+    (["--filter=x\x1b[31m(", "--list"], "gpubench: --filter: 'x\\x1b[31m(' is not a valid regular expression"),
+    (["pos\x1bx\t"], "gpubench: unexpected argument 'pos\\x1bx\\t'"),
+])
+def test_control_characters_of_the_input_are_escaped_in_the_one_line(args, says):
+    """A newline in --device made a two-line error, and ESC reached the terminal raw."""
+    proc = subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    first, blank = proc.stderr.splitlines()[:2]
+    assert first.startswith(says) and blank == "", proc.stderr
+    assert "\x1b" not in proc.stderr
+
+
+def test_a_filter_outside_the_validate_rows_says_so():
+    """The memory rows exist; --validate leaves them out, which the line did not say."""
+    proc = gpubench("--device=host", "--validate", "--filter=memory", "--list")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[0] == \
+        "gpubench: --filter=memory matches no benchmark the host backend runs among --validate's rows (see --list)"
 
 
 def test_device_index_without_gpu_names_the_cause_and_past_the_last_is_refused():
@@ -285,8 +331,10 @@ def test_concurrent_runs_into_one_store_all_land(tmp_path):
     assert len(files) == 4 and all(f.endswith(".json") and ".tmp." not in f for f in files), files
 
 
+# SIGUSR1 (Slurm's --signal before a time limit) and SIGXCPU (ulimit -t) ended gpubench at once,
+# leaving its temporary result
 @pytest.mark.parametrize("sig, code, name", [(2, 130, "SIGINT"), (15, 143, "SIGTERM"), (1, 129, "SIGHUP"),
-                                             (3, 131, "SIGQUIT")])
+                                             (3, 131, "SIGQUIT"), (10, 138, "SIGUSR1"), (24, 152, "SIGXCPU")])
 def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, code, name):
     import signal
     import subprocess

@@ -45,7 +45,11 @@ def test_a_repeated_or_empty_option_is_one_line_before_anything_runs(tmp_path):
                        (["--filter=a", "--benchmark_filter=b"], "--filter given twice"),
                        (["--filter", "a", "--filter=b"], "--filter given twice"),
                        ([f"--results-dir={tmp_path}/x", f"--results-dir={tmp_path}/y"], "--results-dir given twice"),
-                       (["--results-dir="], "--results-dir has an empty value")):
+                       (["--results-dir="], "--results-dir has an empty value"),
+                       # a forgotten value: "--filter --quick" had become a filter matching every
+                       # row, a full-size run of every family
+                       (["--filter", "--quick"], "--filter needs a value (got the flag --quick)"),
+                       (["--results-dir", "--list"], "--results-dir needs a value (got the flag --list)")):
         r = run_sh(*args)
         assert r.returncode == 2, (args, r.stderr)
         assert r.stderr.strip().splitlines() == [f"error: run.sh: {says}"], (args, r.stderr)

@@ -123,6 +123,37 @@ TEST(Cli, ErrorMessagesNameTheProblem) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("/no/such/dir"), std::string::npos);
   }
+  // A missing store is not "not a directory"; a file is.
+  try {
+    parse({"--results-dir=/no/such/store"});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--results-dir: '/no/such/store' does not exist");
+  }
+  const std::string file = testing::TempDir() + "gpubench_cli_a_file";
+  std::ofstream(file) << "x";
+  try {
+    parse({"--results-dir=" + file});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--results-dir: '" + file + "' is not a directory");
+  }
+  // strtod's 1e7 is a number: the refusal says the bound it broke.
+  try {
+    parse({"--benchmark_min_time=1e7"});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--benchmark_min_time: '1e7' is not a number of seconds above 0 and at most 1e6");
+  }
+}
+
+TEST(Cli, NumbersWithLeadingWhiteSpaceAreRefusedAsTrailingOnesAre) {
+  // strtol and strtod skip leading white space: ' 3' and '\n3' were taken, '3 ' refused.
+  for (const char* bad : {"--benchmark_repetitions= 3", "--benchmark_repetitions=\n3", "--benchmark_repetitions=3 ",
+                          "--benchmark_min_time= 0.5", "--benchmark_min_warmup_time=\t1"}) {
+    EXPECT_THROW(parse({bad}), UsageError) << bad;
+  }
+  EXPECT_NO_THROW(parse({"--benchmark_repetitions=3", "--benchmark_min_time=0.5", "--benchmark_min_warmup_time=1"}));
 }
 
 TEST(Cli, NeverOverwritesAnExistingResult) {
