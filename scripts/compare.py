@@ -48,7 +48,7 @@ from gpubench_tools.compare import (Thresholds, check_distinct, check_not_new, c
                                     to_markdown,
                                     write_reports)
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
-from gpubench_tools.output import visible  # noqa: E402
+from gpubench_tools.output import check_not_inputs, visible  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 from gpubench_tools.store import check_device_key, history, last_valid  # noqa: E402
 
@@ -81,29 +81,10 @@ def thresholds_from(a) -> Thresholds:
     return Thresholds(a.min_effect, a.noise_k, a.alpha, a.min_samples, a.allow_failures)
 
 
-def _inode(p: Path) -> tuple[int, int] | None:
-    """(device, inode) of the file a path names, following links; None when it names none."""
-    try:
-        st = os.stat(p)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
 def report_paths(a) -> list[tuple[str, Path]]:
     """The report options given: (flag, path as the user wrote it)."""
     return [(flag, Path(value)) for flag, value in (("--markdown", a.markdown), ("--json", a.json),
                                                      ("--junit", a.junit)) if value is not None]
-
-
-def check_not_inputs(outputs: list[tuple[str, Path]], inputs: list[Path]) -> None:
-    """Refuses, even with --force, an output that is one of the inputs: the same path, or
-    another name for the same file (a hard link: same device and inode)."""
-    ids = {_inode(p) for p in inputs} - {None}
-    resolved = {p.resolve() for p in inputs}
-    for flag, p in outputs:
-        if p.resolve() in resolved or _inode(p) in ids:
-            raise UsageError(f"{flag} {p}: is an input of this comparison")
 
 
 def check_input_files(a) -> None:

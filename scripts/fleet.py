@@ -16,14 +16,15 @@ after the failure (it was run again). See gpubench_tools/fleet.py for every rule
 
 Prints the markdown report (nodes and GPUs read, each outlier as node, GPU, metric, value, fleet
 median and z, the failed nodes, every metric); --json, --png (a name ending in .png) and
---markdown also write it to files, which are never overwritten: each is checked (its folder
-written to) before the store is read, and they appear together or not at all, with the mode the
+--markdown also write it to files, which are never overwritten nor inside the store (the next
+run would read them): each is checked (its folder written to) before the store is read, and they appear together or not at all, with the mode the
 umask gives. One stderr line per outlier and failure
 ("fleet.py: OUTLIER: ..." / "fleet.py: FAILED: ...").
 Exit: 0 no outlier and no failed node, 1 outliers or failed nodes, 2 bad input (one line on
 stderr: no such or empty store, a truncated or invalid file (named), a result lacking host_name
 or device_ordinal, more than one card in the store, an expected node with neither a result nor
-a failure record, an output file that exists or cannot be written, a --png not ending in .png).
+a failure record, an output file that exists, cannot be written or is inside the store, a --png
+not ending in .png).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ exit_on_signals("fleet.py", __name__)  # a signal while the modules below load: 
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.fleet import (MIN_SPREAD, Z_CUTOFF, Rules, analyse, failure_lines,  # noqa: E402
                                   png_bytes, to_json, to_markdown)
-from gpubench_tools.output import NewFile, commit_all  # noqa: E402
+from gpubench_tools.output import NewFile, check_outside, commit_all  # noqa: E402
 
 
 def node_list(text: str) -> tuple[str, ...]:
@@ -128,6 +129,10 @@ def main(argv=None) -> int:
             raise UsageError(f"{flag} has an empty value")
     rules = rules_from(a)
     check_outputs(a.json, a.png, a.markdown)
+    # every *.json under the store is read as a result: an output there broke the next run
+    check_outside([(flag, Path(v)) for flag, v in (("--json", a.json), ("--png", a.png),
+                                                   ("--markdown", a.markdown)) if v],
+                  Path(a.store), "the store it reads")
     outputs = open_outputs({"--markdown": a.markdown, "--json": a.json, "--png": a.png})
     try:
         rep = analyse(a.store, rules)

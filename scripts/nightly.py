@@ -34,6 +34,7 @@ from compare import add_threshold_args, thresholds_from  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.gpubench_process import check_timeout, default_gpubench  # noqa: E402
 from gpubench_tools.nightly import NightlyOptions, run_nightly  # noqa: E402
+from gpubench_tools.output import visible  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -75,15 +76,16 @@ def main(argv=None) -> int:
         rerun=not a.no_rerun, allow_empty_history=a.allow_empty_history,
         trend_window=a.trend_window, extra_args=a.gpubench_arg, timeout_s=a.timeout)
     out = run_nightly(o)
-    print(f"result: {out.result}")
+    # (paths, notes and messages name stored files and their rows: never a raw ESC or newline)
+    print(f"result: {visible(str(out.result))}")
     for f in out.files:
-        print(f"wrote: {f}")
+        print(f"wrote: {visible(str(f))}")
     for line in out.notes:  # a stored file left out of the baseline or the trends
-        print(f"note: {line}")
+        print(f"note: {visible(line)}")
     stream = sys.stderr if out.exit_code == 2 else sys.stdout
-    print(f"nightly.py: {out.message}", file=stream)
+    print(f"nightly.py: {visible(out.message)}", file=stream)
     for line in out.failures:
-        print(f"nightly.py: {line}", file=sys.stderr)
+        print(f"nightly.py: {visible(line)}", file=sys.stderr)
     return out.exit_code
 
 

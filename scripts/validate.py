@@ -153,7 +153,7 @@ def main(argv=None) -> int:
 
     status = 0
     if a.result:
-        files = list(dict.fromkeys(f.resolve() for f in a.result))  # a file given twice is read once
+        files = [f.resolve() for f in a.result]  # one given twice is refused (acceptance.check_complementary)
     else:
         status, files = run_gpubench(a.gpubench or default_gpubench(HERE), a.device, a.results_dir, a.quick,
                                      a.timeout)

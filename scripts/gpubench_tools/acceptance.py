@@ -412,8 +412,26 @@ def group_by_gpu(results: list[Result]) -> list[tuple[str, str, list[Result]]]:
         if rs and r.device_key != rs[0].device_key:
             raise UsageError(f"{rs[0].path} and {r.path} are runs of different devices ({rs[0].device_key}, "
                              f"{r.device_key}) with one host name and GPU ordinal: give one device's results")
+        check_complementary(rs, r)
         rs.append(r)
     return [(host, gpu, rs) for (host, gpu), rs in groups.items()]
+
+
+def check_complementary(earlier: list[Result], r: Result) -> None:
+    """UsageError when `r` measures a benchmark one of `earlier` (files of its GPU) measures too:
+    one GPU's files are read as one only when they hold different rows (--device=all's
+    --row-scope=local and links halves); two whole runs (or one file given twice, or a copy)
+    were merged, the later file's rows silently replacing the earlier's, so the verdict
+    depended on the order of the files."""
+    for other in earlier:
+        shared = next((name for name in other.benchmarks if name in r.benchmarks), None)
+        if shared is None:
+            continue
+        if Path(other.path).resolve() == Path(r.path).resolve():
+            raise UsageError(f"{r.path} is given twice")
+        raise UsageError(f"{other.path} and {r.path} are two runs of one GPU ({r.ctx('host_name', 'unknown')} "
+                         f"GPU {r.ctx('device_ordinal', 'unknown')}) that both measure {shared}: give one run "
+                         f"per GPU (a --device=all run's local and links halves measure different rows)")
 
 
 def evaluate(results: list[Result], bands: list[Band]) -> list[GpuVerdict]:

@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from .acceptance import FAIL, fmt, NOT_MEASURED, PASS, WARN, GpuVerdict, Verdict, node_verdict
-from .output import xml_text
+from .output import visible, xml_text
 
 
 def _value(v: Verdict) -> str:
@@ -38,7 +38,7 @@ def console_lines(gpus: list[GpuVerdict]) -> list[str]:
                 out.append(f"        {v.why}")
                 out.extend(f"        likely cause: {c}" for c in v.causes)
     out.append(f"node: {node_verdict(gpus)}")
-    return out
+    return [visible(line) for line in out]  # host and device names, paths: from the files
 
 
 def markdown(gpus: list[GpuVerdict]) -> str:
@@ -67,7 +67,7 @@ def markdown(gpus: list[GpuVerdict]) -> str:
         lines += ["## Where the bands come from", ""]
         lines += [f"- {what}: {src}" for what, src in sources.items()]
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)  # (as console_lines')
 
 
 def junit(gpus: list[GpuVerdict]) -> str:

@@ -132,7 +132,7 @@ def _run(tool: str, main, argv) -> int:
         sys.stdout.flush()  # a closed pipe is found here, not at exit, where Python prints it
         return code
     except UsageError as e:
-        print(f"{tool}: error: {e}", file=sys.stderr)
+        print(f"{tool}: error: {_visible(str(e))}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as e:  # run outside the virtual environment
         print(f"{tool}: error: Python package '{e.name}' is missing; install the requirements: "
@@ -148,13 +148,21 @@ def _run(tool: str, main, argv) -> int:
     except BrokenPipeError:  # the reader of stdout went away (| head): not an error of the tool
         _quiet_stdout()
         return 128 + signal.SIGPIPE
-    except RecursionError:  # JSON nested deeper than the parser's stack
+    except RecursionError:  # a safety net: inputs' JSON is refused, naming the file, when read
         print(f"{tool}: error: an input is nested too deeply to be a gpubench result", file=sys.stderr)
         return 2
     except OSError as e:  # an output path that cannot be written, a directory for a file, ...
         where = f"{e.filename}: " if e.filename else ""
-        print(f"{tool}: error: {where}{e.strerror or e}", file=sys.stderr)
+        print(f"{tool}: error: {_visible(f'{where}{e.strerror or e}')}", file=sys.stderr)
         return 2
+
+
+def _visible(text: str) -> str:
+    """output.visible(): an error line names files and values from the command line and the
+    inputs, which may hold an ESC or a newline (imported here: output imports this module)."""
+    from .output import visible
+
+    return visible(text)
 
 
 def _quiet_stdout() -> None:
@@ -184,11 +192,11 @@ def make_parser(prog: str, description: str):
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message):  # noqa: D401 - argparse's hook
-            print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
+            print(f"{self.prog}: error: {_visible(message)} (see --help)", file=sys.stderr)
             sys.exit(2)
 
         def _refuse(self, message):  # bad input, not a misuse of the options: as UsageError's
-            print(f"{self.prog}: error: {message}", file=sys.stderr)
+            print(f"{self.prog}: error: {_visible(message)}", file=sys.stderr)
             sys.exit(2)
 
         def add_argument(self, *args, **kwargs):

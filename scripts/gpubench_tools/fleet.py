@@ -40,7 +40,10 @@ direction, SGEMM, FP16 GEMM, peak FMA per kernel; matched by the headline's `wha
 Failures, never dropped silently (each makes the exit status 1):
 - a failure record (the batch script writes one when gpubench exits non-zero on a node): the
   node is FAILED, with its exit status and the first and last lines of gpubench's stderr
-  (its `stderr_head` and `stderr_tail`; the script's header documents the format). A record is
+  (its `stderr_head` and `stderr_tail`; the script's header documents the format: a record
+  whose fields are not of it, such as exit_status 0 or a node that is a list, is bad input,
+  as an invalid result in the store is; what it holds is printed with control characters
+  escaped). A record is
   superseded, and listed as such without failing the fleet, when the same node has a result
   that started after the failed run ended (the node was run again);
 - a current result in which a benchmark failed verification: that GPU is FAILED;
@@ -65,8 +68,9 @@ from pathlib import Path
 from .errors import UsageError
 from .figures import literal_text
 from .inputs import read_input
+from .output import visible
 from .report import headlines, sig3
-from .results import Result, _json_int, load_result
+from .results import Result, load_result, parse_json
 from .store import failed_verification, sort_key
 
 #: Iglewicz and Hoaglin: modified z = 0.6745 (x - median) / MAD; |z| > 3.5 is an outlier.
@@ -226,38 +230,70 @@ class FailureRecord:
     superseded_by: str = ""  #: a later result of the node ("" while the failure stands)
 
 
-def _record_text(doc: dict, key: str) -> str:
+#: A record's text fields, as the batch script writes them (json_string: always strings).
+RECORD_TEXTS = ("job_id", "task_id", "restart_count", "started_utc", "ended_utc", "command")
+#: Its stderr lines (json_lines: lists of strings).
+RECORD_LINES = ("stderr_head", "stderr_tail")
+
+
+def _record_text(doc: dict, key: str, path: Path) -> str:
+    """A text field of a record ("" when absent); UsageError for another type (a list was
+    printed as "['a']")."""
     value = doc.get(key, "")
-    return "" if value is None else str(value)
+    if not isinstance(value, str):
+        raise UsageError(f"{path}: not a gpubench failure record: {key} = "
+                         f"{json.dumps(value, default=str)[:40]} is not a string")
+    return value
 
 
-def _record_lines(doc: dict, key: str) -> list[str]:
+def _record_lines(doc: dict, key: str, path: Path) -> list[str]:
+    """A list of stderr lines of a record ([] when absent); UsageError for anything else."""
     value = doc.get(key, [])
-    return [str(line) for line in value] if isinstance(value, list) else [str(value)]
+    if not isinstance(value, list) or not all(isinstance(line, str) for line in value):
+        raise UsageError(f"{path}: not a gpubench failure record: {key} is not a list of lines")
+    return value
+
+
+def _record_node(doc: dict, path: Path) -> str:
+    """The record's node, as short_node() names it; UsageError when it is not a host name: not
+    a string, empty, or holding a control character or a space (no --nodes could name it, and
+    it reached the report raw)."""
+    raw = _record_text(doc, "node", path)
+    node = short_node(raw)
+    if not node or any(c.isspace() or not c.isprintable() for c in raw.strip()):
+        raise UsageError(f"{path}: not a gpubench failure record: node {visible(raw)[:60]!r} is "
+                         f"not a host name")
+    return node
+
+
+def _record_status(doc: dict, path: Path) -> int:
+    """The record's exit_status: gpubench's non-zero status as the shell saw it (1 to 255, 128 +
+    the signal for a killed run); a record is written only when gpubench failed, so 0, a
+    negative or a larger number (or not an integer) is no record of the batch script's."""
+    status = doc.get("exit_status")
+    if isinstance(status, bool) or not isinstance(status, int) or not 1 <= status <= 255:
+        shown = json.dumps(status, default=str)
+        shown = shown if len(shown) <= 40 else f"{shown[:20]}... ({len(shown)} characters)"
+        raise UsageError(f"{path}: not a gpubench failure record: exit_status {shown} is not a "
+                         f"failed run's status (an integer from 1 to 255)")
+    return status
 
 
 def load_failure(path: Path) -> FailureRecord:
-    """Reads one failure record; UsageError naming the file when it is not one."""
+    """Reads one failure record; UsageError naming the file when it is not one (as a result that
+    is not one: fleet.py refuses a store with an invalid file rather than judge without it)."""
     text = read_input(path, "failure record").decode("utf-8", errors="replace")  # stderr: any bytes
-    try:
-        doc = json.loads(text, parse_int=_json_int(path, "failure record"))
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{path}: failure record is not valid JSON (truncated?): {e.msg} at line "
-                         f"{e.lineno} column {e.colno}") from None
-    except ValueError as e:  # a number Python's parser will not convert
-        raise UsageError(f"{path}: not a gpubench failure record: a value is not a number "
-                         f"({e})") from None
+    if not text.strip():
+        raise UsageError(f"{path}: empty file, not a gpubench failure record")
+    doc = parse_json(text, path, "failure record")
     if not isinstance(doc, dict) or doc.get(FAILURE_MARKER) != 1:
         raise UsageError(f"{path}: not a gpubench failure record (no \"{FAILURE_MARKER}\": 1); "
                          f"only the batch script's records belong in {FAILED_DIR}/")
-    node = short_node(_record_text(doc, "node"))
-    status = doc.get("exit_status")
-    if not node or isinstance(status, bool) or not isinstance(status, int):
-        raise UsageError(f"{path}: failure record lacks its node or an integer exit_status")
-    return FailureRecord(path, node, status, _record_text(doc, "job_id"),
-                         _record_text(doc, "task_id"), _record_text(doc, "started_utc"),
-                         _record_text(doc, "ended_utc"), _record_text(doc, "command"),
-                         _record_lines(doc, "stderr_head"), _record_lines(doc, "stderr_tail"))
+    node, status = _record_node(doc, path), _record_status(doc, path)
+    texts = [_record_text(doc, key, path) for key in RECORD_TEXTS]
+    job, task, _, started, ended, command = texts
+    return FailureRecord(path, node, status, job, task, started, ended, command,
+                         *[_record_lines(doc, key, path) for key in RECORD_LINES])
 
 
 def mark_superseded(failures: list[FailureRecord], results: list[Result]) -> None:
@@ -642,7 +678,9 @@ def to_markdown(rep: FleetReport) -> str:
                      f"{n_out if m.spread else '-'} | {note} |")
     if not rep.metrics:
         lines.append("| (none) | 0 | - | - | - | no headline metric in any result |")
-    return "\n".join(lines) + "\n"
+    # a record's stderr, a host name and a path come from the store: an ESC or a newline in
+    # one would reach the terminal raw, or split a line
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 def failure_lines(rep: FleetReport) -> list[str]:
@@ -650,7 +688,7 @@ def failure_lines(rep: FleetReport) -> list[str]:
     out = [f"OUTLIER: {o.gpu.label}: {o.what} {_value(o.value, o.unit)}, fleet median "
            f"{_value(o.median, o.unit)}, z {o.z:+.1f}" for o in rep.outliers]
     out += [f"FAILED: {f.node}{':' + f.gpu if f.gpu else ''}: {f.what}" for f in rep.failures]
-    return out
+    return [visible(line) for line in out]  # (as to_markdown's)
 
 
 def _finite(v: float | None) -> float | None:

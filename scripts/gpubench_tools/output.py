@@ -173,6 +173,37 @@ class NewFile:
             self.discard()
 
 
+def _inode(p: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file a path names, following links; None when it names none."""
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def check_not_inputs(outputs: list[tuple[str, Path]], inputs: list[Path]) -> None:
+    """Refuses, even with --force, an output that is one of the inputs: the same path, or
+    another name for the same file (a hard link: same device and inode)."""
+    ids = {_inode(p) for p in inputs} - {None}
+    resolved = {p.resolve() for p in inputs}
+    for flag, p in outputs:
+        if p.resolve() in resolved or _inode(p) in ids:
+            raise UsageError(f"{flag} {p}: is an input of this comparison")
+
+
+def check_outside(outputs: list[tuple[str, Path]], folder: Path, what: str) -> None:
+    """Refuses an output inside `folder` (after links), a folder of inputs the tool reads
+    whole (`what` names it: "the store it reads"): written there, the output would be read as
+    an input by the next run (a fleet's --json in its store, refused then as no result). The
+    sibling of check_not_inputs(), which refuses only the input files themselves."""
+    inside = Path(folder).resolve()
+    for flag, p in outputs:
+        if Path(p).resolve().is_relative_to(inside):
+            raise UsageError(f"{flag} {p}: is inside {what}, {folder}, where the next run would "
+                             f"read it; write it elsewhere")
+
+
 def check_replaceable(path: Path, label: str) -> None:
     """UsageError, even where an existing output may be replaced, when `path` is a symbolic link
     (the link would be replaced by a file, or, read as the user meant it, whatever it points at)

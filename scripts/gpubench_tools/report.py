@@ -181,7 +181,8 @@ def headlines(result: Result) -> list[Headline]:
     """The summary's numbers, each only when the result has a verified row for it:
     - DRAM copy: gpubench's copy kernel at its largest working set outside the cache;
     - cache plateau: the copy kernel's best GB/s at a cache-resident size (L2 on a GPU, the
-      last-level cache on the host) from 1/64 of the cache up (results.cache_plateau_rows);
+      last-level cache on the host) from 1/64 of the cache up (results.cache_plateau_rows; none
+      where no set is that large);
     - PCIe H2D / D2H: the best GB/s of the bandwidth family's rows at level pcie measured
       against that direction's peak, of 256 MiB or more (or the largest size that ran); the
       host's rows are memcpy stand-ins and named so;
@@ -190,7 +191,9 @@ def headlines(result: Result) -> list[Headline]:
       with % of peak and % of cuBLAS;
     - peak FMA: each compute kernel that is not a GEMM, its best TFLOP/s.
     Rows are chosen by what they mean (peak, metric, level, sweep), the copy kernel by its key
-    in the family table."""
+    in the family table. The roofline's measured DRAM and cache lines are roofs instead, the
+    best row or sweep of any kernel at that level (roofline.py's module comment): they may name
+    another row than these headlines, which are one kernel's, comparable between runs."""
     ran = _trusted(result)
     out: list[Headline] = []
     copy = [b for b in ran if b.family == "bandwidth" and b.kernel == "copy" and not b.is_library

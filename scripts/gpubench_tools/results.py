@@ -89,12 +89,14 @@ CACHE_PLATEAU_MIN_FRACTION = 1.0 / 64.0
 
 def cache_plateau_rows(rows: list[Benchmark], cache_bytes: float | None) -> list[Benchmark]:
     """The cache-resident rows a plateau is read from: working sets from
-    CACHE_PLATEAU_MIN_FRACTION of the cache up, or all of them when none is that large or the
-    cache size is unknown."""
-    def working_set(b: Benchmark) -> float:
-        return b.median("working_set_bytes") or b.size_bytes() or 0
-    large = [b for b in rows if cache_bytes and working_set(b) >= cache_bytes * CACHE_PLATEAU_MIN_FRACTION]
-    return large or rows
+    CACHE_PLATEAU_MIN_FRACTION of the cache up; all of them only where the cache size is
+    unknown. A run whose sets are all smaller (a filter keeping 4 KiB and 64 KiB of a 32 MiB
+    cache) has no plateau: it once quoted the 64 KiB set, served from a core's L1, as the
+    cache's. The report, the acceptance run and the roofline's measured cache line read it."""
+    if not cache_bytes:
+        return rows
+    return [b for b in rows
+            if (b.median("working_set_bytes") or b.size_bytes() or 0) >= cache_bytes * CACHE_PLATEAU_MIN_FRACTION]
 
 
 def sustained_transfers(rows: list[Benchmark]) -> list[Benchmark]:
@@ -528,9 +530,99 @@ def _json_int(path: Path, what: str = "result"):
     return parse
 
 
+#: Google Benchmark's entry kinds: a repetition (or a failed one) and an aggregate over them.
+RUN_TYPES = ("iteration", "aggregate")
+
+
+def check_entry_once(entry: dict, name: str, i: int, seen: dict[tuple, int], path: Path) -> None:
+    """UsageError ("not a gpubench result") for an entry whose run_type Google Benchmark does not
+    write (absent, or unknown: the tools took it for a repetition, and one without `verified`
+    for a wrong output), and for a repetition or aggregate of `name` the file already holds (a
+    benchmarks list concatenated twice: its samples pooled twice inflated the comparator's
+    evidence). `seen` maps (name, kind, index) to the entry that had it."""
+    kind = entry.get("run_type")
+    if kind not in RUN_TYPES:
+        shown = "no run_type" if "run_type" not in entry else \
+            f"run_type {json.dumps(kind, default=str)[:40]}"
+        raise UsageError(f"{path}: not a gpubench result: benchmarks[{i}] ({name}) has {shown}, "
+                         f"not 'iteration' or 'aggregate'")
+    if kind == "aggregate":
+        key, what = (name, kind, str(entry.get("aggregate_name"))), \
+            f"its {str(entry.get('aggregate_name'))[:40]} aggregate"
+    elif "repetition_index" in entry:
+        key, what = (name, kind, json.dumps(entry["repetition_index"], default=str)), \
+            f"repetition {json.dumps(entry['repetition_index'], default=str)[:40]}"
+    else:
+        return  # (a file of a Google Benchmark that numbers no repetition)
+    if key in seen:
+        raise UsageError(f"{path}: not a gpubench result: {name} has {what} twice "
+                         f"(benchmarks[{seen[key]}] and [{i}]): one run's entries repeated")
+    seen[key] = i
+
+
+#: A context's device_ordinal: the CUDA index as gpubench writes it (std::to_string, so no sign
+#: and no leading zero), or "host" on the host backend.
+_ORDINAL_RE = re.compile(r"host|0|[1-9][0-9]{0,5}")
+
+
+def check_device_ordinal(ctx: dict, path: Path) -> None:
+    """UsageError ("not a gpubench result") for a device_ordinal gpubench never writes ("-1",
+    "01", "gpu0"): the fleet and the acceptance run name a GPU by it, and "-1" or "01" named a
+    GPU no node has, or one GPU twice."""
+    ordinal = ctx.get("device_ordinal")
+    if isinstance(ordinal, str) and not _ORDINAL_RE.fullmatch(ordinal):
+        raise UsageError(f"{path}: not a gpubench result: context device_ordinal "
+                         f"{json.dumps(ordinal)[:40]} is neither a CUDA device number nor 'host'")
+
+
 def _bench_name(entry: dict) -> str:
     raw = entry.get("run_name") or entry.get("name") or ""
     return str(raw)
+
+
+#: The deepest nesting of lists and objects a result may have: gpubench writes 4 levels (the
+#: context's `caches` list of objects); a document nested deeper is forged or damaged, and one
+#: nested thousands deep overflows the parser's stack (a RecursionError named no file).
+MAX_JSON_DEPTH = 64
+
+
+def parse_json(text: str, path: Path, what: str = "result"):
+    """json.loads of an input file's text; every way it is not JSON (truncated, a number
+    Python will not convert, nested deeper than MAX_JSON_DEPTH) is a UsageError naming `path`:
+    shared by the result files and the fleet's failure records, so that the stores' readers can
+    pass over (or name) the file."""
+    try:
+        doc = json.loads(text, parse_int=_json_int(path, what))
+    except json.JSONDecodeError as e:
+        which = "" if what == "result" else f"{what} is "  # ("... failure record is not valid JSON")
+        raise UsageError(f"{path}: {which}not valid JSON (truncated or corrupt?): {e.msg} at line "
+                         f"{e.lineno} column {e.colno}") from None
+    except RecursionError:  # deeper than the parser's stack
+        doc = _TOO_DEEP
+    except ValueError as e:  # a number Python's parser will not convert
+        raise UsageError(f"{path}: not a gpubench {what}: a value is not a number ({e})") from None
+    if doc is _TOO_DEEP or _depth_over(doc, MAX_JSON_DEPTH):
+        raise UsageError(f"{path}: not a gpubench {what}: nested too deeply (more than "
+                         f"{MAX_JSON_DEPTH} levels of lists and objects)")
+    return doc
+
+
+_TOO_DEEP = object()
+
+
+def _depth_over(doc, limit: int) -> bool:
+    """Whether lists and objects nest more than `limit` deep (iterative: a check that recursed
+    would overflow where the parser did not)."""
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 def load_result(path: Path | str) -> Result:
@@ -543,14 +635,7 @@ def load_result(path: Path | str) -> Result:
         raise UsageError(f"{path}: cannot read ({e})") from None
     if not text.strip():
         raise UsageError(f"{path}: empty file, not a gpubench result")
-    try:
-        doc = json.loads(text, parse_int=_json_int(path))
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{path}: not valid JSON (truncated or corrupt?): {e.msg} at line "
-                         f"{e.lineno} column {e.colno}") from None
-    except ValueError as e:  # a number Python's parser will not convert
-        raise UsageError(f"{path}: not a gpubench result: a value is not a number ({e})") from None
-    return parse_result(doc, path)
+    return parse_result(parse_json(text, path), path)
 
 
 def parse_result(doc, path: Path | str = "<memory>") -> Result:
@@ -579,7 +664,9 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
     if missing:
         raise UsageError(f"{path}: gpubench result lacks context keys: {', '.join(missing)}")
     check_context_numbers(ctx, path)
+    check_device_ordinal(ctx, path)
     benches: dict[str, Benchmark] = {}
+    seen: dict[tuple, int] = {}  # entry_key() -> its index
     for i, entry in enumerate(doc["benchmarks"]):
         if not isinstance(entry, dict):
             raise UsageError(f"{path}: benchmarks[{i}] is not an object")
@@ -599,6 +686,7 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
                           params=params)
             benches[name] = b
         check_measured_counters(entry, f"benchmarks[{i}] ({raw})", path)
+        check_entry_once(entry, name, i, seen, path)
         if not b.label_fields:
             b.label_fields = parse_row_label(entry.get("label"))
         if entry.get("error_occurred"):

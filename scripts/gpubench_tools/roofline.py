@@ -34,9 +34,14 @@ Hierarchical ceilings per result file (or per card given with --card), each a me
     runs, a host's large last-level cache) the largest size of each such sweep;
   - L2 (the last-level cache on the host): the best plateau of the cache-resident streaming
     sweeps (level l2, metric GBps, peak l2 or dram; l2_plateaus()): a sweep's plateau is the
-    lower median GB/s of its 3 largest cache-resident sizes from L2/64 up, so neither a small
-    set that cannot occupy the machine nor a largest size served partly from the L1 (the
-    H100's 16 MiB read, 16 TB/s) sets it alone;
+    lower median GB/s of its 3 largest cache-resident sizes from L2/64 up (no line where no
+    size is that large), so neither a small set that cannot occupy the machine nor a largest
+    size served partly from the L1 (the H100's 16 MiB read, 16 TB/s) sets it alone;
+  These two lines are roofs, the best any kernel attained (library references and the strided
+  kernel included), each naming its row or sweep; the summaries' "DRAM copy" and cache plateau
+  (report.headlines(), the console's, the acceptance run's) are gpubench's copy kernel alone,
+  a like-for-like figure between runs and cards. Both read the cache from L2/64 up
+  (results.cache_plateau_rows), so they differ only by that choice of rows;
   - shared memory: the best median GB/s at level smem;
   - PCIe: the best median GB/s at level pcie of a sustained transfer (results.sustained_transfers:
     256 MiB or more, or the largest size that ran; pinned transfers, in practice: pageable and
@@ -68,7 +73,7 @@ from pathlib import Path
 from .cards import Card, find_card_by_device_name, fp16x2_TFLOPS
 from .figures import literal_text
 from .output import NewFile
-from .results import CACHE_PLATEAU_MIN_FRACTION, Benchmark, Result, sustained_transfers
+from .results import CACHE_PLATEAU_MIN_FRACTION, Benchmark, Result, cache_plateau_rows, sustained_transfers
 
 #: Leftmost intensity drawn at most (FLOP/byte); further left where a point needs it.
 MAX_X_LEFT = 1.0 / 16.0
@@ -348,19 +353,19 @@ def _largest_of_each_sweep(benches: list[Benchmark]) -> list[Benchmark]:
 def l2_plateaus(benches: list[Benchmark], l2_bytes: float) -> list[tuple[float, list[Benchmark]]]:
     """Per size sweep of cache-resident rows: (its plateau, the rows it is the median of, in
     size order). The plateau is the lower median GB/s of the sweep's L2_PLATEAU_SIZES largest
-    working sets from L2_PLATEAU_MIN_FRACTION of the L2 up (all its rows when none is that
-    large): one outlier, like a largest size served partly from the L1 (an H100's 16 MiB read:
-    16 TB/s), cannot set it, nor can a small set that does not occupy the machine."""
+    working sets from L2_PLATEAU_MIN_FRACTION of the L2 up (results.cache_plateau_rows, as the
+    summaries read it; a sweep with none that large has no plateau): one outlier, like a largest
+    size served partly from the L1 (an H100's 16 MiB read: 16 TB/s), cannot set it, nor can a
+    small set that does not occupy the machine."""
     sweeps: dict[tuple, list[Benchmark]] = {}
     for b in benches:
         sweeps.setdefault(_sweep_key(b), []).append(b)
     out = []
     for rows in sweeps.values():
-        rows = sorted(rows, key=lambda b: b.median("working_set_bytes") or 0)
-        large = [b for b in rows
-                 if (b.median("working_set_bytes") or 0) >= l2_bytes * L2_PLATEAU_MIN_FRACTION]
-        top = (large or rows)[-L2_PLATEAU_SIZES:]
-        out.append((statistics.median_low(b.median("GB/s") for b in top), top))
+        large = sorted(cache_plateau_rows(rows, l2_bytes), key=lambda b: b.median("working_set_bytes") or 0)
+        if large:
+            top = large[-L2_PLATEAU_SIZES:]
+            out.append((statistics.median_low(b.median("GB/s") for b in top), top))
     return out
 
 
@@ -392,8 +397,9 @@ def _measured_ceilings(result: Result, good: list[Benchmark]) -> list[Ceiling]:
          else "best DRAM-level GB/s, largest size of each sweep (no size beyond 2 x L2)")
     cached = [b for b in gbps if level[b.name] == "l2" and b.metric_kind == "GBps"
               and b.peak_kind in ("l2", "dram")]
-    if cached:
-        value, rows = max(l2_plateaus(cached, l2), key=lambda p: p[0])
+    plateaus = l2_plateaus(cached, l2)
+    if plateaus:
+        value, rows = max(plateaus, key=lambda p: p[0])
         text = _row_text(rows[0]) if len(rows) == 1 else \
             (f"{rows[0].kernel} {rows[0].variant}, median of "
              f"{rows[0].params.get('bytes', '?')}-{rows[-1].params.get('bytes', '?')}")

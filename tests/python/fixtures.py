@@ -77,10 +77,11 @@ def entries(name: str, values: list[dict], manual_time: bool = True,
     return out
 
 
-def error_entry(name: str, message: str, label: str | None = None) -> dict:
-    """An entry for a benchmark that failed or was skipped (SkipWithError)."""
+def error_entry(name: str, message: str, label: str | None = None, repetition: int = 0) -> dict:
+    """An entry for a benchmark that failed or was skipped (SkipWithError); `repetition` its
+    repetition_index (after the repetitions that ran: each index appears once in a file)."""
     e = {"name": name + "/manual_time", "run_name": name + "/manual_time",
-         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
+         "run_type": "iteration", "repetitions": 1, "repetition_index": repetition, "threads": 1,
          "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "ms",
          "error_occurred": True, "error_message": message}
     if label is not None:
@@ -246,7 +247,7 @@ def memory_rows(backend: str) -> list[dict]:
             b.append(error_entry(name, message, label=row_label))
         elif message:  # the last repetition's output was wrong: the others have numbers
             b.extend(entries(name, reps[:-1], label=row_label))
-            b.append(error_entry(name, message, label=row_label))
+            b.append(error_entry(name, message, label=row_label, repetition=len(reps) - 1))
         else:
             b.extend(entries(name, reps, label=row_label))
 

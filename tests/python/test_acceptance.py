@@ -493,3 +493,41 @@ def test_a_run_without_a_result_leaves_no_empty_folders(tmp_path):
     code, out, err = run("--gpubench", fake, "--device", "0", "--results-dir", tmp_path / "ns2/store")
     assert code == 1 and "wrote no result" in err, err
     assert list((tmp_path / "ns2").iterdir()) == []  # ns2 was the user's: kept
+
+
+# ------------------------------------------------------------------ defects of a hostile run
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_two_runs_of_one_gpu_measuring_one_row_are_refused(tmp_path, order):
+    """Two full runs of one GPU were merged, the later file's rows replacing the earlier's: the
+    verdict depended on the order of the files."""
+    good = write_json(healthy_h100("0"), tmp_path / "good.json")
+    bad = write_json(set_counter(healthy_h100("0"), "bandwidth/copy/kernel/bytes:1GiB", pct_of_peak=50.0),
+                     tmp_path / "bad.json")
+    first, second = (good, bad) if order == 0 else (bad, good)
+    shared = healthy_h100()["benchmarks"][0]["run_name"].removesuffix("/manual_time")
+    code, out, err = run("--result", first, "--result", second)
+    assert (code, out) == (2, "")
+    assert err == (f"validate.py: error: {first} and {second} are two runs of one GPU (fixture GPU 0) that both "
+                   f"measure {shared}: give one run per GPU (a --device=all run's local and links halves "
+                   f"measure different rows)\n")
+
+
+def test_one_file_given_twice_or_a_copy_is_refused(tmp_path):
+    good = write_json(healthy_h100("0"), tmp_path / "good.json")
+    code, out, err = run("--result", good, "--result", good)
+    assert (code, out, err) == (2, "", f"validate.py: error: {good} is given twice\n")
+    copy_ = tmp_path / "copy.json"
+    copy_.write_bytes(good.read_bytes())
+    code, out, err = run("--result", good, "--result", copy_)
+    assert code == 2 and out == "" and err.startswith(f"validate.py: error: {good} and {copy_} are two runs of one GPU")
+    assert len(err.splitlines()) == 1
+
+
+def test_the_local_and_links_halves_of_one_gpu_are_still_judged_as_one(tmp_path):
+    good = healthy_h100("0")
+    links = {"context": good["context"], "benchmarks": [e for e in good["benchmarks"] if "pcie" in e["name"]]}
+    local = {"context": good["context"], "benchmarks": [e for e in good["benchmarks"] if "pcie" not in e["name"]]}
+    code, out, err = run("--result", write_json(local, tmp_path / "local.json"),
+                         "--result", write_json(links, tmp_path / "links.json"))
+    assert code == 0 and "fixture GPU 0 (NVIDIA H100 80GB HBM3): PASS" in out, err

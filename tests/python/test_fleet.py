@@ -513,3 +513,68 @@ def test_a_fleet_with_a_host_name_of_5000_digits_is_analysed(tmp_path, base_doc)
     code, out, err = cli("fleet.py", store)
     assert code in (0, 1, 2) and "Traceback" not in err and "ValueError" not in err, err[-500:]
     assert len(err.splitlines()) <= 1
+
+
+# ------------------------------------------------------------------ defects of a hostile run
+
+@pytest.mark.parametrize("flag, name", [("--json", "x.json"), ("--png", "x.png"), ("--markdown", "x.md"),
+                                        ("--json", "sub/x.json")])
+def test_an_output_inside_the_store_is_refused(small_store, flag, name):
+    # Written there, the next fleet.py run read x.json as a result and failed on it.
+    out = small_store / name
+    line = expect_bad_input([small_store, flag, out], "")
+    assert line == (f"fleet.py: error: {flag} {out}: is inside the store it reads, {small_store}, where the "
+                    f"next run would read it; write it elsewhere")
+    assert not out.exists() and not list(small_store.rglob(".*.tmp"))
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("exit_status", 0, "exit_status 0 is not a failed run's status (an integer from 1 to 255)"),
+    ("exit_status", 256, "exit_status 256 is not a failed run's status (an integer from 1 to 255)"),
+    ("exit_status", -1, "exit_status -1 is not a failed run's status (an integer from 1 to 255)"),
+    ("exit_status", "2", "exit_status \"2\" is not a failed run's status (an integer from 1 to 255)"),
+    ("node", ["a"], 'node = ["a"] is not a string'),
+    ("node", "", "node '' is not a host name"),
+    ("node", "n0\x1b[31m1", "node 'n0\\\\x1b[31m1' is not a host name"),
+    ("node", "n01 n02", "node 'n01 n02' is not a host name"),
+    ("job_id", 4242, "job_id = 4242 is not a string"),
+    ("stderr_tail", "one line", "stderr_tail is not a list of lines"),
+    ("stderr_tail", [1], "stderr_tail is not a list of lines"),
+])
+def test_a_malformed_failure_record_is_bad_input_naming_it(tmp_path, base_doc, field, value, says):
+    # status 0 read "FAILED: node09: gpubench exited with status 0"; ["a"] read "FAILED: ['a']: ...".
+    # Invalid files in a fleet's store are bad input (exit 2), results and records alike.
+    store = build_store(tmp_path / "store", base_doc, nodes=NODES[:3], gpus=1, planted=None)
+    record = failure_record(store, "n09")
+    doc = json.loads(record.read_text())
+    doc[field] = value
+    record.write_text(json.dumps(doc))
+    line = expect_bad_input([store], "")
+    assert line == f"fleet.py: error: {record}: not a gpubench failure record: {says}"
+
+
+@pytest.mark.parametrize("ordinal", ["-1", "01", "gpu0", ""])
+def test_a_result_naming_no_device_ordinal_gpubench_writes_is_bad_input(tmp_path, base_doc, ordinal):
+    store = build_store(tmp_path / "store", base_doc, nodes=NODES[:3], gpus=1, planted=None)
+    path = sorted(store.rglob("*.json"))[0]
+    doc = json.loads(path.read_text())
+    doc["context"]["device_ordinal"] = ordinal
+    path.write_text(json.dumps(doc))
+    line = expect_bad_input([store], "")
+    assert line == (f"fleet.py: error: {path}: not a gpubench result: context device_ordinal "
+                    f"{json.dumps(ordinal)} is neither a CUDA device number nor 'host'")
+
+
+def test_a_failure_records_control_characters_are_escaped_in_the_report(tmp_path, base_doc):
+    store = build_store(tmp_path / "store", base_doc, nodes=NODES[:3], gpus=1, planted=None)
+    record = failure_record(store, "n09")
+    doc = json.loads(record.read_text())
+    doc["stderr_tail"] = ["gpubench: \x1b[2Jcleared\rthe screen"]
+    record.write_text(json.dumps(doc))
+    md = tmp_path / "f.md"
+    code, out, err = cli("fleet.py", store, "--markdown", md)
+    assert code == 1, err
+    for text in (out, err, md.read_text()):
+        assert "\x1b" not in text and "\r" not in text
+    assert "  - `gpubench: \\x1b[2Jcleared\\rthe screen`" in out.splitlines()
+    assert md.read_text() == out

@@ -506,3 +506,156 @@ def test_a_card_table_with_an_absurd_peak_is_one_line(tmp_path, fp32):
     _one_line("roofline.py", *cli("roofline.py", "--cards-csv", table, "--card", "x", "--out", tmp_path / "o.png"),
               f"{table}:2: column fp32_TFLOPS = ")
     assert not (tmp_path / "o.png").exists()
+
+
+# ------------------------------------------------------------------ defects of a hostile run
+
+def _store_of(host_doc, tmp_path, *docs_or_texts):
+    """A results store of the host run's device key: the run itself first (an older night),
+    then each document (or raw text) as a later stored file."""
+    key = host_doc["context"]["device_key"]
+    folder = tmp_path / "store" / key
+    folder.mkdir(parents=True)
+    first = json.loads(json.dumps(host_doc))
+    first["context"]["date"] = "2026-01-01T00:00:00+00:00"  # another run than NEW
+    (folder / "20260101T000000Z_a.json").write_text(json.dumps(first))
+    paths = []
+    for i, d in enumerate(docs_or_texts):
+        p = folder / f"2026010{i + 2}T000000Z_a.json"
+        p.write_text(d if isinstance(d, str) else json.dumps(d))
+        paths.append(p)
+    return tmp_path / "store", paths
+
+
+DEEP_TEXT = "[" * 50000 + "]" * 50000
+
+
+@pytest.mark.parametrize("tool, args", [
+    ("report.py", ["{f}", "--out", "{tmp}/r.html"]), ("plot.py", ["{f}", "--out-dir", "{tmp}/p"]),
+    ("run_cost.py", ["{f}"]), ("roofline.py", ["{f}", "--out", "{tmp}/r.png"]),
+    ("validate.py", ["--result", "{f}"]), ("compare.py", ["{f}", "{r}"]), ("compare.py", ["{r}", "{f}"]),
+    ("p2p_matrix.py", ["{f}"]),
+])
+@pytest.mark.parametrize("depth", [50000, 900])  # beyond the parser's stack, and within it
+def test_a_deeply_nested_file_is_named_in_the_one_line(tool, args, depth, host_result, tmp_path):
+    # It was "error: an input is nested too deeply to be a gpubench result", naming no file.
+    f = tmp_path / "deep.json"
+    f.write_text("[" * depth + "]" * depth)
+    code, out, err = cli(tool, *[a.format(f=f, r=host_result, tmp=tmp_path) for a in args])
+    _one_line(tool, code, out, err)
+    assert err == (f"{tool}: error: {f}: not a gpubench result: nested too deeply (more than 64 "
+                   f"levels of lists and objects)\n")
+
+
+def test_a_deeply_nested_stored_file_is_left_out_of_the_history_with_a_note(host_result, host_doc, tmp_path):
+    store, (deep,) = _store_of(host_doc, tmp_path, DEEP_TEXT)
+    code, out, err = cli("compare.py", host_result, "--history", store, "--quiet")
+    assert code == 0, err
+    assert err == (f"compare.py: note: skipped baseline candidate: {deep}: not a gpubench result: nested too "
+                   f"deeply (more than 64 levels of lists and objects)\n")
+
+
+def _doubled(host_doc):
+    """The host run with its benchmarks list concatenated twice."""
+    doc = json.loads(json.dumps(host_doc))
+    doc["benchmarks"] = doc["benchmarks"] * 2
+    return doc
+
+
+def _first_iteration(doc) -> tuple[int, str]:
+    i, e = next((i, e) for i, e in enumerate(doc["benchmarks"]) if e.get("run_type") == "iteration")
+    return i, e["run_name"].removesuffix("/manual_time")
+
+
+@pytest.mark.parametrize("tool, args", [
+    ("compare.py", ["{f}", "{r}"]), ("compare.py", ["{r}", "{f}"]), ("report.py", ["{f}", "--out", "{tmp}/r.html"]),
+    ("validate.py", ["--result", "{f}"]), ("run_cost.py", ["{f}"]),
+])
+def test_a_file_with_its_entries_twice_is_refused_naming_the_repetition(tool, args, host_result, host_doc,
+                                                                        tmp_path):
+    # Pooled twice by compare, the repeated samples inflated the Mann-Whitney evidence.
+    doc = _doubled(host_doc)
+    f = tmp_path / "doubled.json"
+    f.write_text(json.dumps(doc))
+    i, name = _first_iteration(doc)
+    again = i + len(host_doc["benchmarks"])
+    code, out, err = cli(tool, *[a.format(f=f, r=host_result, tmp=tmp_path) for a in args])
+    _one_line(tool, code, out, err)
+    assert err == (f"{tool}: error: {f}: not a gpubench result: {name} has repetition 0 twice "
+                   f"(benchmarks[{i}] and [{again}]): one run's entries repeated\n")
+
+
+def test_a_stored_file_with_its_entries_twice_is_left_out_of_the_history(host_result, host_doc, tmp_path):
+    doc = _doubled(host_doc)
+    store, (f,) = _store_of(host_doc, tmp_path, doc)
+    i, name = _first_iteration(doc)
+    code, out, err = cli("compare.py", host_result, "--history", store, "--quiet")
+    assert code == 0, err
+    assert err == (f"compare.py: note: skipped baseline candidate: {f}: not a gpubench result: {name} has "
+                   f"repetition 0 twice (benchmarks[{i}] and [{i + len(host_doc['benchmarks'])}]): one run's "
+                   f"entries repeated\n")
+
+
+@pytest.mark.parametrize("run_type, shown", [(None, "no run_type"), ("weird", 'run_type "weird"'),
+                                             (3, "run_type 3")])
+@pytest.mark.parametrize("tool, args", [
+    ("compare.py", ["{f}", "{r}"]), ("report.py", ["{f}", "--out", "{tmp}/r.html"]),
+    ("validate.py", ["--result", "{f}"]),
+])
+def test_an_entry_without_a_known_run_type_is_not_a_gpubench_result(tool, args, run_type, shown, host_result,
+                                                                   host_doc, tmp_path):
+    # compare called it "FAILED VERIFICATION: ...: not verified" (exit 1); report and validate took it (exit 0).
+    doc = json.loads(json.dumps(host_doc))
+    i, name = _first_iteration(doc)
+    if run_type is None:
+        del doc["benchmarks"][i]["run_type"]
+    else:
+        doc["benchmarks"][i]["run_type"] = run_type
+    f = tmp_path / "odd.json"
+    f.write_text(json.dumps(doc))
+    code, out, err = cli(tool, *[a.format(f=f, r=host_result, tmp=tmp_path) for a in args])
+    _one_line(tool, code, out, err)
+    assert err == (f"{tool}: error: {f}: not a gpubench result: benchmarks[{i}] ({name}) has {shown}, not "
+                   f"'iteration' or 'aggregate'\n")
+
+
+def test_control_characters_of_a_path_and_of_a_baseline_message_are_escaped(host_result, host_doc, tmp_path):
+    code, out, err = cli("compare.py", "/tmp/no\x1b[31msuch", host_result)
+    assert (code, err) == (2, "compare.py: error: /tmp/no\\x1b[31msuch: no such file\n")
+    doc = json.loads(json.dumps(host_doc))
+    i, name = _first_iteration(doc)
+    e = doc["benchmarks"][i]
+    e.update(error_occurred=True, error_message="verification failed: out[1] = 0\nexpected 2")
+    for k in ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak", "flop_per_byte"):
+        e.pop(k, None)
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(doc))
+    code, out, err = cli("compare.py", host_result, base)
+    line = _one_line("compare.py", code, out, err, "out[1] = 0\\nexpected 2")
+    assert "\x1b" not in line
+
+
+def test_the_cache_plateau_comes_only_from_sets_of_1_64_of_the_cache_up(host_doc, tmp_path):
+    # With only 4 KiB and 64 KiB sets of a 32 MiB cache, the report quoted the 64 KiB copy and the
+    # roofline the median of 4KiB-64KiB as the last-level cache: both sets sit in a core's L1.
+    from gpubench_tools.report import headlines
+    from gpubench_tools.results import parse_result
+    from gpubench_tools.cards import load_cards
+    from gpubench_tools.roofline import result_series
+
+    doc = json.loads(json.dumps(host_doc))
+    l2 = float(doc["context"]["l2_bytes"])
+    small = [e for e in doc["benchmarks"] if "bytes:" in (e.get("run_name") or e["name"])
+             and e.get("working_set_bytes", l2) < l2 / 64]
+    assert small
+    doc["benchmarks"] = small
+    r = parse_result(doc, tmp_path / "small.json")
+    assert [h.what for h in headlines(r) if "plateau" in h.what] == []
+    assert [c.label for c in result_series(r, load_cards()).ceilings if c.kind == "l2"] == []
+    # The full run's plateau is read from 1/64 of the cache up, by the report and the roofline alike.
+    full = parse_result(host_doc)
+    (plateau,) = [h for h in headlines(full) if "plateau" in h.what]
+    assert full.benchmarks[plateau.row].median("working_set_bytes") >= l2 / 64
+    (line,) = [c for c in result_series(full, load_cards()).ceilings if c.kind == "l2" and c.empirical]
+    assert all(full.benchmarks[n].median("working_set_bytes") >= l2 / 64
+               for n in line.source.split(": ", 1)[1].split(", "))

@@ -541,3 +541,17 @@ def test_a_results_dir_with_a_control_character_is_refused_before_gpubench_runs(
     assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert err.startswith("nightly.py: error: --results-dir ") and "control character" in err
     assert not (tmp_path / "ran").exists() and not (tmp_path / "rep").exists()
+
+
+def test_a_deeply_nested_stored_file_is_left_out_of_the_night_with_a_note(tmp_path, fake_gpubench, host_doc):
+    # It aborted the night after gpubench had run and stored its result: no report was written.
+    exe, name = fake_gpubench
+    deep = tmp_path / "results" / host_doc["context"]["device_key"] / "20260101T000001Z_deep.json"
+    deep.write_text("[" * 50000 + "]" * 50000)
+    code, out, err = run_fake(tmp_path, exe, 1.0, 1.0)
+    assert code == 0, out + err
+    why = f"{deep}: not a gpubench result: nested too deeply (more than 64 levels of lists and objects)"
+    assert f"note: skipped baseline candidate: {why}" in out.splitlines()
+    assert f"note: left out of the trends: {why}" in out.splitlines()
+    report = json.loads((night(tmp_path) / "report.json").read_text())
+    assert [p.split("/")[-1] for p in report["baselines"]] == ["20260101T000000Z_seed.json"]
