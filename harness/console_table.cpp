@@ -238,14 +238,14 @@ const BenchmarkLine* sustained_transfer(const std::vector<BenchmarkLine>& lines,
   return best(lines, [&](const BenchmarkLine& l) { return pick(l) && l.working_set_bytes >= from; });
 }
 
-// The best line of `pick`'s from kCachePlateauMinFraction of the cache up, or of all of them when
-// none is that large (or the cache size is unknown).
+// The best line of `pick`'s from kCachePlateauMinFraction of the cache up: none when no set is
+// that large (a 64 KiB copy in a core's L1 is no plateau of a 32 MiB cache; the report and the
+// roofline quote none either), the best of all only when the cache size is unknown.
 template <class Pick>
 const BenchmarkLine* cache_plateau(const std::vector<BenchmarkLine>& lines, Pick pick, double cache_bytes) {
+  if (!(cache_bytes > 0)) return best(lines, pick);
   const double from = cache_bytes * kCachePlateauMinFraction;
-  const BenchmarkLine* large =
-      best(lines, [&](const BenchmarkLine& l) { return pick(l) && cache_bytes > 0 && l.working_set_bytes >= from; });
-  return large ? large : best(lines, pick);
+  return best(lines, [&](const BenchmarkLine& l) { return pick(l) && l.working_set_bytes >= from; });
 }
 
 std::string headline(const std::string& what, const BenchmarkLine* l) {

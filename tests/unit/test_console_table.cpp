@@ -251,8 +251,9 @@ TEST(ConsoleSummary, GemmHeadlineIsTheFastestHandWrittenRow) {
 }
 
 // The cache plateau starts at 1/64 of the cache: the host's 16 KiB copy (32 KiB working set, in
-// a core's L1) read 393 GB/s and was quoted as its last-level cache; with no set that large, or
-// the cache size unknown, the best of all.
+// a core's L1) read 393 GB/s and was quoted as its last-level cache; with no set that large no
+// plateau (the report and the roofline quote none either), with the cache size unknown the best
+// of all.
 TEST(ConsoleSummary, CachePlateauStartsAtAFractionOfTheCache) {
   const auto copy = [](const std::string& bytes, double gbps, double working_set) {
     BenchmarkLine l = line("bandwidth/copy/kernel/bytes:" + bytes, {gbps, gbps, gbps}, "GBps", "l2");
@@ -270,7 +271,7 @@ TEST(ConsoleSummary, CachePlateauStartsAtAFractionOfTheCache) {
   EXPECT_NE(summary(lines, 32 * MiB).find("cache plateau   160 GB/s  (bandwidth/copy/kernel/bytes:256KiB)"),
             std::string::npos)
       << summary(lines, 32 * MiB);
-  EXPECT_NE(summary({lines[0]}, 32 * MiB).find("cache plateau   393 GB/s"), std::string::npos);
+  EXPECT_EQ(summary({lines[0]}, 32 * MiB).find("cache plateau"), std::string::npos) << summary({lines[0]}, 32 * MiB);
   EXPECT_NE(summary(lines, 0).find("cache plateau   393 GB/s"), std::string::npos);
 }
 
