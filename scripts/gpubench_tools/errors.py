@@ -12,8 +12,9 @@ class UsageError(Exception):
 #: Signals whose default action ends the process on the spot (no ``finally`` runs: temporary
 #: files and new folders would stay): while a tool runs, each is raised as Interrupted, as Ctrl-C
 #: is, where its disposition is the default (one that is ignored, as nohup ignores SIGHUP, stays
-#: ignored).
-STOP_SIGNALS = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
+#: ignored). SIGXCPU is `ulimit -t`'s; SIGXFSZ and SIGPIPE are not here: Python ignores both, so
+#: a write past `ulimit -f` or to a closed pipe fails as an OSError instead.
+STOP_SIGNALS = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGXCPU")
 
 
 class Interrupted(KeyboardInterrupt):

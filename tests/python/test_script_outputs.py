@@ -264,7 +264,7 @@ def test_out_of_space_names_the_output_and_leaves_no_new_folder(host_result, tmp
 
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2,
-                                    signal.SIGALRM])
+                                    signal.SIGALRM, signal.SIGVTALRM, signal.SIGXCPU])
 def test_the_other_stop_signals_are_interruptions_that_clean_up(tmp_path, signum):
     """SIGHUP (the terminal closed), SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM end a process on the
     spot by default, as SIGTERM does: while a tool runs they are raised as SIGTERM is (the
