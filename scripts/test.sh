@@ -37,5 +37,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_O
   GPUBENCH_BIN="$GPUBENCH_ROOT/build-sanitize/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q \
   tests/python/test_fuzz_cli.py -k gpubench
 
-say "pytest"
-GPUBENCH_BIN="$GPUBENCH_ROOT/build/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q tests/python
+# In parallel workers (pytest-xdist): many tests wait on a gpubench run, a signal or a browser.
+# At most 4: each host gpubench run uses every CPU, and a few tests stop runs after a delay.
+workers=$((GPUBENCH_JOBS < 4 ? GPUBENCH_JOBS : 4))
+say "pytest ($workers workers)"
+GPUBENCH_BIN="$GPUBENCH_ROOT/build/gpubench" "$GPUBENCH_VENV/bin/python" -m pytest -q -n "$workers" tests/python
