@@ -21,8 +21,9 @@ endif()
 # (gpubench's libraries) keeps the build type's optimization. Under the sanitizers the unit tests
 # build at -O0: a test file took 33 s at -O1 there and 10 s at -O0 (the sanitizer tree was the
 # test command's longest build), and their own code runs little. The emulation tests keep -O1
-# (gpubench_emulation_test_flags): the kernel bodies they run are compiled into them, and at -O0
-# under the sanitizers the wgmma emulation alone ran 2.5 minutes instead of 40 s.
+# (gpubench_emulation_test_flags): the kernel bodies they run are compiled into them, and with
+# every test at -O0 the sanitizer tree's ctest took 160 s instead of 90 s (on one loaded
+# machine), nearly all of the difference the wgmma emulation.
 add_library(gpubench_test_flags INTERFACE)
 add_library(gpubench_emulation_test_flags INTERFACE)
 target_compile_options(gpubench_emulation_test_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-O1>)

@@ -81,8 +81,8 @@ std::vector<BenchCase> chosen_rows(const SweepOptions& sweep, const std::string&
   return rows;
 }
 
-// " in --row-scope=links" when a scope narrowed the rows, for the line saying none are left.
-// What narrowed the rows besides the filter: --validate's set, a --row-scope.
+// What narrowed the rows besides the filter (" in --row-scope=links", " among --validate's
+// rows"), for the line saying none are left.
 std::string scope_note(const Options& o) {
   std::string note =
       o.row_scope == Options::RowScope::all ? "" : std::string(" in --row-scope=") + row_scope_name(o.row_scope);
