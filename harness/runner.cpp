@@ -18,15 +18,22 @@ int choose_batch(double seconds_per_op) {
   return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(kMaxBatch)));
 }
 
-double attainable_TFLOPS(const WorkModel& w, const Peaks& peaks) {
-  double compute = 0;
-  switch (w.peak) {
-    case PeakKind::fp32: compute = peaks.fp32_TFLOPS; break;
-    case PeakKind::fp16_tensor: compute = peaks.fp16_tensor_TFLOPS; break;
-    case PeakKind::bf16_tensor: compute = peaks.bf16_tensor_TFLOPS; break;
-    case PeakKind::fp8_tensor: compute = peaks.fp8_tensor_TFLOPS; break;
-    default: break;  // no compute peak (FP16x2, memory rows)
+namespace {
+// The compute peak a row's FLOP are measured against; 0 for memory peaks and where the card has
+// none (FP8 tensor cores before Hopper and Ada). One table for pct_of_peak and the roofline's roof.
+double compute_peak_TFLOPS(PeakKind kind, const Peaks& peaks) {
+  switch (kind) {
+    case PeakKind::fp32: return peaks.fp32_TFLOPS;
+    case PeakKind::fp16_tensor: return peaks.fp16_tensor_TFLOPS;
+    case PeakKind::bf16_tensor: return peaks.bf16_tensor_TFLOPS;
+    case PeakKind::fp8_tensor: return peaks.fp8_tensor_TFLOPS;
+    default: return 0;  // memory rows, and those with no peak (FP16x2)
   }
+}
+}  // namespace
+
+double attainable_TFLOPS(const WorkModel& w, const Peaks& peaks) {
+  const double compute = compute_peak_TFLOPS(w.peak, peaks);
   if (!(w.flop > 0) || !(w.traffic_bytes > 0) || !(compute > 0) || !(peaks.dram_GBps > 0)) return 0;
   return std::min(compute, peaks.dram_GBps * (w.flop / w.traffic_bytes) / 1e3);
 }
@@ -56,19 +63,10 @@ DerivedCounters derive_counters(const WorkModel& w, double seconds_per_op, const
       if (peaks.pcie_protocol_GBps > 0) d.pct_of_protocol_limit = 100.0 * d.GBps / peaks.pcie_protocol_GBps;
       break;
     case PeakKind::fp32:
-      peak = peaks.fp32_TFLOPS;
-      achieved = d.TFLOPS;
-      break;
     case PeakKind::fp16_tensor:
-      peak = peaks.fp16_tensor_TFLOPS;
-      achieved = d.TFLOPS;
-      break;
     case PeakKind::bf16_tensor:
-      peak = peaks.bf16_tensor_TFLOPS;
-      achieved = d.TFLOPS;
-      break;
     case PeakKind::fp8_tensor:  // 0 on cards without FP8 tensor cores: no percentage
-      peak = peaks.fp8_tensor_TFLOPS;
+      peak = compute_peak_TFLOPS(w.peak, peaks);
       achieved = d.TFLOPS;
       break;
     case PeakKind::none: break;
