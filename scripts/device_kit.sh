@@ -20,7 +20,8 @@
 #
 # Stages (each samples clocks, power and temperature with nvidia-smi while it runs):
 #   smoke      the machine (nvidia-smi, driver, toolkit, libraries), every hand-written kernel
-#              once at odd sizes, verified (the wgmma kernels in a run of their own), plain and
+#              once at odd sizes, verified (the Hopper probe of the wgmma GEMM's building blocks,
+#              then the wgmma kernels, each in a run of its own), plain and
 #              under compute-sanitizer memcheck, racecheck, synccheck and initcheck; gpubench
 #              --device=0 --quick over every family, and the same quick bandwidth run under
 #              memcheck
@@ -329,9 +330,13 @@ stage_smoke() {
   nvidia-smi -q >"$WORK/nvidia-smi-q.txt" 2>&1 || true
   ldd "$BIN/gpubench" >"$WORK/ldd.txt" 2>&1 || true
   timed kernel_check 120 "$BIN/gpubench_kernel_check" -wgmma
+  # The Hopper probe (families/gemm/hopper_probe.h): the wgmma GEMM's building blocks alone, each
+  # wait bounded, in a process of its own (a fault there is sticky only there). On a wrong answer
+  # its "info" lines say where the hardware put what and which descriptor encoding is right.
+  timed wgmma_probe 60 "$BIN/gpubench_kernel_check" wgmma_probe
   # The wgmma kernels' checks on their own (KIT_WGMMA_ROWS): if they do not finish, the rest of
   # the stage leaves them out and says so (the log's last "checking" line names the one that hung).
-  timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-60}" "$BIN/gpubench_kernel_check" wgmma
+  timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-60}" "$BIN/gpubench_kernel_check" hgemm_wgmma
   local checks=() quick=()
   if ((LAST_RC == 124 || LAST_RC == 137)); then
     checks=(-wgmma)
@@ -359,6 +364,8 @@ stage_smoke() {
     echo "== kernel checks"
     tail -n 3 "$WORK/kernel_check.log"
     grep FAIL "$WORK/kernel_check.log" || true
+    echo "== Hopper probe (the wgmma GEMM's building blocks)"
+    grep -E '^(ok|FAIL|info|[0-9]+ of [0-9]+ kernel checks)' "$WORK/wgmma_probe.log" | head -n 60 || true
     echo "== kernel checks of the wgmma kernels"
     tail -n 3 "$WORK/kernel_check_wgmma.log"
     grep FAIL "$WORK/kernel_check_wgmma.log" || true

@@ -88,6 +88,14 @@ constexpr std::uint32_t kBBytes = kBlockK * kBlockN * 2;         ///< 32 KiB
 constexpr std::uint32_t kStageBytes = kABytes + kBBytes;         ///< 48 KiB: the transaction bytes of a stage
 constexpr std::uint32_t kSwizzleAtomBytes = 1024;                ///< 128B swizzle repeats every 8 rows
 constexpr std::uint32_t kConsumerABytes = kABytes / kConsumers;  ///< a consumer's 64 rows of A
+// The consumers' wgmma descriptors (kernels/wgmma.cuh make_smem_desc), in bytes; the Hopper probe
+// (families/gemm/hopper_probe.cuh) runs them on a GPU against the emulation's reading of them.
+constexpr std::uint32_t kADescLbo = 16;           ///< A, K-major 128B swizzle: LBO unused (1 in 16-byte units)
+constexpr std::uint32_t kADescSbo = 8 * 128;      ///< A: 8 rows of 128 bytes between row groups
+constexpr std::uint32_t kAKStepBytes = 32;        ///< A: a k16 step is 32 bytes along the swizzled row
+constexpr std::uint32_t kBDescLbo = kBBoxBytes;   ///< B, MN-major: the next 64 columns (box) of n
+constexpr std::uint32_t kBDescSbo = 8 * 128;      ///< B: the next 8 rows of k
+constexpr std::uint32_t kBKStepBytes = 16 * 128;  ///< B: a k16 step is 16 rows of 128 bytes
 /// Dynamic shared memory: the stages, 2 x kStages mbarriers, and slack to align the stages to the
 /// swizzle atom (the base of dynamic shared memory is not guaranteed to be 1024-aligned).
 constexpr std::size_t kSmemBytes = kStages * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + kSwizzleAtomBytes;
@@ -298,10 +306,11 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
       GPUBENCH_UNROLL
       for (int kk = 0; kk < kBlockK / 16; ++kk) {
         // A: K-major rows of 128 bytes; a k16 step is 32 bytes along the (swizzled) row.
-        const std::uint64_t desc_a = hopper::make_smem_desc(a + 32 * kk, 16, 8 * 128, hopper::Swizzle::k128B);
+        const std::uint64_t desc_a =
+            hopper::make_smem_desc(a + kAKStepBytes * kk, kADescLbo, kADescSbo, hopper::Swizzle::k128B);
         // B: MN-major; a k16 step is 16 rows of 128 bytes.
         const std::uint64_t desc_b =
-            hopper::make_smem_desc(b + kk * 16 * 128, kBBoxBytes, 8 * 128, hopper::Swizzle::k128B);
+            hopper::make_smem_desc(b + kBKStepBytes * kk, kBDescLbo, kBDescSbo, hopper::Swizzle::k128B);
         hopper::wgmma_m64k16_ss<kMmaN, T, hopper::Major::kMN>(acc, desc_a, desc_b, (kt > 0 || kk > 0) ? 1 : 0);
       }
       hopper::wgmma_commit_group();

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "families/gemm/gemm.h"
+#include "families/gemm/hopper_probe.h"
 #include "families/gemm/reference.h"
 #include "families/global_memory/global_memory.h"
 #include "families/intensity/intensity.h"
@@ -414,6 +415,89 @@ Verification wgmma_check(int m, int n, int k, kernels::Half16 type, kernels::Wgm
     }
   }
   return Verification::pass();
+}
+
+// ---- the Hopper probe (families/gemm/hopper_probe.h): the wgmma GEMM's building blocks alone,
+// judged against the emulation's model; a failure prints the judge's diagnosis as "info" lines.
+
+/// A verdict as a check's result, its diagnosis printed first.
+Verification from_verdict(const std::string& name, const kernels::probe::Verdict& v) {
+  for (const std::string& line : v.details) std::printf("info %s: %s\n", name.c_str(), line.c_str());
+  return v.ok ? Verification::pass() : Verification::fail(v.summary);
+}
+
+/// Fills n elements of device memory with `value` (a status with -1, an output with 0xFFFF).
+template <class T>
+void fill(const Dev& d, std::size_t n, T value) {
+  const std::vector<T> h(n, value);
+  d.upload(h.data());
+}
+
+template <class T>
+std::vector<T> download(const Dev& d, std::size_t n) {
+  std::vector<T> h(n);
+  d.download(h.data());
+  return h;
+}
+
+Verification probe_tma_box(const std::string& name, int inner, int box_outer) {
+  namespace probe = kernels::probe;
+  const std::vector<std::uint16_t> tensor = probe::index_tensor(inner, box_outer);
+  const std::size_t n = static_cast<std::size_t>(box_outer) * probe::kTile;
+  Dev dt(tensor.size() * 2), dout(n * 2), ds(sizeof(int));
+  dt.upload(tensor.data());
+  fill<std::uint16_t>(dout, n, 0xFFFF);
+  fill<int>(ds, 1, -1);
+  finish(probe::launch_tma_box_probe(dt.as<std::uint16_t>(), inner, box_outer, box_outer, dout.as<std::uint16_t>(),
+                                     ds.as<int>()));
+  const probe::Verdict status = probe::judge_status(download<int>(ds, 1)[0], "the block");
+  if (!status.ok) return from_verdict(name, status);
+  return from_verdict(name, probe::judge_swizzled_box(download<std::uint16_t>(dout, n).data(), inner, box_outer, 0));
+}
+
+Verification probe_multicast(const std::string& name) {
+  namespace probe = kernels::probe;
+  const std::vector<std::uint16_t> tensor = probe::index_tensor(probe::kTile, 2 * probe::kTile);
+  const std::size_t n = std::size_t{4} * probe::kBoxElements;
+  Dev dt(tensor.size() * 2), dout(n * 2), ds(2 * sizeof(int));
+  dt.upload(tensor.data());
+  fill<std::uint16_t>(dout, n, 0xFFFF);
+  fill<int>(ds, 2, -1);
+  finish(probe::launch_multicast_probe(dt.as<std::uint16_t>(), dout.as<std::uint16_t>(), ds.as<int>()));
+  const std::vector<int> status = download<int>(ds, 2);
+  for (int rank = 0; rank < 2; ++rank) {
+    const probe::Verdict v =
+        probe::judge_status(status[static_cast<std::size_t>(rank)], "block " + std::to_string(rank));
+    if (!v.ok) return from_verdict(name, v);
+  }
+  return from_verdict(name, probe::judge_multicast(download<std::uint16_t>(dout, n).data()));
+}
+
+/// One wgmma probe run: the kernel's status, then its fragments (into *fragments).
+kernels::probe::Verdict run_mma_probe(const kernels::probe::MmaInputs& in, kernels::Half16 type,
+                                      const kernels::probe::Descriptors& d, std::vector<float>* fragments) {
+  namespace probe = kernels::probe;
+  const std::vector<std::uint16_t> a = probe::to_bits(in.a, type), b = probe::to_bits(in.b, type);
+  Dev da(a.size() * 2), db(b.size() * 2), dout(probe::kFragmentFloats * sizeof(float)), ds(sizeof(int));
+  da.upload(a.data());
+  db.upload(b.data());
+  dout.poison();
+  fill<int>(ds, 1, -1);
+  finish(probe::launch_wgmma_probe(da.as<std::uint16_t>(), db.as<std::uint16_t>(), type, d, dout.as<float>(),
+                                   ds.as<int>()));
+  *fragments = download<float>(dout, probe::kFragmentFloats);
+  return probe::judge_status(download<int>(ds, 1)[0], "the warpgroup");
+}
+
+/// The wgmma probe: the GEMM's descriptors, and when they are wrong the diagnosis and the
+/// variants (probe::probe_mma), each launched on the device.
+Verification probe_mma(const std::string& name, kernels::Half16 type) {
+  namespace probe = kernels::probe;
+  const probe::Descriptors gemm = probe::gemm_descriptors();
+  return from_verdict(
+      name, probe::probe_mma(gemm, probe::descriptor_variants(gemm),
+                             [type](const probe::MmaInputs& in, const probe::Descriptors& d,
+                                    std::vector<float>* fragments) { return run_mma_probe(in, type, d, fragments); }));
 }
 
 Verification intensity_f32_check(int sms, int fma, int every) {
@@ -810,6 +894,16 @@ std::vector<Check> all_checks(int sms) {
   // reference then checks both). 300 rows are 3 tile rows: the second pair's second tile lies
   // wholly below C.
   if (wgmma_device()) {
+    // The building blocks first, alone (bounded waits: a load or arrive that never completes is
+    // reported, not hung on): the A box (64 x 128) and a B box (64 x 64 of a 256-wide tensor),
+    // the cluster multicast, the wgmma descriptors and accumulator layout.
+    checks.push_back({"wgmma_probe tma A box", [] { return probe_tma_box("wgmma_probe tma A box", 64, 128); }});
+    checks.push_back({"wgmma_probe tma B box", [] { return probe_tma_box("wgmma_probe tma B box", 256, 64); }});
+    checks.push_back({"wgmma_probe multicast", [] { return probe_multicast("wgmma_probe multicast"); }});
+    for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
+      const std::string name = std::string("wgmma_probe mma ") + (type == kernels::Half16::fp16 ? "fp16" : "bf16");
+      checks.push_back({name, [=] { return probe_mma(name, type); }});
+    }
     struct WgmmaShape {
       int m, n, k;
     };

@@ -169,7 +169,7 @@ def test_smoke_stage_runs_every_step_and_packs_its_logs(tmp_path, stand_in_path)
     r, out = run_stage(tmp_path, stand_in_path, "smoke")
     assert r.returncode == 0, r.stderr
     summary = (out / "smoke.txt").read_text()
-    for step in ("kernel_check", "kernel_check_wgmma", "sanitizer_memcheck", "sanitizer_racecheck",
+    for step in ("kernel_check", "wgmma_probe", "kernel_check_wgmma", "sanitizer_memcheck", "sanitizer_racecheck",
                  "sanitizer_synccheck", "sanitizer_initcheck", "quick_all", "quick_bandwidth_memcheck"):
         assert any(line.startswith(step + " ") and " exit " in line for line in summary.splitlines()), step
     # no GPU behind the stand-ins: the real gpubench refuses --device=0, and the summary shows it
@@ -202,7 +202,7 @@ def test_a_hung_wgmma_check_is_left_out_of_the_rest_of_the_smoke_stage(tmp_path,
     """A kernel check that never ends (the cluster kernel had never run on a GPU) costs its own
     limit only: the sanitizers and the quick run leave the wgmma kernels out, and say so."""
     r, out = run_stage(tmp_path, stand_in_path, "smoke",
-                       checker='#!/bin/bash\necho "args: $*" >&2\n[[ "$1" == wgmma ]] && exec sleep 600\nexit 0\n',
+                       checker='#!/bin/bash\necho "args: $*" >&2\n[[ "$1" == hgemm_wgmma ]] && exec sleep 600\nexit 0\n',
                        GPUBENCH_KIT_WGMMA_CHECK_SECONDS="2")
     assert r.returncode == 0, r.stderr
     summary = (out / "smoke.txt").read_text()
@@ -229,12 +229,42 @@ def test_a_failed_wgmma_check_is_left_out_too(tmp_path, stand_in_path):
     """A wgmma check that fails (an illegal address is sticky: every later row of the quick run
     would be skipped as device lost) is left out of the rest of the stage like a hung one."""
     r, out = run_stage(tmp_path, stand_in_path, "smoke",
-                       checker='#!/bin/bash\necho "args: $*" >&2\n[[ "$1" == wgmma ]] && exit 1\nexit 0\n')
+                       checker='#!/bin/bash\necho "args: $*" >&2\n[[ "$1" == hgemm_wgmma ]] && exit 1\nexit 0\n')
     assert r.returncode == 0, r.stderr
     summary = (out / "smoke.txt").read_text()
     assert "wgmma: its kernel check failed (exit 1)" in summary
     with tarfile.open(out / "smoke.tar.gz") as t:
         assert "args: -wgmma" in t.extractfile("smoke/sanitizer_memcheck.log").read().decode()
+
+
+def test_the_hopper_probe_runs_alone_and_its_diagnosis_reaches_the_summary(tmp_path, stand_in_path):
+    """The probe of the wgmma GEMM's building blocks runs in a process of its own before the GEMM's
+    checks; a failed probe brings its diagnosis into the summary and the GEMM's checks still run
+    (their own result decides what the rest of the stage leaves out)."""
+    checker = ('#!/bin/bash\necho "args: $*" >&2\n'
+               'if [[ "$1" == wgmma_probe ]]; then\n'
+               '  echo "ok   wgmma_probe tma A box"\n'
+               '  echo "info wgmma_probe mma fp16: descriptors A lbo 16 sbo 1024 step 32, B lbo 1024: right"\n'
+               '  echo "FAIL wgmma_probe mma fp16: 16384 of 16384 accumulator elements wrong"\n'
+               '  echo "1 of 2 kernel checks passed"\n  exit 1\nfi\nexit 0\n')
+    r, out = run_stage(tmp_path, stand_in_path, "smoke", checker=checker)
+    assert r.returncode == 0, r.stderr
+    summary = (out / "smoke.txt").read_text()
+    probe = next(line for line in summary.splitlines() if line.startswith("wgmma_probe "))
+    assert "exit 1" in probe, probe
+    section = summary.split("== Hopper probe (the wgmma GEMM's building blocks)\n", 1)[1]
+    section = section.split("\n== ", 1)[0]
+    assert section.splitlines() == [
+        "ok   wgmma_probe tma A box",
+        "info wgmma_probe mma fp16: descriptors A lbo 16 sbo 1024 step 32, B lbo 1024: right",
+        "FAIL wgmma_probe mma fp16: 16384 of 16384 accumulator elements wrong",
+        "1 of 2 kernel checks passed"], section
+    gemm = next(line for line in summary.splitlines() if line.startswith("kernel_check_wgmma "))
+    assert "exit 0" in gemm, gemm
+    assert "wgmma: its kernel check" not in summary  # the GEMM's checks passed: nothing left out
+    with tarfile.open(out / "smoke.tar.gz") as t:
+        assert "args: wgmma_probe" in t.extractfile("smoke/wgmma_probe.log").read().decode()
+        assert "args: hgemm_wgmma" in t.extractfile("smoke/kernel_check_wgmma.log").read().decode()
 
 
 def test_skip_wgmma_leaves_the_wgmma_rows_and_profiles_out(tmp_path, stand_in_path):
@@ -266,7 +296,7 @@ def test_a_stage_stopped_midway_still_brings_back_what_it_had(tmp_path, stand_in
     (kit_dir / "bin").mkdir(parents=True)
     os.symlink(BIN, kit_dir / "bin" / "gpubench")
     check = kit_dir / "bin" / "gpubench_kernel_check"
-    check.write_text('#!/bin/bash\n[[ "$1" == wgmma ]] && exec sleep 600\nexit 0\n')
+    check.write_text('#!/bin/bash\n[[ "$1" == hgemm_wgmma ]] && exec sleep 600\nexit 0\n')
     check.chmod(0o755)
     out = tmp_path / "out"
     env = dict(os.environ, PATH=stand_in_path, GPUBENCH_KIT_DIR=str(kit_dir), GPUBENCH_KIT_WGMMA_CHECK_SECONDS="300")
