@@ -80,6 +80,10 @@ inline const char* hgemm_wgmma_device_error(int cc_major, int cc_minor) {
   return nullptr;
 }
 
+/// The wgmma kernel's tile of C (hgemm_sm90.cuh kBlockM x kBlockN), for host code that reads its output.
+constexpr int kWgmmaTileM = 128;
+constexpr int kWgmmaTileN = 256;
+
 /// Input type of the wgmma kernel: IEEE binary16 or bfloat16 bit patterns.
 enum class Half16 { fp16, bf16 };
 

@@ -59,6 +59,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "families/gemm/gemm.h"  // kWgmmaTileM, kWgmmaTileN
 #include "kernels/cluster.cuh"
 #include "kernels/simt/simt.h"  // GPUBENCH_UNROLL and GPUBENCH_DYNAMIC_SHARED under nvcc
 #include "kernels/tma.cuh"
@@ -101,6 +102,7 @@ constexpr std::uint32_t kBKStepBytes = 16 * 128;  ///< B: a k16 step is 16 rows 
 constexpr std::size_t kSmemBytes = kStages * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + kSwizzleAtomBytes;
 
 static_assert(kBlockM == 64 * kConsumers, "each consumer warpgroup owns 64 rows (wgmma m64)");
+static_assert(kBlockM == kWgmmaTileM && kBlockN == kWgmmaTileN, "gemm.h names the tile to host code");
 static_assert(kBlockK * 2 == 128, "a stage's K extent is one 128-byte swizzle span");
 static_assert(kProducerRegisters * kWarpgroupThreads + kConsumerRegisters * kWarpgroupThreads * kConsumers <= 65536,
               "register budget of the SM");

@@ -121,4 +121,11 @@ using MmaRunner = std::function<Verdict(const MmaInputs&, const Descriptors&, st
 /// the first variant that is right (the encoding the hardware wants), or that none is.
 Verdict probe_mma(const Descriptors& gemm, const std::vector<Descriptors>& variants, const MmaRunner& run);
 
+/// Where a wrong C of the wgmma GEMM is wrong, for a check that failed: how many elements (and
+/// how many were never written: still NaN), which tiles of tile_m x tile_n hold them (the most
+/// affected first), and where inside a tile (each consumer's 64 rows, each 64-column B box).
+/// `expected` and `tolerance` hold one value per element of C (m x n, row-major).
+std::vector<std::string> diagnose_gemm(const float* c, const double* expected, const double* tolerance, int m, int n,
+                                       int tile_m, int tile_n);
+
 }  // namespace gpubench::kernels::probe

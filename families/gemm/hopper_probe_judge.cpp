@@ -2,10 +2,12 @@
 // output must hold if the hardware reads the building block as the emulation does. The models are
 // the emulation's own functions (kernels/wgmma.cuh: swizzle_address, WgmmaLayout), so a mismatch
 // on a GPU says the emulation - and the GEMM written against it - is wrong, and where.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
@@ -283,6 +285,48 @@ Verdict probe_mma(const Descriptors& gemm, const std::vector<Descriptors>& varia
   v.summary += " with the GEMM's descriptors (" + describe(gemm) + "); " +
                (right.empty() ? std::string("no variant tried is right") : "right with " + right);
   return v;
+}
+
+std::vector<std::string> diagnose_gemm(const float* c, const double* expected, const double* tolerance, int m, int n,
+                                       int tile_m, int tile_n) {
+  const int tiles_n = (n + tile_n - 1) / tile_n;
+  std::map<std::pair<int, int>, long> by_tile;
+  std::vector<long> by_half(2, 0), by_box(static_cast<std::size_t>((tile_n + 63) / 64), 0);
+  long wrong = 0, unwritten = 0;
+  for (int row = 0; row < m; ++row) {
+    for (int col = 0; col < n; ++col) {
+      const std::size_t e = static_cast<std::size_t>(row) * static_cast<std::size_t>(n) + static_cast<std::size_t>(col);
+      if (std::fabs(static_cast<double>(c[e]) - expected[e]) <= tolerance[e]) continue;  // NaN is wrong
+      ++wrong;
+      if (std::isnan(c[e])) ++unwritten;
+      ++by_tile[{row / tile_m, col / tile_n}];
+      ++by_half[static_cast<std::size_t>((row % tile_m) * 2 / tile_m)];
+      ++by_box[static_cast<std::size_t>((col % tile_n) / 64)];
+    }
+  }
+  std::vector<std::string> lines;
+  if (wrong == 0) return lines;
+  const long total = static_cast<long>(m) * n;
+  lines.push_back(std::to_string(wrong) + " of " + std::to_string(total) + " elements of C wrong, " +
+                  std::to_string(unwritten) + " of them never written (NaN)");
+  std::vector<std::pair<long, std::pair<int, int>>> tiles;
+  tiles.reserve(by_tile.size());
+  for (const auto& [tile, count] : by_tile) tiles.push_back({count, tile});
+  std::stable_sort(tiles.begin(), tiles.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::string list = std::to_string(tiles.size()) + " of " + std::to_string(((m + tile_m - 1) / tile_m) * tiles_n) +
+                     " tiles (" + std::to_string(tile_m) + " x " + std::to_string(tile_n) +
+                     ") hold them; (row, column): count:";
+  for (std::size_t i = 0; i < tiles.size() && i < 12; ++i) {
+    list += " (" + std::to_string(tiles[i].second.first) + ", " + std::to_string(tiles[i].second.second) +
+            "): " + std::to_string(tiles[i].first);
+  }
+  lines.push_back(list);
+  std::string inside = "inside a tile: rows 0-" + std::to_string(tile_m / 2 - 1) + " " + std::to_string(by_half[0]) +
+                       ", rows " + std::to_string(tile_m / 2) + "-" + std::to_string(tile_m - 1) + " " +
+                       std::to_string(by_half[1]) + "; 64-column boxes:";
+  for (const long b : by_box) inside += " " + std::to_string(b);
+  lines.push_back(inside);
+  return lines;
 }
 
 }  // namespace gpubench::kernels::probe

@@ -404,6 +404,11 @@ Verification wgmma_check(int m, int n, int k, kernels::Half16 type, kernels::Wgm
   for (std::size_t e = 0; e < c.size(); ++e) {
     const double got = c[e];
     if (!(std::fabs(got - w.expected[e]) <= w.tolerance[e])) {  // NaN (poison) fails too
+      // Where C is wrong (tiles, consumer halves, B boxes): info lines before the check's line.
+      for (const std::string& line : kernels::probe::diagnose_gemm(c.data(), w.expected.data(), w.tolerance.data(), m,
+                                                                   n, kernels::kWgmmaTileM, kernels::kWgmmaTileN)) {
+        std::printf("info hgemm_wgmma %dx%dx%d: %s\n", m, n, k, line.c_str());
+      }
       kernels::GemmMismatch r;
       r.found = true;
       r.row = static_cast<int>(e / static_cast<std::size_t>(n));

@@ -243,4 +243,26 @@ TEST(HopperProbe, ProbeFindsTheEncodingTheHardwareWants) {
   EXPECT_EQ(hangs.runs, 1);
 }
 
+TEST(HopperProbe, GemmDiagnosisSaysWhichTilesAndWhereInThem) {
+  // C of 300 x 520: 3 x 3 tiles of 128 x 256, the last row and column partial.
+  const int m = 300, n = 520;
+  std::vector<double> expected(static_cast<std::size_t>(m) * n, 1.0), tolerance(expected.size(), 1e-3);
+  std::vector<float> c(expected.size(), 1.0f);
+  EXPECT_TRUE(probe::diagnose_gemm(c.data(), expected.data(), tolerance.data(), m, n, 128, 256).empty());
+  // Tile (1, 0): its second consumer's rows (64-127) in B box 2 (columns 128-191), wrong;
+  // tile (2, 2) (partial: rows 256-299, columns 512-519): never written.
+  for (int row = 128 + 64; row < 256; ++row) {
+    for (int col = 128; col < 192; ++col) c[static_cast<std::size_t>(row) * n + col] = 2.0f;
+  }
+  for (int row = 256; row < m; ++row) {
+    for (int col = 512; col < n; ++col) c[static_cast<std::size_t>(row) * n + col] = std::nanf("");
+  }
+  const std::vector<std::string> lines =
+      probe::diagnose_gemm(c.data(), expected.data(), tolerance.data(), m, n, 128, 256);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "4448 of 156000 elements of C wrong, 352 of them never written (NaN)");
+  EXPECT_EQ(lines[1], "2 of 9 tiles (128 x 256) hold them; (row, column): count: (1, 0): 4096 (2, 2): 352");
+  EXPECT_EQ(lines[2], "inside a tile: rows 0-63 352, rows 64-127 4096; 64-column boxes: 352 0 4096 0");
+}
+
 }  // namespace
