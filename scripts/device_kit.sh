@@ -38,6 +38,9 @@
 #              hit rate), the FP16 GEMMs (mma.sync, the
 #              Hopper wgmma kernel in 2 x 1 clusters and without) and SGEMM at 4096 and 8192 (pipe
 #              utilization, L2 and shared-memory throughput, stall reasons)
+#   wgmma      the Hopper GEMM alone, the loop for fixing it (about two minutes): the probe of its
+#              building blocks, its checks, then its rows with and without clusters and a profile
+#              of each at 4096
 #
 # Exit status: 0 the stage ran (read STAGE.txt for what it found), 2 bad usage or no GPU.
 set -euo pipefail
@@ -317,6 +320,18 @@ for path in sys.argv[1:]:
 EOF
 }
 
+# The Hopper probe's and the wgmma GEMM checks' lines (results and diagnoses; the last
+# "checking" line names a check that hung), for a stage's summary.
+wgmma_checks_summary() {
+  local log
+  echo "== Hopper probe (the wgmma GEMM's building blocks)"
+  grep -E '^(ok|FAIL|info|[0-9]+ of [0-9]+ kernel checks)' "$WORK/wgmma_probe.log" | head -n 60 || true
+  echo "== kernel checks of the wgmma kernels"
+  log="$WORK/kernel_check_wgmma.log"
+  grep -E '^(ok|FAIL|info|[0-9]+ of [0-9]+ kernel checks)' "$log" | head -n 40 || true
+  grep '^checking' "$log" | tail -n 1 || true
+}
+
 stage_smoke() {
   {
     echo "== machine"
@@ -364,11 +379,7 @@ stage_smoke() {
     echo "== kernel checks"
     tail -n 3 "$WORK/kernel_check.log"
     grep FAIL "$WORK/kernel_check.log" || true
-    echo "== Hopper probe (the wgmma GEMM's building blocks)"
-    grep -E '^(ok|FAIL|info|[0-9]+ of [0-9]+ kernel checks)' "$WORK/wgmma_probe.log" | head -n 60 || true
-    echo "== kernel checks of the wgmma kernels"
-    tail -n 3 "$WORK/kernel_check_wgmma.log"
-    grep FAIL "$WORK/kernel_check_wgmma.log" || true
+    wgmma_checks_summary
     for tool in memcheck racecheck synccheck initcheck; do
       echo "== compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$WORK/sanitizer_$tool.log" | tr '\n' ' ')"
     done
@@ -415,22 +426,31 @@ stage_compute() {
   if [[ "$SKIP_WGMMA" == 1 ]]; then
     echo "wgmma: left out (GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
   else
-    timed compute_wgmma_unclustered 90 "$BIN/gpubench" --device=0 --filter="$KIT_WGMMA_UNCLUSTERED_ROWS" \
-      --results-dir="$WORK/results"
-    timed compute_wgmma 90 "$BIN/gpubench" --device=0 --filter="$KIT_WGMMA_CLUSTERED_ROWS" --results-dir="$WORK/results"
+    wgmma_rows
     runs=(compute_wgmma_unclustered compute_wgmma "${runs[@]}")
   fi
   timed compute 200 "$BIN/gpubench" --device=0 --filter="$KIT_OTHER_COMPUTE_ROWS" --results-dir="$WORK/results"
   timed roofline 90 "$BIN/gpubench" --device=0 --filter=roofline --results-dir="$WORK/results"
-  {
-    local name r
-    for name in "${runs[@]}"; do
-      echo "== gpubench --filter=$name"
-      grep -E '^(gpubench|result)' "$WORK/$name.log" || true
-      r="$(result_of "$name")"
-      if [[ -n "$r" ]]; then result_table "$r"; fi
-    done
-  } >>"$WORK/summary.txt" 2>&1
+  run_tables "${runs[@]}" >>"$WORK/summary.txt" 2>&1
+}
+
+# The Hopper GEMM's rows, the one-block-per-tile kernel first (runs compute_wgmma_unclustered and
+# compute_wgmma, into $WORK/results).
+wgmma_rows() {
+  timed compute_wgmma_unclustered 90 "$BIN/gpubench" --device=0 --filter="$KIT_WGMMA_UNCLUSTERED_ROWS" \
+    --results-dir="$WORK/results"
+  timed compute_wgmma 90 "$BIN/gpubench" --device=0 --filter="$KIT_WGMMA_CLUSTERED_ROWS" --results-dir="$WORK/results"
+}
+
+# Each named run's result lines and the table of its result file, for a stage's summary.
+run_tables() {
+  local name r
+  for name in "$@"; do
+    echo "== gpubench --filter=$name"
+    grep -E '^(gpubench|result)' "$WORK/$name.log" || true
+    r="$(result_of "$name")"
+    if [[ -n "$r" ]]; then result_table "$r"; fi
+  done
 }
 
 stage_memory() {
@@ -475,26 +495,8 @@ profile() {
     "$BIN/gpubench" --device=0 "--filter=$filter" --benchmark_repetitions=1 --benchmark_min_time=0.001
 }
 
-stage_ncu() {
-  profile copy_1GiB 'copy_kernel' 'bandwidth/copy/kernel/bytes:1GiB$'
-  profile strided_8 'strided_copy_kernel' 'bandwidth/strided/kernel/bytes:256MiB,stride:8$'
-  profile strided_32 'strided_copy_kernel' 'bandwidth/strided/kernel/bytes:256MiB,stride:32$'
-  profile gather_256MiB 'gather_kernel' 'bandwidth/gather/kernel/bytes:256MiB$'
-  profile block_set_read_64KiB 'block_set_read_kernel' 'bandwidth/block_set_read/kernel/bytes:64KiB$'
-  profile hgemm_4096 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:4096,n:4096,k:4096$'
-  profile hgemm_8192 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:8192,n:8192,k:8192$'
-  # The wgmma rows run the kernel in 2 x 1 clusters (B multicast), wgmma_unclustered the same
-  # kernel one block per tile: the L2 throughput and tensor-pipe figures of the two side by side.
-  if [[ "$SKIP_WGMMA" == 1 ]]; then
-    echo "wgmma: profiles left out (GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
-  else
-    profile wgmma_unclustered_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:4096,n:4096,k:4096$'
-    profile wgmma_unclustered_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:8192,n:8192,k:8192$'
-    profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
-    profile wgmma_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:8192,n:8192,k:8192$'
-  fi
-  profile sgemm_4096 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:4096,n:4096,k:4096$'
-  profile sgemm_8192 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:8192,n:8192,k:8192$'
+# The figures of every ncu_*.log of the stage, into its summary.
+ncu_summary() {
   python3 - "$WORK" >>"$WORK/summary.txt" 2>&1 <<'EOF' || true
 import csv, glob, io, os, sys
 want = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
@@ -522,6 +524,50 @@ for log in sorted(glob.glob(os.path.join(sys.argv[1], "ncu_*.log"))):
             if w in head:
                 print(f"  {w:80s} {r[head.index(w)]}")
 EOF
+}
+
+stage_ncu() {
+  profile copy_1GiB 'copy_kernel' 'bandwidth/copy/kernel/bytes:1GiB$'
+  profile strided_8 'strided_copy_kernel' 'bandwidth/strided/kernel/bytes:256MiB,stride:8$'
+  profile strided_32 'strided_copy_kernel' 'bandwidth/strided/kernel/bytes:256MiB,stride:32$'
+  profile gather_256MiB 'gather_kernel' 'bandwidth/gather/kernel/bytes:256MiB$'
+  profile block_set_read_64KiB 'block_set_read_kernel' 'bandwidth/block_set_read/kernel/bytes:64KiB$'
+  profile hgemm_4096 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:4096,n:4096,k:4096$'
+  profile hgemm_8192 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:8192,n:8192,k:8192$'
+  # The wgmma rows run the kernel in 2 x 1 clusters (B multicast), wgmma_unclustered the same
+  # kernel one block per tile: the L2 throughput and tensor-pipe figures of the two side by side.
+  if [[ "$SKIP_WGMMA" == 1 ]]; then
+    echo "wgmma: profiles left out (GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
+  else
+    profile wgmma_unclustered_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:4096,n:4096,k:4096$'
+    profile wgmma_unclustered_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:8192,n:8192,k:8192$'
+    profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
+    profile wgmma_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:8192,n:8192,k:8192$'
+  fi
+  profile sgemm_4096 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:4096,n:4096,k:4096$'
+  profile sgemm_8192 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:8192,n:8192,k:8192$'
+  ncu_summary
+}
+
+# The Hopper GEMM alone: the loop for fixing it on a GPU (prepare here, carry .kit, run this),
+# about two minutes where the smoke stage takes eight. The probe of its building blocks, the
+# GEMM's own checks, and, when they pass, its rows with and without clusters and a profile of each
+# at 4096.
+stage_wgmma() {
+  timed wgmma_probe 60 "$BIN/gpubench_kernel_check" wgmma_probe
+  timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-60}" "$BIN/gpubench_kernel_check" hgemm_wgmma
+  local checked=$LAST_RC
+  wgmma_checks_summary >>"$WORK/summary.txt" 2>&1
+  if ((checked != 0)); then
+    echo "wgmma: its kernel check did not pass (exit $checked); no rows or profiles" >>"$WORK/summary.txt"
+    return 0
+  fi
+  mkdir -p "$WORK/results"
+  wgmma_rows
+  run_tables compute_wgmma_unclustered compute_wgmma >>"$WORK/summary.txt" 2>&1
+  profile wgmma_unclustered_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:4096,n:4096,k:4096$'
+  profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
+  ncu_summary
 }
 
 # The timed command running now, stopped (its own process group: timeout forwards the TERM).
@@ -582,12 +628,12 @@ main() {
       [[ $# -eq 3 ]] || die "pack needs WORKDIR OUTDIR"
       pack "$2" "$3"
       ;;
-    smoke | bandwidth | compute | memory | validate | ncu)
+    smoke | bandwidth | compute | memory | validate | ncu | wgmma)
       [[ $# -eq 2 ]] || die "$1 needs an output folder"
       run_stage "$1" "$2"
       ;;
     -h | --help) usage ;;
-    *) die "unknown stage '$1' (prepare, smoke, bandwidth, compute, memory, validate, ncu, pack)" ;;
+    *) die "unknown stage '$1' (prepare, smoke, bandwidth, compute, memory, validate, ncu, wgmma, pack)" ;;
   esac
 }
 

@@ -267,6 +267,46 @@ def test_the_hopper_probe_runs_alone_and_its_diagnosis_reaches_the_summary(tmp_p
         assert "args: hgemm_wgmma" in t.extractfile("smoke/kernel_check_wgmma.log").read().decode()
 
 
+def test_the_wgmma_stage_checks_then_measures_and_profiles_the_hopper_gemm(tmp_path, stand_in_path):
+    """The fix loop for the Hopper GEMM: the probe and the GEMM's checks, then (they passed) its
+    rows with and without clusters and a profile of each, and nothing of the other families."""
+    checker = '#!/bin/bash\necho "args: $*" >&2\necho "ok   $1 check"\necho "1 of 1 kernel checks passed"\nexit 0\n'
+    r, out = run_stage(tmp_path, stand_in_path, "wgmma", checker=checker)
+    assert r.returncode == 0, r.stderr
+    summary = (out / "wgmma.txt").read_text()
+    steps = [line.split()[0] for line in summary.splitlines() if " exit " in line]
+    assert steps == ["wgmma_probe", "kernel_check_wgmma", "compute_wgmma_unclustered", "compute_wgmma",
+                     "ncu_wgmma_unclustered_4096", "ncu_wgmma_4096"], summary
+    assert "ok   wgmma_probe check" in summary and "ok   hgemm_wgmma check" in summary
+    assert "== ncu_wgmma_4096" in summary  # the profiles' figures section
+
+
+def test_the_compute_stage_runs_the_wgmma_rows_first_and_summarises_every_run(tmp_path, stand_in_path):
+    r, out = run_stage(tmp_path, stand_in_path, "compute")
+    assert r.returncode == 0, r.stderr
+    summary = (out / "compute.txt").read_text()
+    steps = [line.split()[0] for line in summary.splitlines() if " exit " in line]
+    assert steps == ["compute_wgmma_unclustered", "compute_wgmma", "compute", "roofline"], summary
+    sections = [line for line in summary.splitlines() if line.startswith("== gpubench --filter=")]
+    assert sections == ["== gpubench --filter=" + s for s in steps], sections
+    r, out = run_stage(tmp_path / "skip", stand_in_path, "compute", GPUBENCH_KIT_SKIP_WGMMA="1")
+    summary = (out / "compute.txt").read_text()
+    assert [line.split()[0] for line in summary.splitlines() if " exit " in line] == ["compute", "roofline"]
+    assert "wgmma: left out (GPUBENCH_KIT_SKIP_WGMMA=1)" in summary
+
+
+def test_the_wgmma_stage_stops_at_a_failed_check(tmp_path, stand_in_path):
+    checker = ('#!/bin/bash\nif [[ "$1" == hgemm_wgmma ]]; then\n'
+               '  echo "info hgemm_wgmma 300x520x136: 38400 of 156000 elements of C wrong, 38400 of them never written (NaN)"\n'
+               '  echo "FAIL hgemm_wgmma fp16 300x520x136: C[0][192] = nan"\n  exit 1\nfi\nexit 0\n')
+    r, out = run_stage(tmp_path, stand_in_path, "wgmma", checker=checker)
+    assert r.returncode == 0, r.stderr
+    summary = (out / "wgmma.txt").read_text()
+    assert "wgmma: its kernel check did not pass (exit 1); no rows or profiles" in summary
+    assert "info hgemm_wgmma 300x520x136: 38400 of 156000 elements of C wrong" in summary
+    assert not any(line.startswith(("compute_wgmma", "ncu_")) for line in summary.splitlines()), summary
+
+
 def test_skip_wgmma_leaves_the_wgmma_rows_and_profiles_out(tmp_path, stand_in_path):
     r, out = run_stage(tmp_path, stand_in_path, "ncu", GPUBENCH_KIT_STAGE_SECONDS="20", GPUBENCH_KIT_SKIP_WGMMA="1")
     assert r.returncode == 0, r.stderr
