@@ -46,6 +46,14 @@ template <class Kernel>
 Error allow_dynamic_smem(Kernel kernel, std::size_t bytes) {
   return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
 }
+/// Registers per thread the compiled `kernel` holds (cudaFuncGetAttributes numRegs).
+template <class Kernel>
+Error kernel_registers(int* registers, Kernel kernel) {
+  cudaFuncAttributes a{};
+  const Error e = cudaFuncGetAttributes(&a, kernel);
+  if (e == cudaSuccess) *registers = a.numRegs;
+  return e;
+}
 /// The current device's opt-in limit of shared memory per block.
 inline Error optin_smem_per_block(std::size_t* bytes) {
   int device = 0;
@@ -141,6 +149,10 @@ Error allow_dynamic_smem(Kernel, std::size_t bytes) {
   return e != kSuccess ? e : (bytes <= limit ? kSuccess : kInvalidValue);
 }
 inline Error optin_smem_per_block(std::size_t* bytes) { return host::optin_smem_per_block(bytes); }
+template <class Kernel>
+Error kernel_registers(int* registers, Kernel) {
+  return host::kernel_registers(registers);
+}
 inline Error device_shape(int* cc_major, int* cc_minor, int* sms) {
   return host::device_shape(cc_major, cc_minor, sms);
 }

@@ -21,6 +21,8 @@ int blocks_per_sm(int* per_sm, int threads, std::size_t smem);
 int clusters_resident(int* clusters, int cluster, int threads, std::size_t smem);
 /// cudaDevAttrMaxSharedMemoryPerBlockOptin.
 int optin_smem_per_block(std::size_t* bytes);
+/// cudaFuncGetAttributes' numRegs, the same for every kernel of the stand-in (0: it has none to say).
+int kernel_registers(int* registers);
 /// cudaDevAttrComputeCapabilityMajor/Minor and cudaDevAttrMultiProcessorCount.
 int device_shape(int* cc_major, int* cc_minor, int* sms);
 /// Runs `work` (one launch, under the SIMT emulation) on `stream`, in stream order; returns the

@@ -363,6 +363,8 @@ class GemmWorkload final : public CudaWorkload {
     }
     if constexpr (is_wgmma(V)) {
       GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());  // before any graph capture
+      const std::string why = kernels::hgemm_wgmma_register_error(kernels::hgemm_wgmma_entry_registers());
+      if (!why.empty()) throw std::runtime_error(why);
     }
   }
 

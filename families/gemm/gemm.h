@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 struct CUstream_st;  // cudaStream_t is `CUstream_st*`
 
@@ -84,6 +85,23 @@ inline const char* hgemm_wgmma_device_error(int cc_major, int cc_minor) {
 constexpr int kWgmmaTileM = 128;
 constexpr int kWgmmaTileN = 256;
 
+/// Registers per thread the wgmma kernel must hold at entry: setmaxnreg only moves registers
+/// between the block's warpgroups, so the entry allocation of its 384 threads must cover the
+/// producer's 40 and the consumers' 232 per thread (64 512 = 168 x 384).
+constexpr int kWgmmaEntryRegisters = 168;
+
+/// Why a wgmma kernel compiled with `entry_registers` per thread cannot run, or "" (also for 0,
+/// unknown): with fewer than kWgmmaEntryRegisters its consumers' setmaxnreg.inc would wait forever
+/// for registers no warpgroup gives back - a hang, not an error.
+inline std::string hgemm_wgmma_register_error(int entry_registers) {
+  if (entry_registers <= 0 || entry_registers >= kWgmmaEntryRegisters) return "";
+  return "the wgmma kernel was compiled with " + std::to_string(entry_registers) +
+         " registers per thread at entry, fewer than the " + std::to_string(kWgmmaEntryRegisters) +
+         " its setmaxnreg targets need (40 x 128 + 232 x 256 over 384 threads): it would hang; build it with "
+         "the toolkit the tests pin (nvcc 13), whose ptxas gives it " +
+         std::to_string(kWgmmaEntryRegisters);
+}
+
 /// Input type of the wgmma kernel: IEEE binary16 or bfloat16 bit patterns.
 enum class Half16 { fp16, bf16 };
 
@@ -109,6 +127,10 @@ int hgemm_wgmma_configure();
 /// at once when hgemm_wgmma_configure asked (0: not asked yet, or it could not say; the launcher
 /// then uses half the SMs). A GPC with an odd number of free SMs leaves one idle.
 int hgemm_wgmma_resident_clusters();
+
+/// Registers per thread the compiled wgmma kernels hold at entry (the fewest of their
+/// instantiations; cudaFuncGetAttributes), or 0 when the runtime cannot say.
+int hgemm_wgmma_entry_registers();
 
 /// Dynamic shared memory the mma.sync FP16 kernel needs per block, in bytes.
 std::size_t hgemm_smem_bytes();

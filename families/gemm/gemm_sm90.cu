@@ -16,9 +16,13 @@ namespace {
 constexpr int kMaxDevices = 64;
 bool wgmma_configured[kMaxDevices] = {};
 int wgmma_resident_clusters[kMaxDevices] = {};  // of the pair kernel; 0 = unknown
+int wgmma_entry_registers[kMaxDevices] = {};    // the fewest of the instantiations; 0 = unknown
 
 // cudaErrorNoKernelImageForDevice: the answer of a device this sm_90a-only kernel cannot run on.
 constexpr int kNoKernelImage = 209;
+// cudaErrorInvalidKernelImage: a build whose kernel holds too few registers for its setmaxnreg
+// targets (gemm.h hgemm_wgmma_register_error): launched, it would hang.
+constexpr int kInvalidKernelImage = 200;
 
 template <class T, int kClusterM>
 int launch_typed(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, hopper::TmaElement e,
@@ -37,6 +41,17 @@ int launch_typed(const std::uint16_t* a, const std::uint16_t* b, float* c, int m
     const int clusters = persistent_clusters(units, sms, kClusterM, resident_clusters);
     return rt::launch_cluster(hgemm_wgmma_kernel<T, kClusterM>, rt::Grid(static_cast<unsigned>(clusters * kClusterM)),
                               rt::Grid(kThreads), kClusterM, kSmemBytes, stream, map_a, map_b, c, m, n, k);
+  }
+}
+
+/// The fewer of *registers and the registers of hgemm_wgmma_kernel<T, kClusterM> (0: unknown).
+template <class T, int kClusterM>
+void fewest_registers(int* registers) {
+  int r = 0;
+  if (rt::kernel_registers(&r, hgemm_sm90::hgemm_wgmma_kernel<T, kClusterM>) != rt::kSuccess || r <= 0) {
+    *registers = 0;
+  } else if (*registers != 0 && (*registers < 0 || r < *registers)) {
+    *registers = r;
   }
 }
 
@@ -66,11 +81,25 @@ int hgemm_wgmma_configure() {
                               hgemm_sm90::kThreads, hgemm_sm90::kSmemBytes) != rt::kSuccess) {
     clusters = 0;
   }
+  // The registers ptxas gave each instantiation (-1: none asked yet; 0 once one cannot say).
+  int registers = -1;
+  fewest_registers<hopper::F16, 1>(&registers);
+  fewest_registers<hopper::BF16, 1>(&registers);
+  fewest_registers<hopper::F16, kMaxClusterM>(&registers);
+  fewest_registers<hopper::BF16, kMaxClusterM>(&registers);
   if (dev >= 0 && dev < kMaxDevices) {
     wgmma_resident_clusters[dev] = clusters;
+    wgmma_entry_registers[dev] = registers < 0 ? 0 : registers;
     wgmma_configured[dev] = true;
   }
   return 0;
+}
+
+int hgemm_wgmma_entry_registers() {
+  int dev = 0;
+  if (rt::current_device(&dev) != rt::kSuccess || dev < 0 || dev >= kMaxDevices) return 0;
+  if (!wgmma_configured[dev] && hgemm_wgmma_configure() != 0) return 0;
+  return wgmma_entry_registers[dev];
 }
 
 int hgemm_wgmma_resident_clusters() {
@@ -93,6 +122,9 @@ int launch_hgemm_wgmma(const std::uint16_t* a, const std::uint16_t* b, float* c,
     if (e != 0) return e;
   }
   const int resident = dev >= 0 && dev < kMaxDevices ? wgmma_resident_clusters[dev] : 0;
+  if (dev >= 0 && dev < kMaxDevices && !hgemm_wgmma_register_error(wgmma_entry_registers[dev]).empty()) {
+    return kInvalidKernelImage;
+  }
   const bool bf16 = type == Half16::bf16;
   const hopper::TmaElement e = bf16 ? hopper::TmaElement::kBF16 : hopper::TmaElement::kF16;
   if (cluster == WgmmaCluster::single) {

@@ -112,6 +112,12 @@ static_assert(kProducerRegisters * kWarpgroupThreads + kConsumerRegisters * kWar
 static_assert((65536 / kThreads) / 8 * 8 * kThreads >=
                   kProducerRegisters * kWarpgroupThreads + kConsumerRegisters * kWarpgroupThreads * kConsumers,
               "the entry register cap must cover the setmaxnreg targets");
+// ptxas may allocate less than the cap; the launcher refuses a build that did (gemm.h
+// hgemm_wgmma_register_error), since the consumers would then never start.
+static_assert(kWgmmaEntryRegisters == (65536 / kThreads) / 8 * 8 &&
+                  kWgmmaEntryRegisters * kThreads >=
+                      kProducerRegisters * kWarpgroupThreads + kConsumerRegisters * kWarpgroupThreads * kConsumers,
+              "gemm.h's entry register count is the cap and covers the setmaxnreg targets");
 static_assert(kStageBytes % kSwizzleAtomBytes == 0 && kConsumerABytes % kSwizzleAtomBytes == 0 &&
                   kBBoxBytes % kSwizzleAtomBytes == 0 && kABytes % kSwizzleAtomBytes == 0,
               "every TMA box and descriptor start stays on a swizzle atom");

@@ -106,18 +106,21 @@ __global__ void __launch_bounds__(kThreads) tma_box_kernel(const __grid_constant
 /// A 2 x 1 cluster: the block of rank r multicasts rows 64r..64r+63 of `map` (boxes of 64 x 64)
 /// into slot r of both blocks, completing on each block's `full` barrier (which expects both
 /// boxes); then threads 0 and 1 arrive on the `done` barrier of rank 0 and 1 (a remote arrive, as
-/// the pair kernel's consumers release a stage). Each block copies out both slots, its own and
-/// the peer's box: out[rank * 2 * 4096 + slot * 4096 + i], and its status: status[rank].
+/// the pair kernel's consumers release a stage), whatever their own load did, so that each block's
+/// status is its own: a block whose load never landed says so, and its peer's `done` still
+/// completes. Each block copies out both slots, its own box and the peer's:
+/// out[rank * 2 * 4096 + slot * 4096 + i], and its status: status[rank].
 __global__ void __launch_bounds__(kThreads)
     multicast_kernel(const __grid_constant__ hopper::TmaMap map, std::uint16_t* out, int* status) {
   GPUBENCH_DYNAMIC_SHARED(unsigned char, smem_raw);
   unsigned char* slots = atom_aligned(smem_raw);
   auto* full = reinterpret_cast<std::uint64_t*>(slots + kABytes + kBBytes);
   std::uint64_t* done = full + 1;
-  auto* gave_up = reinterpret_cast<volatile int*>(full + 2);
+  auto* gave_up = reinterpret_cast<volatile int*>(full + 2);  // [0]: the load, [1]: the arrivals
   const unsigned rank = hopper::cluster_ctarank();
   if (threadIdx.x == 0) {
-    *gave_up = 0;
+    gave_up[0] = 0;
+    gave_up[1] = 0;
     hopper::mbarrier_init(full, 1);
     hopper::mbarrier_init(done, 2);
     hopper::fence_mbarrier_init();
@@ -129,19 +132,15 @@ __global__ void __launch_bounds__(kThreads)
     hopper::mbarrier_arrive_expect_tx(full, 2 * kBoxBytes);
     hopper::tma_load_2d_multicast(slots + rank * kBoxBytes, &map, 0, 64 * static_cast<int>(rank), full, 3);
   }
-  int result = kOk;
-  if (!block_waited(full, gave_up)) {
-    result = kLoadTimeout;
-  } else {
-    if (threadIdx.x < 2) hopper::mbarrier_arrive_cluster(hopper::map_shared_rank(done, threadIdx.x));
-    if (!block_waited(done, gave_up)) result = kArriveTimeout;
-  }
-  if (result == kOk) {
-    const auto* landed = reinterpret_cast<const std::uint16_t*>(slots);
+  const bool landed = block_waited(full, gave_up);
+  if (threadIdx.x < 2) hopper::mbarrier_arrive_cluster(hopper::map_shared_rank(done, threadIdx.x));
+  const bool arrived = block_waited(done, gave_up + 1);
+  if (landed) {
+    const auto* landed_box = reinterpret_cast<const std::uint16_t*>(slots);
     std::uint16_t* mine = out + rank * 2u * (kBoxBytes / 2u);
-    for (std::uint32_t i = threadIdx.x; i < kBoxBytes; i += kThreads) mine[i] = landed[i];
+    for (std::uint32_t i = threadIdx.x; i < 2u * (kBoxBytes / 2u); i += kThreads) mine[i] = landed_box[i];
   }
-  if (threadIdx.x == 0) status[rank] = result;
+  if (threadIdx.x == 0) status[rank] = !landed ? kLoadTimeout : !arrived ? kArriveTimeout : kOk;
   // No block exits while its peer may still multicast into it or arrive on its barriers.
   hopper::cluster_sync();
 }

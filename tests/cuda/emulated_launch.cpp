@@ -58,6 +58,11 @@ int optin_smem_per_block(std::size_t* bytes) {
   return 0;
 }
 
+int kernel_registers(int* registers) {
+  *registers = 0;  // the emulation's kernels hold no registers: unknown
+  return 0;
+}
+
 int device_shape(int* cc_major, int* cc_minor, int* sms) {
   cudaDeviceGetAttribute(cc_major, cudaDevAttrComputeCapabilityMajor, 0);
   cudaDeviceGetAttribute(cc_minor, cudaDevAttrComputeCapabilityMinor, 0);

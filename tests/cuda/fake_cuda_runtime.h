@@ -37,7 +37,10 @@ struct State {
   bool break_seeded_fill = false;     ///< launch_seeded_fill writes its middle word wrong
   bool break_chase_ring = false;      ///< launch_chase_ring_fill's ring skips every other entry
   bool can_map_host_memory = true;    ///< cudaDevAttrCanMapHostMemory (PCIe SM-driven transfers)
-  int cc_major = 9;                   ///< compute capability (an H100: 9.0)
+  /// cudaFuncGetAttributes' numRegs of every kernel the real launchers ask about (what nvcc 13
+  /// gives the wgmma kernel at entry: 168).
+  int kernel_registers = 168;
+  int cc_major = 9;  ///< compute capability (an H100: 9.0)
   int cc_minor = 0;
   /// What a kernel boundary costs on the device (spent before each copy/read/write/thrust
   /// kernel runs, also when replayed from a graph): 0 by default; ~2-3 us on an H100.

@@ -39,6 +39,11 @@ int optin_smem_per_block(std::size_t* bytes) {
   return 0;
 }
 
+int kernel_registers(int* registers) {
+  *registers = fake_cuda::state().kernel_registers;
+  return 0;
+}
+
 int device_shape(int* cc_major, int* cc_minor, int* sms) {
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "families/gemm/gemm.h"
 #include "families/gemm/tests/fake_cublas.h"
 #include "harness/family.h"
 #include "tests/cuda/fake_backend.h"
@@ -212,6 +213,37 @@ TEST_F(FakeGemm, TheWgmmaKernelRunsOnComputeCapability90Only) {
   fake_cuda::state().cc_major = 8;
   EXPECT_FALSE(backend().supports(row("compute/hgemm/wgmma", 128, 256, 64)));
   EXPECT_FALSE(backend().supports(row("compute/hgemm/wgmma_unclustered", 128, 256, 64)));
+}
+
+// setmaxnreg only moves registers between warpgroups: a build whose wgmma kernel holds fewer than
+// 168 per thread at entry would leave its consumers waiting for ever. Its rows are errors that
+// say so, and the launcher refuses to launch it.
+TEST_F(FakeGemm, AWgmmaBuildWithTooFewRegistersIsAnErrorNotAHang) {
+  fake_cuda::state().kernel_registers = 128;
+  for (const char* key : {"compute/hgemm/wgmma", "compute/bf16gemm/wgmma", "compute/hgemm/wgmma_unclustered"}) {
+    auto w = backend().create(row(key, 128, 256, 64));
+    try {
+      w->prepare();
+      FAIL() << key << ": expected an error";
+    } catch (const SkipCase&) {
+      FAIL() << key << ": a broken build is an error, not a skip";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("compiled with 128 registers per thread at entry, fewer than the 168"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  const int launched = fake_cuda::state().kernel_launches;
+  EXPECT_EQ(kernels::launch_hgemm_wgmma(nullptr, nullptr, nullptr, 128, 256, 64, kernels::Half16::fp16,
+                                        kernels::WgmmaCluster::pair, nullptr),
+            200);  // cudaErrorInvalidKernelImage
+  EXPECT_EQ(fake_cuda::state().kernel_launches, launched);
+  fake_cuda::state().kernel_registers = 168;  // what nvcc 13 gives it
+  ASSERT_EQ(kernels::hgemm_wgmma_configure(), 0);  // asks again (the rows' prepare does too)
+  EXPECT_EQ(kernels::hgemm_wgmma_entry_registers(), 168);
+  auto w = backend().create(row("compute/hgemm/wgmma", 128, 256, 64));
+  const Verification v = fake_backend::run_like_the_runner(*w, 1);
+  EXPECT_TRUE(v.ok) << v.message;
 }
 
 TEST_F(FakeGemm, AShapeAKernelCannotRunIsSkippedWithTheReason) {
