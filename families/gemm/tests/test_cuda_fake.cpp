@@ -238,7 +238,7 @@ TEST_F(FakeGemm, AWgmmaBuildWithTooFewRegistersIsAnErrorNotAHang) {
                                         kernels::WgmmaCluster::pair, nullptr),
             200);  // cudaErrorInvalidKernelImage
   EXPECT_EQ(fake_cuda::state().kernel_launches, launched);
-  fake_cuda::state().kernel_registers = 168;  // what nvcc 13 gives it
+  fake_cuda::state().kernel_registers = 168;       // what nvcc 13 gives it
   ASSERT_EQ(kernels::hgemm_wgmma_configure(), 0);  // asks again (the rows' prepare does too)
   EXPECT_EQ(kernels::hgemm_wgmma_entry_registers(), 168);
   auto w = backend().create(row("compute/hgemm/wgmma", 128, 256, 64));
