@@ -38,7 +38,7 @@
 #              hit rate), the FP16 GEMMs (mma.sync, the
 #              Hopper wgmma kernel in 2 x 1 clusters and without) and SGEMM at 4096 and 8192 (pipe
 #              utilization, L2 and shared-memory throughput, stall reasons)
-#   wgmma      the Hopper GEMM alone, the loop for fixing it (about two minutes): the probe of its
+#   wgmma      the Hopper GEMM alone, the loop for fixing it: the probe of its
 #              building blocks, its checks, then its rows with and without clusters and a profile
 #              of each at 4096
 #
@@ -550,9 +550,8 @@ stage_ncu() {
 }
 
 # The Hopper GEMM alone: the loop for fixing it on a GPU (prepare here, carry .kit, run this),
-# about two minutes where the smoke stage takes eight. The probe of its building blocks, the
-# GEMM's own checks, and, when they pass, its rows with and without clusters and a profile of each
-# at 4096.
+# with nothing of the other families. The probe of its building blocks, the GEMM's own checks,
+# and, when they pass, its rows with and without clusters and a profile of each at 4096.
 stage_wgmma() {
   timed wgmma_probe 60 "$BIN/gpubench_kernel_check" wgmma_probe
   timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-60}" "$BIN/gpubench_kernel_check" hgemm_wgmma
