@@ -1,6 +1,8 @@
 """The comparator: real host runs, results derived from them, and its statistics."""
 
 import json
+import math
+import statistics
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -14,12 +16,21 @@ from gpubench_tools.errors import UsageError
 from gpubench_tools.results import load_result
 
 
+def full_range(values: list[float]) -> float:
+    """(largest - smallest) / median: unlike robust_noise, one outlying sample counts."""
+    med = statistics.median(values)
+    return (max(values) - min(values)) / med if med > 0 else math.inf
+
+
 def stable_benchmark(path, repetitions: int = 5) -> str:
     """The real run's benchmark with the smallest spread: a 20 % loss there must be flagged
-    (one whose own noise exceeds 20 % / noise_k would rightly be NOISY instead)."""
+    (one whose own noise exceeds 20 % / noise_k would rightly be NOISY instead). The spread is
+    the full range of its samples: on a loaded machine a benchmark with a tight middle and one
+    sample far below it had the smallest robust_noise, and its 20 % slower copy overlapped that
+    sample, so the U-test rightly called it NOISY."""
     r = load_result(path)
     return min((b for b in r.benchmarks.values() if b.ok and len(b.samples) >= repetitions),
-               key=lambda b: robust_noise(b.values(b.metric))).name
+               key=lambda b: (full_range(b.values(b.metric)), robust_noise(b.values(b.metric)))).name
 
 
 def same_run_again(path, folder) -> Path:
