@@ -5,6 +5,8 @@
 // block per SM (at most one per tile); with 2 x 1 clusters (cudaLaunchKernelEx) one cluster per
 // tile pair, at most as many as cudaOccupancyMaxActiveClusters says fit at once (asked once per
 // device; half the SMs when it cannot say), so that every cluster is resident from the start.
+#include <algorithm>
+
 #include "families/gemm/gemm.h"
 #include "families/gemm/hgemm_sm90.cuh"
 #include "kernels/launch.cuh"
@@ -44,15 +46,11 @@ int launch_typed(const std::uint16_t* a, const std::uint16_t* b, float* c, int m
   }
 }
 
-/// The fewer of *registers and the registers of hgemm_wgmma_kernel<T, kClusterM> (0: unknown).
+/// The registers per thread of hgemm_wgmma_kernel<T, kClusterM>, 0 when the runtime cannot say.
 template <class T, int kClusterM>
-void fewest_registers(int* registers) {
+int registers_of() {
   int r = 0;
-  if (rt::kernel_registers(&r, hgemm_sm90::hgemm_wgmma_kernel<T, kClusterM>) != rt::kSuccess || r <= 0) {
-    *registers = 0;
-  } else if (*registers != 0 && (*registers < 0 || r < *registers)) {
-    *registers = r;
-  }
+  return rt::kernel_registers(&r, hgemm_sm90::hgemm_wgmma_kernel<T, kClusterM>) == rt::kSuccess && r > 0 ? r : 0;
 }
 
 template <class T, int kClusterM>
@@ -81,15 +79,13 @@ int hgemm_wgmma_configure() {
                               hgemm_sm90::kThreads, hgemm_sm90::kSmemBytes) != rt::kSuccess) {
     clusters = 0;
   }
-  // The registers ptxas gave each instantiation (-1: none asked yet; 0 once one cannot say).
-  int registers = -1;
-  fewest_registers<hopper::F16, 1>(&registers);
-  fewest_registers<hopper::BF16, 1>(&registers);
-  fewest_registers<hopper::F16, kMaxClusterM>(&registers);
-  fewest_registers<hopper::BF16, kMaxClusterM>(&registers);
+  // The fewest registers ptxas gave an instantiation (0, unknown, when one cannot say).
+  const int registers =
+      std::min({registers_of<hopper::F16, 1>(), registers_of<hopper::BF16, 1>(),
+                registers_of<hopper::F16, kMaxClusterM>(), registers_of<hopper::BF16, kMaxClusterM>()});
   if (dev >= 0 && dev < kMaxDevices) {
     wgmma_resident_clusters[dev] = clusters;
-    wgmma_entry_registers[dev] = registers < 0 ? 0 : registers;
+    wgmma_entry_registers[dev] = registers;
     wgmma_configured[dev] = true;
   }
   return 0;

@@ -76,6 +76,17 @@ __device__ __forceinline__ bool block_waited(std::uint64_t* bar, volatile int* g
   return *gave_up == 0;
 }
 
+/// A one-block probe's set-up: thread 0 clears the give-up flag and initialises `bar` for the one
+/// arrival of the thread that issues the loads (fenced for the TMA), then the block syncs.
+__device__ __forceinline__ void init_load_barrier(std::uint64_t* bar, volatile int* gave_up) {
+  if (threadIdx.x == 0) {
+    *gave_up = 0;
+    hopper::mbarrier_init(bar, 1);
+    hopper::fence_mbarrier_init();
+  }
+  __syncthreads();
+}
+
 /// One TMA load of the box at (0, 0) of `map` (box_bytes long), copied out of shared memory as
 /// it landed. One block of kThreads threads, kSmemBytes of dynamic shared memory.
 __global__ void __launch_bounds__(kThreads) tma_box_kernel(const __grid_constant__ hopper::TmaMap map,
@@ -84,12 +95,7 @@ __global__ void __launch_bounds__(kThreads) tma_box_kernel(const __grid_constant
   unsigned char* box = atom_aligned(smem_raw);
   auto* bar = reinterpret_cast<std::uint64_t*>(box + kABytes + kBBytes);
   auto* gave_up = reinterpret_cast<volatile int*>(bar + 2);
-  if (threadIdx.x == 0) {
-    *gave_up = 0;
-    hopper::mbarrier_init(bar, 1);
-    hopper::fence_mbarrier_init();
-  }
-  __syncthreads();
+  init_load_barrier(bar, gave_up);
   if (threadIdx.x == 0) {
     hopper::mbarrier_arrive_expect_tx(bar, box_bytes);
     hopper::tma_load_2d(box, &map, 0, 0, bar);
@@ -158,12 +164,7 @@ __global__ void __launch_bounds__(kThreads)
   unsigned char* b = a + kABytes;
   auto* full = reinterpret_cast<std::uint64_t*>(b + kBBytes);
   auto* gave_up = reinterpret_cast<volatile int*>(full + 2);
-  if (threadIdx.x == 0) {
-    *gave_up = 0;
-    hopper::mbarrier_init(full, 1);
-    hopper::fence_mbarrier_init();
-  }
-  __syncthreads();
+  init_load_barrier(full, gave_up);
   if (threadIdx.x == 0) {
     hopper::mbarrier_arrive_expect_tx(full, kABytes + kBBytes);
     hopper::tma_load_2d(a, &map_a, 0, 0, full);

@@ -41,7 +41,7 @@ std::uint32_t landed_index(int row, int col, hopper::Swizzle mode) {
   return hopper::swizzle_address(logical, mode) / 2u;
 }
 
-/// Rows of `landed` that hold their box rows as `mode` puts them: the count of matching elements.
+/// How many elements of the box (rows first_row.. of index_tensor) are where `mode` puts them.
 long matches_under(const std::uint16_t* landed, int inner, int box_outer, int first_row, hopper::Swizzle mode) {
   long n = 0;
   for (int r = 0; r < box_outer; ++r) {
@@ -63,14 +63,12 @@ const char* mode_name(hopper::Swizzle mode) {
   return "no";
 }
 
-double bits_value(float x) { return static_cast<double>(x); }
-
 /// D = A * B in double for one (row, column), with the magnitude sum the tolerance scales with.
 void product(const MmaInputs& in, int row, int col, double* value, double* magnitude) {
   double v = 0.0, m = 0.0;
   for (int k = 0; k < kTile; ++k) {
-    const double p = bits_value(in.a[static_cast<std::size_t>(row) * kTile + k]) *
-                     bits_value(in.b[static_cast<std::size_t>(k) * kMmaN + col]);
+    const double p = static_cast<double>(in.a[static_cast<std::size_t>(row) * kTile + k]) *
+                     static_cast<double>(in.b[static_cast<std::size_t>(k) * kMmaN + col]);
     v += p;
     m += std::fabs(p);
   }
