@@ -22,8 +22,9 @@ import re
 import shlex
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
+
+from gpubench_tools.wheels import wheel_folder
 
 #: The wheels and the header folders taken from them (the same 12.9 release).
 WHEELS = {
@@ -45,24 +46,10 @@ def headers(cache: Path) -> Path:
     done = cache / "headers.ok"
     if done.exists():
         return include
-    wheels = cache / "wheels"
-    wheels.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
-                        "-d", str(wheels), *WHEELS], capture_output=True, text=True)
-    if r.returncode != 0:
-        die("cannot download the CUDA 12 header wheels: " + (r.stderr.strip().splitlines() or ["?"])[-1])
-    include.mkdir(parents=True, exist_ok=True)
     for spec, prefix in WHEELS.items():
-        name = spec.split("==")[0].replace("-", "_")
-        found = sorted(wheels.glob(f"{name}-*.whl"))
-        if not found:
-            die(f"no wheel for {spec} in {wheels}")
-        with zipfile.ZipFile(found[-1]) as z:
-            for member in z.namelist():
-                if member.startswith(prefix) and not member.endswith("/"):
-                    target = include / member[len(prefix):]
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(z.read(member))
+        why = wheel_folder(cache, spec, prefix, include)
+        if why:
+            die(why)
     done.write_text("ok\n")
     return include
 

@@ -2,7 +2,8 @@
 # Every test: the Release build with CUDA (when a toolkit is present), the style gate
 # (scripts/lint.sh: clang-format and clang-tidy) and the Release ctest suite
 # (unit, SIMT emulation, instruction contracts), the CUDA host code against CUDA 12's headers
-# (scripts/cuda12_api_check.py), the host-side code again under
+# (scripts/cuda12_api_check.py) and the device code as far as CUDA 12's PyPI wheels reach
+# (scripts/cuda12_device_check.py), the host-side code again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (its ctest suite, and 200 fuzzed gpubench command
 # lines against it), and the Python tests (pytest), which also run gpubench end to end on the
 # host backend, fuzz the scripts' command lines and open the HTML report in a headless
@@ -21,6 +22,8 @@ ctest --test-dir build --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
 if [[ -x build/harness/gpubench_kernel_check ]]; then  # built with CUDA
   say "CUDA 12 API (the CUDA host code against CUDA 12.9's headers)"
   "$GPUBENCH_VENV/bin/python" scripts/cuda12_api_check.py build
+  say "CUDA 12 device code (the kernels' PTX as CUDA 12 PTX, Thrust/CUB against CUDA 12.9's CCCL)"
+  "$GPUBENCH_VENV/bin/python" scripts/cuda12_device_check.py build
 fi
 
 # -O1 -g1: what AddressSanitizer recommends (-O1 or more), with line tables for its stack traces;
