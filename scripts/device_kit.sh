@@ -36,11 +36,11 @@
 #   ncu        Nsight Compute on copy at 1 GiB, strided at strides 8 and 32, gather at 256 MiB
 #              (DRAM bytes against the work model, L2 hit rate), block_set_read at 64 KiB (L1
 #              hit rate), the FP16 GEMMs (mma.sync, the
-#              Hopper wgmma kernel in 2 x 1 clusters and without) and SGEMM at 4096 and 8192 (pipe
-#              utilization, L2 and shared-memory throughput, stall reasons)
+#              Hopper wgmma kernel in 2 x 1 clusters and without, cuBLAS's own kernel) and SGEMM
+#              at 4096 and 8192 (pipe utilization, L2 and shared-memory throughput, stall reasons)
 #   wgmma      the Hopper GEMM alone, the loop for fixing it: the probe of its
 #              building blocks, its checks, then its rows with and without clusters and a profile
-#              of each at 4096
+#              of each and of cuBLAS's kernel at 4096
 #
 # Exit status: 0 the stage ran (read STAGE.txt for what it found), 2 bad usage or no GPU.
 set -euo pipefail
@@ -544,6 +544,7 @@ stage_ncu() {
     profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
     profile wgmma_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:8192,n:8192,k:8192$'
   fi
+  cublas_profiles 4096 8192
   profile sgemm_4096 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:4096,n:4096,k:4096$'
   profile sgemm_8192 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:8192,n:8192,k:8192$'
   ncu_summary
@@ -566,7 +567,18 @@ stage_wgmma() {
   run_tables compute_wgmma_unclustered compute_wgmma >>"$WORK/summary.txt" 2>&1
   profile wgmma_unclustered_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:4096,n:4096,k:4096$'
   profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
+  cublas_profiles 4096
   ncu_summary
+}
+
+# cuBLAS's own FP16 GEMM kernel at each size, profiled as ours are: its name gives its tile, cluster
+# and schedule, and its tensor-pipe, L2 and DRAM figures beside the wgmma kernel's say which gap is
+# whose. cuBLAS's sm_90 kernels are named nvjet_*, sm90_xmma_* or cutlass*; none of ours is.
+cublas_profiles() {
+  local size
+  for size in "$@"; do
+    profile "cublas_hgemm_$size" '^(nvjet|sm90_xmma|cutlass)' "compute/hgemm/cublas/m:$size,n:$size,k:$size\$"
+  done
 }
 
 # The timed command running now, stopped (its own process group: timeout forwards the TERM).

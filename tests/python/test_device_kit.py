@@ -129,6 +129,7 @@ while [[ "$1" == --* ]]; do case "$1" in --tool|--leak-check|--error-exitcode) s
 """,
     # ncu: one profiled kernel in --csv --page raw form
     "ncu": """#!/bin/bash
+echo "args: $*" >&2
 echo '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes_read.sum"'
 echo '"","","ns","byte"'
 echo '"0","copy_kernel","100","1073741824"'
@@ -221,7 +222,8 @@ def test_a_stage_stops_starting_work_when_its_time_is_spent(tmp_path, stand_in_p
     assert r.returncode == 0, r.stderr
     summary = (out / "ncu.txt").read_text()
     profiles = [line for line in summary.splitlines() if line.startswith("ncu_")]
-    assert len(profiles) == 13  # copy, strided x2, gather, block_set_read, hgemm x2, wgmma x2, wgmma_unclustered x2, sgemm x2
+    # copy, strided x2, gather, block_set_read, hgemm x2, wgmma x2, wgmma_unclustered x2, cuBLAS's x2, sgemm x2
+    assert len(profiles) == 15
     assert all(line.endswith("skipped: the stage ran out of time") for line in profiles), profiles
 
 
@@ -276,9 +278,14 @@ def test_the_wgmma_stage_checks_then_measures_and_profiles_the_hopper_gemm(tmp_p
     summary = (out / "wgmma.txt").read_text()
     steps = [line.split()[0] for line in summary.splitlines() if " exit " in line]
     assert steps == ["wgmma_probe", "kernel_check_wgmma", "compute_wgmma_unclustered", "compute_wgmma",
-                     "ncu_wgmma_unclustered_4096", "ncu_wgmma_4096"], summary
+                     "ncu_wgmma_unclustered_4096", "ncu_wgmma_4096", "ncu_cublas_hgemm_4096"], summary
     assert "ok   wgmma_probe check" in summary and "ok   hgemm_wgmma check" in summary
     assert "== ncu_wgmma_4096" in summary  # the profiles' figures section
+    # cuBLAS's own kernel at 4096, picked by the names of cuBLAS's sm_90 kernels (none of ours).
+    with tarfile.open(out / "wgmma.tar.gz") as tar:
+        log = tar.extractfile("wgmma/ncu_cublas_hgemm_4096.log").read().decode()
+    assert "-k regex:^(nvjet|sm90_xmma|cutlass) " in log, log
+    assert "--filter=compute/hgemm/cublas/m:4096,n:4096,k:4096$ " in log, log
 
 
 def test_the_compute_stage_runs_the_wgmma_rows_first_and_summarises_every_run(tmp_path, stand_in_path):
@@ -312,7 +319,8 @@ def test_skip_wgmma_leaves_the_wgmma_rows_and_profiles_out(tmp_path, stand_in_pa
     assert r.returncode == 0, r.stderr
     summary = (out / "ncu.txt").read_text()
     profiles = [line.split()[0] for line in summary.splitlines() if line.startswith("ncu_")]
-    assert len(profiles) == 9 and not any("wgmma" in p for p in profiles), profiles
+    assert len(profiles) == 11 and not any("wgmma" in p for p in profiles), profiles
+    assert "ncu_cublas_hgemm_4096" in profiles  # cuBLAS's kernel is profiled all the same
     assert "wgmma: profiles left out (GPUBENCH_KIT_SKIP_WGMMA=1)" in summary
 
 
