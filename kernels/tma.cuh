@@ -4,6 +4,10 @@
 //   tma_load_2d             cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 //   tma_load_2d_multicast   the same with .multicast::cluster: one load lands in every block of a
 //                           cta mask of the cluster, completing on each one's mbarrier
+//   tma_store_2d            cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: a box of shared
+//                           memory into the tensor, elements outside it not written; with
+//                           bulk_commit_group, bulk_wait_group_read<N> (the reads of shared memory
+//                           done: the box may be written again) and bulk_wait_group<N> (done)
 //   mbarrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_try_wait_parity,
 //   mbarrier_arrive_cluster (a remote arrive at a shared::cluster address, kernels/cluster.cuh),
 //   fence_proxy_async_shared, fence_mbarrier_init
@@ -20,6 +24,10 @@
 //    its mask, at the same block-relative offsets of the box and of the mbarrier (PTX ISA:
 //    "the mbarrier signal is also multicast to the same CTA-relative offset"); each block's copy
 //    lands when that block's mbarrier is polled. Issuing into a block that has exited aborts.
+//  - a store joins its thread's open bulk async-group (kernels/simt/async_groups.h) and takes
+//    effect - reads its box of shared memory, swizzled, and writes the elements inside the tensor
+//    - only at the wait that retires its group, the latest moment the PTX ISA allows: a kernel
+//    that writes the box again before waiting stores the new data here, as it might on a GPU.
 //  - the mbarrier is the 8-byte shared-memory object of the PTX ISA; the emulation packs its
 //    state into it: expected arrivals (bits 0-15), pending arrivals (16-31), transaction count
 //    (signed, 32-52) and the current phase's parity (bit 63). A phase completes when its pending
@@ -45,6 +53,8 @@
 #include <cstring>
 #include <unordered_map>
 #include <vector>
+
+#include "kernels/simt/async_groups.h"
 #endif
 
 namespace gpubench::kernels::hopper {
@@ -168,6 +178,52 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* smem_dst, const TmaM
 #endif
 }
 
+/// Stores the box at element coordinates (x = inner, y = outer) of `map` from shared memory at
+/// `smem_src` (aligned as a load's destination), laid out as a load of the map would leave it;
+/// elements outside the tensor are not written. Joins the issuing thread's open bulk async-group:
+/// the box must not be written again before bulk_wait_group_read retires that group. The threads
+/// that wrote the box issue fence_proxy_async_shared first, and one thread issues the store.
+__device__ __forceinline__ void tma_store_2d(const TmaMap* map, const void* smem_src, int x, int y) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(x),
+               "r"(y), "r"(shared_address(smem_src))
+               : "memory");
+#endif
+}
+
+/// cp.async.bulk.commit_group: closes the calling thread's open bulk async-group.
+__device__ __forceinline__ void bulk_commit_group() {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// cp.async.bulk.wait_group.read N: waits until at most N of the calling thread's bulk groups
+/// still read shared memory (their boxes may then be written again).
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/// cp.async.bulk.wait_group N: waits until at most N of the calling thread's bulk groups are
+/// incomplete (their writes to global memory done too).
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
 #if defined(GPUBENCH_TMA_UNAVAILABLE)
 #undef GPUBENCH_TMA_UNAVAILABLE
 #endif
@@ -175,12 +231,15 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* smem_dst, const TmaM
 #endif  // __CUDACC__
 
 /// Element types of encode_tensor_map_2d.
-enum class TmaElement { kF16, kBF16 };
+enum class TmaElement { kF16, kBF16, kF32 };
+
+/// Bytes of one element of `e`.
+constexpr std::uint32_t tma_element_bytes(TmaElement e) { return e == TmaElement::kF32 ? 4u : 2u; }
 
 #if defined(__CUDACC__)
 
-/// Encodes `map`: a 2-D tensor of 16-bit `element`s at `global` (16-byte aligned), inner_dim
-/// elements contiguous, outer_dim rows row_stride_bytes apart (a multiple of 16), loaded in boxes
+/// Encodes `map`: a 2-D tensor of `element`s at `global` (16-byte aligned), inner_dim elements
+/// contiguous, outer_dim rows row_stride_bytes apart (a multiple of 16), loaded or stored in boxes
 /// of box_inner x box_outer elements with `swizzle`; elements outside the tensor read as zero.
 /// Returns 0, cudaErrorNotSupported when the driver has no cuTensorMapEncodeTiled, or
 /// cudaErrorInvalidValue when it rejects the map.
@@ -216,8 +275,11 @@ inline int encode_tensor_map_2d(TmaMap* map, const void* global, std::uint64_t i
                                 : swizzle == Swizzle::k32B ? CU_TENSOR_MAP_SWIZZLE_32B
                                                            : CU_TENSOR_MAP_SWIZZLE_NONE;
   const CUresult r =
-      encode(map, element == TmaElement::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-             const_cast<void*>(global), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+      encode(map,
+             element == TmaElement::kF32    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+             : element == TmaElement::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+             2, const_cast<void*>(global), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
 }
@@ -515,6 +577,62 @@ inline bool mbarrier_try_wait_parity(std::uint64_t* bar, unsigned parity) {
   return false;
 }
 
+namespace detail {
+struct PendingTmaStore {
+  const unsigned char* block_smem;  // the dynamic shared memory of the issuing block
+  std::uint32_t src;                // block-relative shared address of the box
+  TensorMap2d map;                  // a copy, as for a load
+  int x, y;
+};
+
+/// Reads the box from shared memory (swizzled as a load of the map writes it) and writes its
+/// elements that lie inside the tensor; the others are not written.
+inline void perform(const PendingTmaStore& st) {
+  const TensorMap2d& m = st.map;
+  const std::uint32_t row_bytes = m.box[0] * m.element_bytes;
+  auto* g = static_cast<unsigned char*>(const_cast<void*>(m.global_address));
+  for (std::uint32_t r = 0; r < m.box[1]; ++r) {
+    const std::int64_t gy = static_cast<std::int64_t>(st.y) + r;
+    for (std::uint32_t e = 0; e < m.box[0]; ++e) {
+      const std::int64_t gx = static_cast<std::int64_t>(st.x) + e;
+      if (gx < 0 || gy < 0 || static_cast<std::uint64_t>(gx) >= m.dims[0] ||
+          static_cast<std::uint64_t>(gy) >= m.dims[1])
+        continue;
+      std::memcpy(
+          g + static_cast<std::uint64_t>(gy) * m.row_stride_bytes + static_cast<std::uint64_t>(gx) * m.element_bytes,
+          st.block_smem + swizzle_address(st.src + r * row_bytes + e * m.element_bytes, m.swizzle), m.element_bytes);
+    }
+  }
+}
+
+inline gpubench::simt::AsyncGroups<PendingTmaStore>& my_bulk_groups() {
+  return gpubench::simt::async_groups_of<PendingTmaStore>(gpubench::simt::detail::resident_thread_slot());
+}
+}  // namespace detail
+
+/// Emulated cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: joins the calling thread's open
+/// group; reads shared memory and writes the tensor when a wait retires the group.
+inline void tma_store_2d(const TmaMap* map, const void* smem_src, int x, int y) {
+  const std::uint32_t src = detail::tma_destination(smem_src, *map);
+  detail::my_bulk_groups().open.push_back({shared_pointer(0), src, *map, x, y});
+}
+
+/// Emulated cp.async.bulk.commit_group.
+inline void bulk_commit_group() { detail::my_bulk_groups().commit(); }
+
+/// Emulated cp.async.bulk.wait_group.read N: performs the calling thread's oldest groups until at
+/// most N remain (reading and writing at once: the emulation's latest moment for both).
+template <int N>
+void bulk_wait_group_read() {
+  detail::my_bulk_groups().wait(N, [](const detail::PendingTmaStore& st) { detail::perform(st); });
+}
+
+/// Emulated cp.async.bulk.wait_group N (as bulk_wait_group_read).
+template <int N>
+void bulk_wait_group() {
+  bulk_wait_group_read<N>();
+}
+
 /// Emulated fence.proxy.async.shared::cta (ordering only).
 inline void fence_proxy_async_shared() {}
 
@@ -525,16 +643,23 @@ inline void fence_mbarrier_init() {}
 /// aborts on a map the driver would reject). Returns 0.
 inline int encode_tensor_map_2d(TmaMap* map, const void* global, std::uint64_t inner_dim, std::uint64_t outer_dim,
                                 std::uint64_t row_stride_bytes, std::uint32_t box_inner, std::uint32_t box_outer,
-                                TmaElement /*element: both are 2 bytes*/, Swizzle swizzle) {
-  *map = make_tensor_map_2d(global, inner_dim, outer_dim, row_stride_bytes, box_inner, box_outer, 2, swizzle);
+                                TmaElement element, Swizzle swizzle) {
+  *map = make_tensor_map_2d(global, inner_dim, outer_dim, row_stride_bytes, box_inner, box_outer,
+                            tma_element_bytes(element), swizzle);
   return 0;
 }
 
 /// Emulation only: loads issued and not yet landed (tests assert 0 after a kernel).
 inline std::size_t tma_outstanding() { return detail::tma_pending().size(); }
 
-/// Emulation only: forgets every pending load.
-inline void tma_reset() { detail::tma_pending().clear(); }
+/// Emulation only: stores issued and not yet performed by a wait (tests assert 0 after a kernel).
+inline std::size_t tma_stores_outstanding() { return gpubench::simt::async_outstanding<detail::PendingTmaStore>(); }
+
+/// Emulation only: forgets every pending load and store.
+inline void tma_reset() {
+  detail::tma_pending().clear();
+  gpubench::simt::async_reset<detail::PendingTmaStore>();
+}
 
 #endif
 

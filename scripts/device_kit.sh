@@ -39,8 +39,8 @@
 #              Hopper wgmma kernel in 2 x 1 clusters and without, cuBLAS's own kernel) and SGEMM
 #              at 4096 and 8192 (pipe utilization, L2 and shared-memory throughput, stall reasons)
 #   wgmma      the Hopper GEMM alone, the loop for fixing it: the probe of its
-#              building blocks, its checks, then its rows with and without clusters and a profile
-#              of each and of cuBLAS's kernel at 4096
+#              building blocks, its checks, then its rows (with and without clusters, TMA or
+#              direct stores) and a profile of each and of cuBLAS's kernel at 4096
 #
 # Exit status: 0 the stage ran (read STAGE.txt for what it found), 2 bad usage or no GPU.
 set -euo pipefail
@@ -65,7 +65,7 @@ KIT_WGMMA_ROWS='^compute/[^/]+/wgmma'
 # Those rows in two runs, the one-block-per-tile kernel first: a hang of the cluster kernel then
 # costs the clustered rows only.
 KIT_WGMMA_UNCLUSTERED_ROWS='^compute/[^/]+/wgmma_unclustered/'
-KIT_WGMMA_CLUSTERED_ROWS='^compute/[^/]+/wgmma/'
+KIT_WGMMA_CLUSTERED_ROWS='^compute/[^/]+/wgmma(_direct_store)?/'
 KIT_OTHER_COMPUTE_ROWS='^compute/(sgemm|hgemm/(kernel|cublas|wmma)|bf16gemm/cublas|fp8gemm|peak_)'
 LAST_RC=0   # the exit status of the last timed command
 RUNNING=""  # the pid of the timed command running now
@@ -535,7 +535,8 @@ stage_ncu() {
   profile hgemm_4096 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:4096,n:4096,k:4096$'
   profile hgemm_8192 'hgemm_mma_kernel' 'compute/hgemm/kernel/m:8192,n:8192,k:8192$'
   # The wgmma rows run the kernel in 2 x 1 clusters (B multicast), wgmma_unclustered the same
-  # kernel one block per tile: the L2 throughput and tensor-pipe figures of the two side by side.
+  # kernel one block per tile: the L2 throughput and tensor-pipe figures of the two side by side;
+  # wgmma_direct_store, the threads storing C themselves instead of the TMA.
   if [[ "$SKIP_WGMMA" == 1 ]]; then
     echo "wgmma: profiles left out (GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
   else
@@ -543,6 +544,7 @@ stage_ncu() {
     profile wgmma_unclustered_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:8192,n:8192,k:8192$'
     profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
     profile wgmma_8192 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:8192,n:8192,k:8192$'
+    profile wgmma_direct_store_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_direct_store/m:4096,n:4096,k:4096$'
   fi
   cublas_profiles 4096 8192
   profile sgemm_4096 'sgemm_tiled_kernel' 'compute/sgemm/kernel/m:4096,n:4096,k:4096$'
@@ -567,6 +569,7 @@ stage_wgmma() {
   run_tables compute_wgmma_unclustered compute_wgmma >>"$WORK/summary.txt" 2>&1
   profile wgmma_unclustered_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_unclustered/m:4096,n:4096,k:4096$'
   profile wgmma_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma/m:4096,n:4096,k:4096$'
+  profile wgmma_direct_store_4096 'hgemm_wgmma_kernel' 'compute/hgemm/wgmma_direct_store/m:4096,n:4096,k:4096$'
   cublas_profiles 4096
   ncu_summary
 }

@@ -7,6 +7,8 @@
 //    SASS; its 128 accumulators in registers (no local memory, as for every kernel).
 //  - multicast_kernel: one multicast TMA load, remote arrives through mapa, the cluster barrier.
 //  - tma_box_kernel: one plain TMA load, nothing of clusters.
+//  - tma_store_probe_kernel: the GEMM epilogue's TMA store (one, its bulk group committed and
+//    waited for, the box's writes fenced for the async proxy), no load, nothing of clusters.
 // Every wait reads %globaltimer (the bounded waits).
 #pragma once
 
@@ -56,6 +58,18 @@ inline const contract::FileContract kHopperProbeContract = {
         .ptx({R"(\bmapa\.shared::cluster\.u32\b)", R"(\bmbarrier\.arrive\.shared::cluster\.b64 _, \[)",
               R"(\bbarrier\.cluster\.wait\.acquire\.aligned;)", R"(%cluster_ctarank)"})
         .sass({R"(\bUTMALDG\.2D\.MULTICAST\b)"}),
+    contract::kernel(R"(hopper_probe::tma_store_probe_kernel\()")
+        .block(probe::kThreads)
+        .registers(64)
+        .static_smem(0)
+        .dynamic_smem(static_cast<int>(probe::kSmemBytes))
+        .occupancy(0.0625)
+        .ptx_count(R"(\bcp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.bulk_group \[)", 1)
+        .ptx({R"(\bfence\.proxy\.async\.shared::cta;)", R"(\bcp\.async\.bulk\.commit_group;)",
+              R"(\bcp\.async\.bulk\.wait_group 0;)"})
+        .no_ptx({R"(\bcp\.async\.bulk\.tensor\.2d\.shared::cluster\b)", R"(\bbarrier\.cluster\b)", R"(\bwgmma\b)"})
+        .sass({R"(\bUTMASTG\.2D\b)", R"(\bFENCE\.VIEW\.ASYNC\.S\b)"})
+        .no_sass({R"(\bUTMALDG\b)"}),
     detail::probe_base(R"(hopper_probe::tma_box_kernel\()")
         .registers(64)
         .ptx_count(detail::kTmaPlain, 1)

@@ -23,21 +23,45 @@
 namespace gpubench::kernels {
 
 namespace detail {
+/// The epilogue's instructions (see the top of this file).
+inline contract::KernelContract wgmma_epilogue(contract::KernelContract c, hgemm_sm90::Epilogue epilogue) {
+  if (epilogue == hgemm_sm90::Epilogue::kDirect) {
+    return c.ptx_count(R"(\bst\.global\.v2\.f32\b)", 64)
+        .ptx_count(R"(\bst\.shared\.v2\.f32\b)", 0)
+        .no_ptx({R"(\bcp\.async\.bulk\.tensor\.2d\.global\.shared::cta\b)", R"(\bcp\.async\.bulk\.commit_group\b)"})
+        .sass({R"(\bSTG\.E\.64\b)"})
+        .no_sass({R"(\bUTMASTG\b)"});
+  }
+  return c.ptx_count(R"(\bst\.shared\.v2\.f32\b)", 64)
+      .ptx_count(R"(\bcp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.bulk_group \[)", 8)
+      .ptx_count(R"(\bfence\.proxy\.async\.shared::cta;)", 8)
+      .ptx_count(R"(\bcp\.async\.bulk\.commit_group;)", 8)
+      .ptx_count(R"(\bcp\.async\.bulk\.wait_group\.read 1;)", 8)
+      .ptx_count(R"(\bcp\.async\.bulk\.wait_group 0;)", 1)
+      .ptx_count(R"(\bst\.global\b)", 0)
+      .sass({R"(\bUTMASTG\.2D\b)", R"(\bSTS\.64\b)", R"(\bFENCE\.VIEW\.ASYNC\.S\b)"})
+      .no_sass({R"(\bSTG\b)"});
+}
+
 /// What every instantiation shares; `type` is the PTX input type ("f16" or "bf16"), `cluster` the
 /// template argument kClusterM.
-inline contract::KernelContract wgmma_gemm_base(const std::string& tag, int cluster, const std::string& type,
-                                                const std::string& hgmma_suffix) {
-  return contract::kernel(R"(hgemm_wgmma_kernel<gpubench::kernels::hopper::)" + tag + ", " + std::to_string(cluster) +
-                          R"(>\()")
-      .block(hgemm_sm90::kThreads)
-      .registers(168)
-      .static_smem(0)
-      .dynamic_smem(static_cast<int>(hgemm_sm90::kSmemBytes))
-      .occupancy(0.1875)
-      .ptx_count(
-          R"(\bwgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.)" + type + R"(\.)" + type + R"(\b.*, p, 1, 1, 0, 1;)",
-          4)
-      .ptx_count(R"(\bst\.global\.v2\.f32\b)", 64)
+inline contract::KernelContract wgmma_gemm_base(const std::string& tag, int cluster, hgemm_sm90::Epilogue epilogue,
+                                                const std::string& type, const std::string& hgmma_suffix) {
+  const bool tma_store = epilogue == hgemm_sm90::Epilogue::kTmaStore;
+  const std::size_t smem = tma_store ? hgemm_sm90::smem_bytes<hgemm_sm90::Epilogue::kTmaStore>()
+                                     : hgemm_sm90::smem_bytes<hgemm_sm90::Epilogue::kDirect>();
+  contract::KernelContract c =
+      contract::kernel(R"(hgemm_wgmma_kernel<gpubench::kernels::hopper::)" + tag + ", " + std::to_string(cluster) +
+                       R"(, \(gpubench::kernels::hgemm_sm90::Epilogue\))" + (tma_store ? "0" : "1") + R"(>\()")
+          .block(hgemm_sm90::kThreads)
+          .registers(168)
+          .static_smem(0)
+          .dynamic_smem(static_cast<int>(smem))
+          .occupancy(0.1875)
+          .ptx_count(R"(\bwgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.)" + type + R"(\.)" + type +
+                         R"(\b.*, p, 1, 1, 0, 1;)",
+                     4);
+  return wgmma_epilogue(c, epilogue)
       .ptx({R"(\bsetmaxnreg\.dec\.sync\.aligned\.u32 40;)", R"(\bsetmaxnreg\.inc\.sync\.aligned\.u32 232;)",
             R"(\bwgmma\.fence\.sync\.aligned\b)", R"(\bwgmma\.commit_group\.sync\.aligned\b)",
             R"(\bwgmma\.wait_group\.sync\.aligned 1;)", R"(\bwgmma\.wait_group\.sync\.aligned 0;)",
@@ -46,8 +70,7 @@ inline contract::KernelContract wgmma_gemm_base(const std::string& tag, int clus
       .no_ptx({R"(\bmma\.sync\b)", R"(\bldmatrix\b)", R"(\bcp\.async\.(ca|cg)\b)", R"(\bwmma\.)"})
       .sass({R"(\bHGMMA\.64x256x16\.F32)" + hgmma_suffix + R"(.*gdesc\[UR[0-9]+\]\.tnspB)", R"(\bUTMALDG\.2D\b)",
              R"(\bSYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b)", R"(\bSYNCS\.ARRIVE\.TRANS64\b)",
-             R"(\bUSETMAXREG\.TRY_ALLOC\b)", R"(\bUSETMAXREG\.DEALLOC\b)", R"(\bWARPGROUP\.DEPBAR\.LE\b)",
-             R"(\bSTG\.E\.64\b)"})
+             R"(\bUSETMAXREG\.TRY_ALLOC\b)", R"(\bUSETMAXREG\.DEALLOC\b)", R"(\bWARPGROUP\.DEPBAR\.LE\b)"})
       .no_sass({R"(\bHMMA\b)", R"(\bLDSM\b)", R"(\bLDGSTS\b)"});
 }
 
@@ -59,9 +82,9 @@ constexpr const char* kTmaMulticast =
 
 /// hgemm_wgmma_kernel<T, 1>: one block per tile, every consumer thread releasing its own block's
 /// stages; nothing of clusters.
-inline contract::KernelContract wgmma_gemm_single(const std::string& tag, const std::string& type,
-                                                  const std::string& hgmma_suffix) {
-  return wgmma_gemm_base(tag, 1, type, hgmma_suffix)
+inline contract::KernelContract wgmma_gemm_single(const std::string& tag, hgemm_sm90::Epilogue epilogue,
+                                                  const std::string& type, const std::string& hgmma_suffix) {
+  return wgmma_gemm_base(tag, 1, epilogue, type, hgmma_suffix)
       .ptx_count(kTmaPlain, 5)  // A, and B in four boxes
       .ptx_count(kTmaMulticast, 0)
       .ptx({R"(\bmbarrier\.arrive\.shared::cta\.b64\b)", R"(\bbar\.sync\b)"})
@@ -76,9 +99,9 @@ inline contract::KernelContract wgmma_gemm_single(const std::string& tag, const 
 /// initialisation (arrive.relaxed behind fence.mbarrier_init) and before exit (arrive.release),
 /// no __syncthreads. In SASS: UTMALDG.2D.MULTICAST, the remote SYNCS.ARRIVE...RED, UCGABAR_ARV and
 /// UCGABAR_WAIT (with BAR.SYNC fallbacks ptxas adds for a launch without clusters).
-inline contract::KernelContract wgmma_gemm_cluster(const std::string& tag, const std::string& type,
-                                                   const std::string& hgmma_suffix) {
-  return wgmma_gemm_base(tag, hgemm_sm90::kMaxClusterM, type, hgmma_suffix)
+inline contract::KernelContract wgmma_gemm_cluster(const std::string& tag, hgemm_sm90::Epilogue epilogue,
+                                                   const std::string& type, const std::string& hgmma_suffix) {
+  return wgmma_gemm_base(tag, hgemm_sm90::kMaxClusterM, epilogue, type, hgmma_suffix)
       .ptx_count(kTmaPlain, 1)
       .ptx_count(kTmaMulticast, 2)
       .ptx({R"(\bmapa\.shared::cluster\.u32\b)", R"(\bmbarrier\.arrive\.shared::cluster\.b64 _, \[)",
@@ -94,10 +117,14 @@ inline contract::KernelContract wgmma_gemm_cluster(const std::string& tag, const
 /// Contracts of every kernel in gemm_sm90.cu. SASS names the FP16 HGMMA without a type suffix
 /// and the BF16 one with .BF16.
 inline const contract::FileContract kGemmSm90Contract = {
-    detail::wgmma_gemm_single("F16", "f16", R"(\s)"),
-    detail::wgmma_gemm_single("BF16", "bf16", R"(\.BF16\b)"),
-    detail::wgmma_gemm_cluster("F16", "f16", R"(\s)"),
-    detail::wgmma_gemm_cluster("BF16", "bf16", R"(\.BF16\b)"),
+    detail::wgmma_gemm_single("F16", hgemm_sm90::Epilogue::kTmaStore, "f16", R"(\s)"),
+    detail::wgmma_gemm_single("BF16", hgemm_sm90::Epilogue::kTmaStore, "bf16", R"(\.BF16\b)"),
+    detail::wgmma_gemm_cluster("F16", hgemm_sm90::Epilogue::kTmaStore, "f16", R"(\s)"),
+    detail::wgmma_gemm_cluster("BF16", hgemm_sm90::Epilogue::kTmaStore, "bf16", R"(\.BF16\b)"),
+    detail::wgmma_gemm_single("F16", hgemm_sm90::Epilogue::kDirect, "f16", R"(\s)"),
+    detail::wgmma_gemm_single("BF16", hgemm_sm90::Epilogue::kDirect, "bf16", R"(\.BF16\b)"),
+    detail::wgmma_gemm_cluster("F16", hgemm_sm90::Epilogue::kDirect, "f16", R"(\s)"),
+    detail::wgmma_gemm_cluster("BF16", hgemm_sm90::Epilogue::kDirect, "bf16", R"(\.BF16\b)"),
 };
 
 }  // namespace gpubench::kernels

@@ -1,7 +1,9 @@
 // The GEMM family on a CUDA device: compute/sgemm/{kernel,naive,cublas},
-// compute/hgemm/{kernel,wmma,wgmma,wgmma_unclustered,cublas}, compute/bf16gemm/{wgmma,cublas} and
-// compute/fp8gemm/cublaslt (wgmma: the Hopper kernel in 2 x 1 clusters sharing B by TMA multicast,
-// wgmma_unclustered: the same kernel one block per tile; compute capability 9.0 only; rows
+// compute/hgemm/{kernel,wmma,wgmma,wgmma_unclustered,wgmma_direct_store,cublas},
+// compute/bf16gemm/{wgmma,cublas} and compute/fp8gemm/cublaslt (wgmma: the Hopper kernel in 2 x 1
+// clusters sharing B by TMA multicast, C stored through shared memory by the TMA;
+// wgmma_unclustered: the same kernel one block per tile; wgmma_direct_store: clusters, C stored
+// by every thread itself; compute capability 9.0 only; rows
 // from families/gemm/cases.cpp, kernels from families/gemm/gemm.h). C = A * B, row-major, FP32 C;
 // FP16 rows take binary16 A and B and accumulate in FP32 (cuBLAS: cublasGemmEx with
 // CUBLAS_COMPUTE_32F, so no TF32 shortcut for the FP32 reference and the same FP32 accumulation as
@@ -58,10 +60,12 @@ namespace {
 /// cublasGemmEx on the same inputs: FP32, FP16 or BF16 (a Hopper BF16 kernel is compared with
 /// cuBLAS BF16, not FP16); FP8 has only the cuBLASLt row itself.
 enum class Precision { fp32, fp16, bf16, fp8 };
-enum class GemmVariant { kernel, naive, wmma, wgmma, wgmma_unclustered, cublas, cublaslt };
+enum class GemmVariant { kernel, naive, wmma, wgmma, wgmma_unclustered, wgmma_direct_store, cublas, cublaslt };
 
-/// The Hopper kernel's variants (sm_90a code, clusters of 2 or single blocks).
-constexpr bool is_wgmma(GemmVariant v) { return v == GemmVariant::wgmma || v == GemmVariant::wgmma_unclustered; }
+/// The Hopper kernel's variants (sm_90a code: clusters of 2 or single blocks, TMA or direct stores).
+constexpr bool is_wgmma(GemmVariant v) {
+  return v == GemmVariant::wgmma || v == GemmVariant::wgmma_unclustered || v == GemmVariant::wgmma_direct_store;
+}
 
 /// The host type of an input element of each precision.
 template <Precision P>
@@ -394,7 +398,9 @@ class GemmWorkload final : public CudaWorkload {
         return kernels::launch_hgemm_wgmma(
             reinterpret_cast<const std::uint16_t*>(a), reinterpret_cast<const std::uint16_t*>(b), c, m, n, k,
             P == Precision::bf16 ? kernels::Half16::bf16 : kernels::Half16::fp16,
-            V == GemmVariant::wgmma ? kernels::WgmmaCluster::pair : kernels::WgmmaCluster::single, s);
+            V == GemmVariant::wgmma_unclustered ? kernels::WgmmaCluster::single : kernels::WgmmaCluster::pair,
+            V == GemmVariant::wgmma_direct_store ? kernels::WgmmaEpilogue::direct : kernels::WgmmaEpilogue::tma_store,
+            s);
       } else {
         static_assert(P == Precision::fp16 && V == GemmVariant::wmma, "no such GEMM workload");
         return kernels::launch_hgemm_wmma(a, b, c, m, n, k, s);
@@ -554,9 +560,11 @@ void families::gemm::add_cuda_workloads(WorkloadTable& t) {
   t.add("compute/hgemm/kernel", &make<GemmWorkload<Precision::fp16, GemmVariant::kernel>>, 80);
   t.add("compute/hgemm/wmma", &make<GemmWorkload<Precision::fp16, GemmVariant::wmma>>, 80);
   // The Hopper kernel (sm_90a): skipped, with the reason, on any device but compute capability 9.0.
-  // In 2 x 1 clusters with B multicast, and (FP16 only) one block per tile, to compare the two.
+  // In 2 x 1 clusters with B multicast, and (FP16 only) one block per tile and C stored by the
+  // threads themselves, each to compare with it.
   t.add("compute/hgemm/wgmma", &make<GemmWorkload<Precision::fp16, GemmVariant::wgmma>>, 90);
   t.add("compute/hgemm/wgmma_unclustered", &make<GemmWorkload<Precision::fp16, GemmVariant::wgmma_unclustered>>, 90);
+  t.add("compute/hgemm/wgmma_direct_store", &make<GemmWorkload<Precision::fp16, GemmVariant::wgmma_direct_store>>, 90);
   t.add("compute/hgemm/cublas", &make<GemmWorkload<Precision::fp16, GemmVariant::cublas>>);
   // BF16 tensor cores: sm_80 on; FP8 tensor cores: sm_89 (Ada) and sm_90 (Hopper) on.
   t.add("compute/bf16gemm/wgmma", &make<GemmWorkload<Precision::bf16, GemmVariant::wgmma>>, 90);

@@ -110,13 +110,19 @@ enum class Half16 { fp16, bf16 };
 /// it to both (a third less L2 traffic); `single` - one block per tile, loading all of it.
 enum class WgmmaCluster { pair, single };
 
+/// How the wgmma kernel writes C: `tma_store` - each consumer warp stages 16 x 32 boxes of its
+/// rows in shared memory and stores them with the tensor memory accelerator (whole 128-byte lines,
+/// draining while the next tile's MMAs run); `direct` - every thread stores its accumulator pairs
+/// to global memory itself.
+enum class WgmmaEpilogue { tma_store, direct };
+
 /// FP16- or BF16-in, FP32-accumulate GEMM for Hopper: wgmma.m64n256k16 from shared memory filled
 /// by the tensor memory accelerator, a producer warpgroup and two consumer warpgroups, persistent
-/// over 128 x 256 tiles (families/gemm/hgemm_sm90.cuh), in clusters or not (`cluster`). Shapes:
-/// see hgemm_wgmma_shape_error; devices: hgemm_wgmma_device_error (anything else returns
-/// cudaErrorNoKernelImageForDevice).
+/// over 128 x 256 tiles (families/gemm/hgemm_sm90.cuh), in clusters or not (`cluster`), C written
+/// as `epilogue` says. Shapes: see hgemm_wgmma_shape_error; devices: hgemm_wgmma_device_error
+/// (anything else returns cudaErrorNoKernelImageForDevice).
 int launch_hgemm_wgmma(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, Half16 type,
-                       WgmmaCluster cluster, Stream stream);
+                       WgmmaCluster cluster, WgmmaEpilogue epilogue, Stream stream);
 
 /// Opts every instantiation of the wgmma kernel into its dynamic shared memory on the current
 /// device and asks how many clusters of the pair kernel fit at once; launch_hgemm_wgmma does it

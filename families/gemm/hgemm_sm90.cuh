@@ -31,7 +31,13 @@
 //    L2). The producer runs ahead into the next tile while the consumers store the current one.
 //  - Partial tiles: the TMA zero-fills elements outside the tensor (any M; N and K multiples of 8
 //    because each global row must be a multiple of 16 bytes); the epilogue stores only elements
-//    inside C, two adjacent floats per store.
+//    inside C.
+//  - Epilogue (Epilogue, below): by default each consumer warp writes its 16 rows of the tile 32
+//    columns at a time into a 2 KiB box of shared memory (two per warp, 32 KiB in all, after the
+//    stages) and one lane stores the box with the TMA (cp.async.bulk.tensor store, whole 128-byte
+//    lines, clipped at C's edges), double buffered through bulk async-groups, so the stores drain
+//    while the next tile's MMAs run. Epilogue::kDirect (the wgmma_direct_store row, to compare)
+//    has every thread store its accumulator pairs to global memory itself.
 //
 // Clusters (kClusterM = 2): each block streams 48 KiB of operands from L2 per 4.2 MFLOP stage, so
 // 132 blocks at the tensor rate read ~8 TB/s of L2, close to what an H100's L2 gives. Two blocks
@@ -75,20 +81,21 @@ constexpr int kBlockK = 64;             ///< K extent of one stage (one 128-byte
 constexpr int kStages = 4;              ///< shared-memory ring depth
 constexpr int kConsumers = 2;           ///< consumer warpgroups (64 rows each)
 constexpr int kWarpgroupThreads = 128;  ///< threads of one warpgroup
-constexpr int kThreads = kWarpgroupThreads * (1 + kConsumers);   ///< producer + consumers
-constexpr int kProducerRegisters = 40;                           ///< setmaxnreg.dec target of the producer
-constexpr int kConsumerRegisters = 232;                          ///< setmaxnreg.inc target of the consumers
-constexpr int kGroupM = 8;                                       ///< tile rows per rasterisation group
-constexpr int kMaxClusterM = 2;                                  ///< cluster sizes built: 1 and 2 (x 1)
-constexpr int kMmaN = kBlockN;                                   ///< N of each wgmma (one m64n256k16 per k16)
-constexpr int kAccumulators = kMmaN / 2;                         ///< floats per consumer thread (64 x 256 / 128)
-constexpr int kBoxN = 64;                                        ///< B box width: one 128-byte swizzle span of n
-constexpr std::uint32_t kABytes = kBlockM * kBlockK * 2;         ///< 16 KiB
-constexpr std::uint32_t kBBoxBytes = kBlockK * kBoxN * 2;        ///< 8 KiB
-constexpr std::uint32_t kBBytes = kBlockK * kBlockN * 2;         ///< 32 KiB
-constexpr std::uint32_t kStageBytes = kABytes + kBBytes;         ///< 48 KiB: the transaction bytes of a stage
-constexpr std::uint32_t kSwizzleAtomBytes = 1024;                ///< 128B swizzle repeats every 8 rows
-constexpr std::uint32_t kConsumerABytes = kABytes / kConsumers;  ///< a consumer's 64 rows of A
+constexpr int kThreads = kWarpgroupThreads * (1 + kConsumers);       ///< producer + consumers
+constexpr int kProducerRegisters = 40;                               ///< setmaxnreg.dec target of the producer
+constexpr int kConsumerRegisters = 232;                              ///< setmaxnreg.inc target of the consumers
+constexpr int kGroupM = 8;                                           ///< tile rows per rasterisation group
+constexpr int kMaxClusterM = 2;                                      ///< cluster sizes built: 1 and 2 (x 1)
+constexpr int kConsumerWarps = kConsumers * kWarpgroupThreads / 32;  ///< 8 warps store C
+constexpr int kMmaN = kBlockN;                                       ///< N of each wgmma (one m64n256k16 per k16)
+constexpr int kAccumulators = kMmaN / 2;                             ///< floats per consumer thread (64 x 256 / 128)
+constexpr int kBoxN = 64;                                            ///< B box width: one 128-byte swizzle span of n
+constexpr std::uint32_t kABytes = kBlockM * kBlockK * 2;             ///< 16 KiB
+constexpr std::uint32_t kBBoxBytes = kBlockK * kBoxN * 2;            ///< 8 KiB
+constexpr std::uint32_t kBBytes = kBlockK * kBlockN * 2;             ///< 32 KiB
+constexpr std::uint32_t kStageBytes = kABytes + kBBytes;             ///< 48 KiB: the transaction bytes of a stage
+constexpr std::uint32_t kSwizzleAtomBytes = 1024;                    ///< 128B swizzle repeats every 8 rows
+constexpr std::uint32_t kConsumerABytes = kABytes / kConsumers;      ///< a consumer's 64 rows of A
 // The consumers' wgmma descriptors (kernels/wgmma.cuh make_smem_desc), in bytes; the Hopper probe
 // (families/gemm/hopper_probe.cuh) runs them on a GPU against the emulation's reading of them.
 constexpr std::uint32_t kADescLbo = 16;           ///< A, K-major 128B swizzle: LBO unused (1 in 16-byte units)
@@ -97,9 +104,28 @@ constexpr std::uint32_t kAKStepBytes = 32;        ///< A: a k16 step is 32 bytes
 constexpr std::uint32_t kBDescLbo = kBBoxBytes;   ///< B, MN-major: the next 64 columns (box) of n
 constexpr std::uint32_t kBDescSbo = 8 * 128;      ///< B: the next 8 rows of k
 constexpr std::uint32_t kBKStepBytes = 16 * 128;  ///< B: a k16 step is 16 rows of 128 bytes
-/// Dynamic shared memory: the stages, 2 x kStages mbarriers, and slack to align the stages to the
-/// swizzle atom (the base of dynamic shared memory is not guaranteed to be 1024-aligned).
-constexpr std::size_t kSmemBytes = kStages * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + kSwizzleAtomBytes;
+
+/// How the consumers write their FP32 tile of C. kTmaStore: each consumer warp stages its 16 rows
+/// through shared memory 32 columns at a time (a 16 x 32 box, 2 KiB, 128-byte swizzled: the
+/// warp's float2 writes are conflict-free) and one lane stores the box with the TMA, double
+/// buffered, so the last boxes drain while the next tile's MMAs run and L2 gets whole 128-byte
+/// lines; kDirect: every thread stores its accumulator pairs to global memory itself (float2,
+/// 8 rows x 32 bytes per warp instruction), the tensor cores idle until the stores are issued.
+enum class Epilogue { kTmaStore, kDirect };
+constexpr int kEpilogueRows = 16;                                               ///< a warp's rows of a tile slice
+constexpr int kEpilogueCols = 32;                                               ///< columns per box: 128 bytes of FP32
+constexpr std::uint32_t kEpilogueBoxBytes = kEpilogueRows * kEpilogueCols * 4;  ///< 2 KiB
+constexpr std::uint32_t kEpilogueBytes = kConsumerWarps * 2 * kEpilogueBoxBytes;  ///< 32 KiB: 2 boxes per warp
+
+/// Dynamic shared memory: the stages, the epilogue's boxes (kTmaStore), 2 x kStages mbarriers, and
+/// slack to align the stages to the swizzle atom (the base of dynamic shared memory is not
+/// guaranteed to be 1024-aligned). 225 KiB with the boxes, of the 227 an H100 block may have.
+template <Epilogue E>
+constexpr std::size_t smem_bytes() {
+  return kStages * kStageBytes + (E == Epilogue::kTmaStore ? kEpilogueBytes : 0) + 2 * kStages * sizeof(std::uint64_t) +
+         kSwizzleAtomBytes;
+}
+static_assert(smem_bytes<Epilogue::kTmaStore>() <= 227 * 1024, "an H100 block's dynamic shared memory");
 
 static_assert(kBlockM == 64 * kConsumers, "each consumer warpgroup owns 64 rows (wgmma m64)");
 static_assert(kBlockM == kWgmmaTileM && kBlockN == kWgmmaTileN, "gemm.h names the tile to host code");
@@ -119,8 +145,12 @@ static_assert(kWgmmaEntryRegisters == (65536 / kThreads) / 8 * 8 &&
                       kProducerRegisters * kWarpgroupThreads + kConsumerRegisters * kWarpgroupThreads * kConsumers,
               "gemm.h's entry register count is the cap and covers the setmaxnreg targets");
 static_assert(kStageBytes % kSwizzleAtomBytes == 0 && kConsumerABytes % kSwizzleAtomBytes == 0 &&
-                  kBBoxBytes % kSwizzleAtomBytes == 0 && kABytes % kSwizzleAtomBytes == 0,
+                  kBBoxBytes % kSwizzleAtomBytes == 0 && kABytes % kSwizzleAtomBytes == 0 &&
+                  kEpilogueBoxBytes % kSwizzleAtomBytes == 0,
               "every TMA box and descriptor start stays on a swizzle atom");
+static_assert(kEpilogueCols * 4 == 128 && kEpilogueRows * (kWarpgroupThreads / 32) == 64 &&
+                  kBlockN % kEpilogueCols == 0,
+              "an epilogue box is one 128-byte swizzle span wide and a warp's 16 rows of the wgmma layout");
 
 /// Tiles along M and N, and stages along K, of an M x N x K problem.
 __host__ __device__ constexpr int tiles_m(int m) { return (m + kBlockM - 1) / kBlockM; }
@@ -222,6 +252,14 @@ inline int encode_operand_maps(hopper::TmaMap* map_a, hopper::TmaMap* map_b, con
   return hopper::encode_tensor_map_2d(map_b, b, nu, ku, nu * 2, kBoxN, kBlockK, element, hopper::Swizzle::k128B);
 }
 
+/// The tensor map the kTmaStore epilogue writes C through: FP32, N-inner, in boxes of 32 x 16 with
+/// the 128-byte swizzle. Returns 0 or the encoder's error.
+inline int encode_result_map(hopper::TmaMap* map_c, float* c, int m, int n) {
+  const auto mu = static_cast<std::uint64_t>(m), nu = static_cast<std::uint64_t>(n);
+  return hopper::encode_tensor_map_2d(map_c, c, nu, mu, nu * 4, kEpilogueCols, kEpilogueRows, hopper::TmaElement::kF32,
+                                      hopper::Swizzle::k128B);
+}
+
 /// The first column of B box j of tile t: a box wholly right of C (N not a multiple of the tile:
 /// its columns are never stored) loads column 0's instead, as a tile wholly below C loads row 0's
 /// A, so that no box lies wholly outside the tensor (see produce).
@@ -292,10 +330,64 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int thread) 
   }
 }
 
+/// The kDirect epilogue: accumulator pair (i, i + 1) holds two adjacent columns of one row; each
+/// thread stores its pairs that lie inside C (a tile wholly below C stores nothing).
+__device__ __forceinline__ void store_direct(const float* acc, float* c, int row0, int col0, int m, int n, int thread) {
+  GPUBENCH_UNROLL
+  for (int i = 0; i < kAccumulators; i += 2) {
+    const int row = row0 + hopper::WgmmaLayout::d_row(thread, i);
+    const int col = col0 + hopper::WgmmaLayout::d_col(thread, i);
+    if (row < m && col < n) {  // n is even, so col + 1 < n too
+      *reinterpret_cast<float2*>(c + static_cast<std::size_t>(row) * static_cast<std::size_t>(n) + col) =
+          make_float2(acc[i], acc[i + 1]);
+    }
+  }
+}
+
+/// The kTmaStore epilogue of one consumer warp: its 16 rows of the slice, 32 columns at a time,
+/// through its two boxes in turn. Before a box is written again, the lane that stores waits until
+/// the store that last read it (two boxes ago, maybe in the previous tile) has read it; the lanes
+/// write their pairs, make them visible to the TMA (fence.proxy.async), and once the warp has
+/// converged that lane stores the box, unless it lies wholly outside C (the TMA leaves out the
+/// part of a box outside C). The stores still running when the next tile's MMAs start drain
+/// under them.
+__device__ __forceinline__ void store_boxes(const float* acc, unsigned char* boxes, const hopper::TmaMap* map_c,
+                                            int row0, int col0, int m, int n, int thread) {
+  const int warp = thread / 32, lane = thread % 32;
+  const int first_row = row0 + warp * kEpilogueRows;
+  GPUBENCH_UNROLL
+  for (int s = 0; s < kBlockN / kEpilogueCols; ++s) {
+    unsigned char* box = boxes + (s % 2) * kEpilogueBoxBytes;
+    if (lane == 0) hopper::bulk_wait_group_read<1>();
+    __syncwarp();
+    // Accumulators 16s .. 16s + 15 are this box's columns (WgmmaLayout: 8 per 4 accumulators).
+    // (Counted from 0, not from 16s: with bounds that depend on s, ptxas kept acc in local memory.)
+    GPUBENCH_UNROLL
+    for (int j = 0; j < kEpilogueCols / 2; j += 2) {
+      const int i = s * kEpilogueCols / 2 + j;
+      const int r = hopper::WgmmaLayout::d_row(thread, i) - warp * kEpilogueRows;
+      const int col = hopper::WgmmaLayout::d_col(thread, i) - s * kEpilogueCols;
+      *reinterpret_cast<float2*>(box +
+                                 hopper::swizzled_chunk_offset(static_cast<unsigned>(r), static_cast<unsigned>(col / 4),
+                                                               hopper::Swizzle::k128B) +
+                                 (col % 4) * 4) = make_float2(acc[i], acc[i + 1]);
+    }
+    hopper::fence_proxy_async_shared();
+    __syncwarp();
+    if (lane == 0) {
+      const int first_col = col0 + s * kEpilogueCols;
+      if (first_row < m && first_col < n) hopper::tma_store_2d(map_c, box, first_col, first_row);
+      hopper::bulk_commit_group();
+    }
+  }
+  __syncwarp();  // converged again before the next tile's wgmma.fence (.aligned)
+}
+
 /// One consumer warpgroup's 64 x 256 slice of each tile: the MMAs, then the FP32 stores.
-template <class T, int kClusterM>
+template <class T, int kClusterM, Epilogue E>
 __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64_t* full, std::uint64_t* empty,
-                                        float* c, int m, int n, int k, int consumer, int thread) {
+                                        unsigned char* boxes, const hopper::TmaMap* map_c, float* c, int m, int n,
+                                        int k, int consumer, int thread) {
   const int units = work_units<kClusterM>(m, n), kt_count = k_stages(k);
   const Schedule sched = block_schedule<kClusterM>();
   int stage = 0;
@@ -336,37 +428,41 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
     hopper::wgmma_fence_operands(acc);
     release_stage<kClusterM>(&empty[previous], thread);
 
-    // Epilogue: accumulator pair (i, i + 1) holds two adjacent columns of one row. A tile wholly
-    // below C (the second of a pair at the M edge) stores nothing.
+    // A tile wholly below C (the second of a pair at the M edge) stores nothing.
     const int row0 = t.m * kBlockM + consumer * 64;
     const int col0 = t.n * kBlockN;
-    GPUBENCH_UNROLL
-    for (int i = 0; i < kAccumulators; i += 2) {
-      const int row = row0 + hopper::WgmmaLayout::d_row(thread, i);
-      const int col = col0 + hopper::WgmmaLayout::d_col(thread, i);
-      if (row < m && col < n) {  // n is even, so col + 1 < n too
-        *reinterpret_cast<float2*>(c + static_cast<std::size_t>(row) * static_cast<std::size_t>(n) + col) =
-            make_float2(acc[i], acc[i + 1]);
-      }
+    if constexpr (E == Epilogue::kTmaStore) {
+      store_boxes(acc, boxes + (consumer * (kWarpgroupThreads / 32) + thread / 32) * 2 * kEpilogueBoxBytes, map_c, row0,
+                  col0, m, n, thread);
+    } else {
+      store_direct(acc, c, row0, col0, m, n, thread);
     }
+  }
+  // Every store done before the block exits (its shared memory goes to the next block), the warp
+  // converged again before the cluster barrier (.aligned).
+  if constexpr (E == Epilogue::kTmaStore) {
+    if (thread % 32 == 0) hopper::bulk_wait_group<0>();
+    __syncwarp();
   }
 }
 
 /// C = A * B (see the file comment). map_a: A as a K-inner tensor (box 64 x 128, 128B swizzle);
-/// map_b: B as an N-inner tensor (box 64 x 64, 128B swizzle). kThreads threads, kSmemBytes of
-/// dynamic shared memory. kClusterM = 1: gridDim.x <= tiles. kClusterM = 2: launched in clusters
-/// of 2 x 1 x 1 blocks (cudaLaunchAttributeClusterDimension), gridDim.x = 2 x clusters, clusters
-/// <= work_units<2> (tile pairs).
-template <class T, int kClusterM>
+/// map_b: B as an N-inner tensor (box 64 x 64, 128B swizzle); map_c: C for the kTmaStore epilogue
+/// (encode_result_map; unused by kDirect, which stores to `c`). kThreads threads, smem_bytes<E>()
+/// of dynamic shared memory. kClusterM = 1: gridDim.x <= tiles. kClusterM = 2: launched in
+/// clusters of 2 x 1 x 1 blocks (cudaLaunchAttributeClusterDimension), gridDim.x = 2 x clusters,
+/// clusters <= work_units<2> (tile pairs).
+template <class T, int kClusterM, Epilogue E>
 __global__ void __launch_bounds__(kThreads, 1)
     hgemm_wgmma_kernel(const __grid_constant__ hopper::TmaMap map_a, const __grid_constant__ hopper::TmaMap map_b,
-                       float* c, int m, int n, int k) {
+                       const __grid_constant__ hopper::TmaMap map_c, float* c, int m, int n, int k) {
   static_assert(kClusterM == 1 || kClusterM == kMaxClusterM, "clusters of 1 or 2 blocks along M");
   GPUBENCH_DYNAMIC_SHARED(unsigned char, smem_raw);
   // Align the stages to the swizzle atom: the TMA swizzles and wgmma unswizzles by address bits.
   const std::uint32_t misalign = hopper::shared_address(smem_raw) % kSwizzleAtomBytes;
   unsigned char* stages = smem_raw + (misalign == 0 ? 0 : kSwizzleAtomBytes - misalign);
-  auto* full = reinterpret_cast<std::uint64_t*>(stages + kStages * kStageBytes);
+  unsigned char* boxes = stages + kStages * kStageBytes;  // the epilogue's (kTmaStore)
+  auto* full = reinterpret_cast<std::uint64_t*>(boxes + (E == Epilogue::kTmaStore ? kEpilogueBytes : 0));
   std::uint64_t* empty = full + kStages;
 
   if (threadIdx.x == 0) {
@@ -398,8 +494,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   } else {
     hopper::warpgroup_reg_alloc<kConsumerRegisters>();
-    consume<T, kClusterM>(stages, full, empty, c, m, n, k, warpgroup - 1,
-                          static_cast<int>(threadIdx.x) - warpgroup * kWarpgroupThreads);
+    consume<T, kClusterM, E>(stages, full, empty, boxes, &map_c, c, m, n, k, warpgroup - 1,
+                             static_cast<int>(threadIdx.x) - warpgroup * kWarpgroupThreads);
     // No block exits while a peer may still arrive on its `empty` barriers (the consumers' last
     // releases) - every multicast into it has landed already: its consumers waited for each one.
     if constexpr (kClusterM > 1) hopper::cluster_sync();

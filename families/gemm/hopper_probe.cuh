@@ -3,6 +3,8 @@
 // (kernels/wgmma.cuh, kernels/tma.cuh) reads differently from the hardware:
 //  - tma_box_kernel     one TMA load of a 128B-swizzled box, its shared memory copied out as it
 //                       landed (the swizzle the emulation applies is judged on the host)
+//  - tma_store_probe_kernel  the GEMM epilogue's box: slot j of a 128B-swizzled FP32 box holds j,
+//                       one TMA store writes it to a tensor (the host judges where each landed)
 //  - multicast_kernel   a 2 x 1 cluster in which each block multicasts one box into both and
 //                       arrives on both blocks' barriers (the pair kernel's B and its releases)
 //  - wgmma_probe_kernel A (64 x 64, K-major) and B (64 x 256, MN-major) loaded as the GEMM loads
@@ -107,6 +109,26 @@ __global__ void __launch_bounds__(kThreads) tma_box_kernel(const __grid_constant
   const auto* landed = reinterpret_cast<const std::uint16_t*>(box);
   for (std::uint32_t i = threadIdx.x; i < box_bytes / 2; i += kThreads) out[i] = landed[i];
   if (threadIdx.x == 0) *status = kOk;
+}
+
+/// The GEMM epilogue's store alone: the block writes slot j of a 16 x 32 FP32 box (the value j),
+/// fences the writes for the TMA, and one thread stores the box at (0, 0) of `map` and waits for
+/// it. One block of kThreads threads, kSmemBytes of dynamic shared memory.
+__global__ void __launch_bounds__(kThreads)
+    tma_store_probe_kernel(const __grid_constant__ hopper::TmaMap map, int* status) {
+  GPUBENCH_DYNAMIC_SHARED(unsigned char, smem_raw);
+  unsigned char* box = atom_aligned(smem_raw);
+  auto* slots = reinterpret_cast<float*>(box);
+  for (int j = static_cast<int>(threadIdx.x); j < probe::kStoreBoxFloats; j += kThreads)
+    slots[j] = static_cast<float>(j);
+  hopper::fence_proxy_async_shared();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    hopper::tma_store_2d(&map, box, 0, 0);
+    hopper::bulk_commit_group();
+    hopper::bulk_wait_group<0>();
+    *status = kOk;
+  }
 }
 
 /// A 2 x 1 cluster: the block of rank r multicasts rows 64r..64r+63 of `map` (boxes of 64 x 64)

@@ -36,6 +36,12 @@ struct Descriptors {
   std::uint32_t a_lbo, a_sbo, a_k_step, b_lbo, b_sbo, b_k_step;
 };
 
+/// The GEMM epilogue's FP32 box (hgemm_sm90.cuh kEpilogueRows x kEpilogueCols): 16 rows of 32
+/// floats, one 128-byte swizzle span per row.
+constexpr int kStoreBoxRows = 16;
+constexpr int kStoreBoxCols = 32;
+constexpr int kStoreBoxFloats = kStoreBoxRows * kStoreBoxCols;
+
 /// The descriptors the wgmma GEMM's consumers build (families/gemm/hgemm_sm90.cuh).
 Descriptors gemm_descriptors();
 /// "A lbo 16 sbo 1024 step 32, B lbo 8192 sbo 1024 step 2048".
@@ -57,6 +63,12 @@ int launch_tma_box_probe(const std::uint16_t* tensor, int inner, int outer, int 
 /// A 2 x 1 cluster multicasting one 64 x 64 box each from `tensor` (128 rows of 64 elements):
 /// out gets 2 blocks x 2 slots x 4096 elements, status 2 ints.
 int launch_multicast_probe(const std::uint16_t* tensor, std::uint16_t* out, int* status);
+
+/// The GEMM's epilogue box stored alone: the block writes slot j of a 16 x 32 FP32 box in shared
+/// memory (128B swizzle) with the value j and one thread stores it with the TMA to (0, 0) of a
+/// rows x cols FP32 tensor at `tensor`, rows `stride` floats apart (a multiple of 4); the part of
+/// the box outside the tensor must not be written.
+int launch_tma_store_probe(float* tensor, int rows, int cols, int stride, int* status);
 
 /// D = A * B with A 64 x 64 and B 64 x 256 (row-major 16-bit `type`) by wgmma from the
 /// descriptors `d`: out gets each thread's raw fragment, out[t * kFragment + i].
@@ -85,6 +97,12 @@ Verdict judge_swizzled_box(const std::uint16_t* landed, int inner, int box_outer
 
 /// The multicast probe's copy-out (launch_multicast_probe) of index_tensor(64, 128).
 Verdict judge_multicast(const std::uint16_t* landed);
+
+/// The store probe's tensor (launch_tma_store_probe): kStoreBoxRows x `stride` floats that held
+/// NaN, of which the rows x cols at (0, 0) are the tensor. Element (r, c) inside must hold the
+/// slot that the emulation's 128B swizzle reads for it; every other element must still be NaN.
+/// On a mismatch the summary says which swizzle mode (none, 32B, 64B) the data match instead.
+Verdict judge_tma_store(const float* tensor, int rows, int cols, int stride);
 
 /// The operands of one wgmma probe run, as floats that FP16 and BF16 both hold exactly.
 struct MmaInputs {

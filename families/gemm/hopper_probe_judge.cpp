@@ -142,6 +142,55 @@ Verdict judge_swizzled_box(const std::uint16_t* landed, int inner, int box_outer
   return v;
 }
 
+Verdict judge_tma_store(const float* tensor, int rows, int cols, int stride) {
+  // The slot the box's element (r, c) is read from under `mode`: its byte in a 128-byte row, swizzled.
+  const auto slot = [](int r, int c, hopper::Swizzle mode) {
+    return static_cast<float>(hopper::swizzle_address(static_cast<std::uint32_t>(r * 128 + c * 4), mode) / 4u);
+  };
+  const auto at = [&](int r, int c) { return tensor[static_cast<std::size_t>(r) * stride + c]; };
+  const auto wrong_under = [&](hopper::Swizzle mode) {
+    long n = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) n += at(r, c) == slot(r, c, mode) ? 0 : 1;
+    return n;
+  };
+  Verdict v;
+  long outside = 0;
+  for (int r = 0; r < kStoreBoxRows; ++r)
+    for (int c = 0; c < stride; ++c)
+      if ((r >= rows || c >= cols) && !std::isnan(at(r, c))) ++outside;
+  const long wrong = wrong_under(hopper::Swizzle::k128B);
+  if (wrong == 0 && outside == 0) return v;
+  v.ok = false;
+  if (wrong > 0) {
+    v.summary = std::to_string(wrong) + " of " + std::to_string(static_cast<long>(rows) * cols) +
+                " elements not from the slot the 128B swizzle reads them from";
+    for (const hopper::Swizzle other : {hopper::Swizzle::kNone, hopper::Swizzle::k32B, hopper::Swizzle::k64B}) {
+      if (wrong_under(other) == 0) {
+        v.summary += std::string("; they are read with ") + mode_name(other) + " swizzle";
+        break;
+      }
+    }
+  }
+  if (outside > 0) {
+    v.summary += std::string(v.summary.empty() ? "" : "; ") + std::to_string(outside) +
+                 " elements written outside the " + std::to_string(rows) + " x " + std::to_string(cols) + " tensor";
+  }
+  int shown = 0;
+  for (int r = 0; r < kStoreBoxRows && shown < 4; ++r) {
+    for (int c = 0; c < stride && shown < 4; ++c) {
+      const bool inside = r < rows && c < cols;
+      if (inside ? at(r, c) == slot(r, c, hopper::Swizzle::k128B) : std::isnan(at(r, c))) continue;
+      v.details.push_back("tensor element (" + std::to_string(r) + ", " + std::to_string(c) + ") holds " +
+                          number(at(r, c)) +
+                          (inside ? ", the 128B swizzle's slot is " + number(slot(r, c, hopper::Swizzle::k128B))
+                                  : ", outside the tensor"));
+      ++shown;
+    }
+  }
+  return v;
+}
+
 Verdict judge_multicast(const std::uint16_t* landed) {
   Verdict v;
   for (int block = 0; block < 2; ++block) {

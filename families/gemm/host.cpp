@@ -9,7 +9,8 @@ namespace gpubench {
 
 void families::gemm::add_host_workloads(WorkloadTable& table) {
   for (const char* key : {"compute/sgemm/kernel", "compute/sgemm/naive", "compute/hgemm/kernel", "compute/hgemm/wmma",
-                          "compute/hgemm/wgmma", "compute/hgemm/wgmma_unclustered", "compute/bf16gemm/wgmma"})
+                          "compute/hgemm/wgmma", "compute/hgemm/wgmma_unclustered", "compute/hgemm/wgmma_direct_store",
+                          "compute/bf16gemm/wgmma"})
     table.not_here(key, "a CUDA kernel");
   for (const char* key :
        {"compute/sgemm/cublas", "compute/hgemm/cublas", "compute/bf16gemm/cublas", "compute/fp8gemm/cublaslt"})

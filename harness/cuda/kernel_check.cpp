@@ -388,7 +388,8 @@ const WgmmaCase& wgmma_case(int m, int n, int k) {
   return cases.emplace(std::make_tuple(m, n, k), std::move(w)).first->second;
 }
 
-Verification wgmma_check(int m, int n, int k, kernels::Half16 type, kernels::WgmmaCluster cluster) {
+Verification wgmma_check(int m, int n, int k, kernels::Half16 type, kernels::WgmmaCluster cluster,
+                         kernels::WgmmaEpilogue epilogue) {
   const WgmmaCase& w = wgmma_case(m, n, k);
   const bool bf16 = type == kernels::Half16::bf16;
   const std::vector<std::uint16_t>& a = bf16 ? w.a_bf16 : w.a_f16;
@@ -399,7 +400,7 @@ Verification wgmma_check(int m, int n, int k, kernels::Half16 type, kernels::Wgm
   db.upload(b.data());
   dc.poison();
   finish(kernels::launch_hgemm_wgmma(da.as<std::uint16_t>(), db.as<std::uint16_t>(), dc.as<float>(), m, n, k, type,
-                                     cluster, nullptr));
+                                     cluster, epilogue, nullptr));
   dc.download(c.data());
   for (std::size_t e = 0; e < c.size(); ++e) {
     const double got = c[e];
@@ -458,6 +459,27 @@ Verification probe_tma_box(const std::string& name, int inner, int box_outer) {
   const probe::Verdict status = probe::judge_status(download<int>(ds, 1)[0], "the block");
   if (!status.ok) return from_verdict(name, status);
   return from_verdict(name, probe::judge_swizzled_box(download<std::uint16_t>(dout, n).data(), inner, box_outer, 0));
+}
+
+// The GEMM epilogue's TMA store of one 16 x 32 FP32 box: into a tensor as wide as the box, then
+// into a 12 x 24 one, of which the box's other elements must not be written (C's edges).
+Verification probe_tma_store(const std::string& name) {
+  namespace probe = kernels::probe;
+  constexpr int kStride = 40;  // floats per row of the allocation: past the box, a multiple of 4
+  const std::size_t n = static_cast<std::size_t>(probe::kStoreBoxRows) * kStride;
+  for (const auto& [rows, cols] : {std::pair{probe::kStoreBoxRows, probe::kStoreBoxCols}, std::pair{12, 24}}) {
+    Dev dt(n * sizeof(float)), ds(sizeof(int));
+    fill<float>(dt, n, std::nanf(""));
+    fill<int>(ds, 1, -1);
+    finish(probe::launch_tma_store_probe(dt.as<float>(), rows, cols, kStride, ds.as<int>()));
+    const std::string shape = std::to_string(rows) + " x " + std::to_string(cols) + " tensor: ";
+    probe::Verdict v = probe::judge_status(download<int>(ds, 1)[0], "the block");
+    if (v.ok) v = probe::judge_tma_store(download<float>(dt, n).data(), rows, cols, kStride);
+    if (v.ok) continue;
+    v.summary = shape + v.summary;
+    return from_verdict(name, v);
+  }
+  return Verification::pass();
 }
 
 Verification probe_multicast(const std::string& name) {
@@ -905,12 +927,13 @@ std::vector<Check> all_checks(int sms) {
   // wholly below C.
   if (wgmma_device()) {
     // The building blocks first, alone (bounded waits: a load or arrive that never completes is
-    // reported, not hung on): the A box (64 x 128) and a B box (64 x 64 of a 256-wide tensor),
+    // reported, not hung on): the A box (64 x 128) and a B box (64 x 64 of a 256-wide tensor), the epilogue's C store,
     // the wgmma descriptors and accumulator layout, the cluster multicast - last, because a fault
     // of the cluster forms (mapa, remote arrive, multicast) is sticky and would take the mma
     // probes' answers with it.
     checks.push_back({"wgmma_probe tma A box", [] { return probe_tma_box("wgmma_probe tma A box", 64, 128); }});
     checks.push_back({"wgmma_probe tma B box", [] { return probe_tma_box("wgmma_probe tma B box", 256, 64); }});
+    checks.push_back({"wgmma_probe tma C store", [] { return probe_tma_store("wgmma_probe tma C store"); }});
     for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
       const std::string name = std::string("wgmma_probe mma ") + (type == kernels::Half16::fp16 ? "fp16" : "bf16");
       checks.push_back({name, [=] { return probe_mma(name, type); }});
@@ -927,17 +950,27 @@ std::vector<Check> all_checks(int sms) {
     // 9 K stages wrap the 4-stage ring; the last tile column and K stage are partial.
     shapes.push_back({1100, 4104, 520});
 #endif
+    // One block per tile first: a hang in the cluster kernel (never yet run on a GPU) then leaves
+    // the one-block kernel's result in the log; and the threads' own stores before the TMA's
+    // (never yet run either), whose fault would be sticky.
+    struct WgmmaVariant {
+      kernels::WgmmaCluster cluster;
+      kernels::WgmmaEpilogue epilogue;
+      const char* name;
+    };
+    constexpr WgmmaVariant kVariants[] = {
+        {kernels::WgmmaCluster::single, kernels::WgmmaEpilogue::direct, "hgemm_wgmma_unclustered_direct_store"},
+        {kernels::WgmmaCluster::single, kernels::WgmmaEpilogue::tma_store, "hgemm_wgmma_unclustered"},
+        {kernels::WgmmaCluster::pair, kernels::WgmmaEpilogue::direct, "hgemm_wgmma_direct_store"},
+        {kernels::WgmmaCluster::pair, kernels::WgmmaEpilogue::tma_store, "hgemm_wgmma"}};
     for (const WgmmaShape& s : shapes) {
-      // One block per tile first: a hang in the cluster kernel (never yet run on a GPU) then
-      // leaves the one-block kernel's result in the log.
-      for (const kernels::WgmmaCluster cluster : {kernels::WgmmaCluster::single, kernels::WgmmaCluster::pair}) {
+      for (const WgmmaVariant& v : kVariants) {
         for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
-          const std::string name =
-              std::string(cluster == kernels::WgmmaCluster::pair ? "hgemm_wgmma" : "hgemm_wgmma_unclustered") +
-              (type == kernels::Half16::fp16 ? " fp16 " : " bf16 ") + std::to_string(s.m) + "x" + std::to_string(s.n) +
-              "x" + std::to_string(s.k);
-          const bool first =
-              &s == &shapes.front() && cluster == kernels::WgmmaCluster::pair && type == kernels::Half16::fp16;
+          const std::string name = std::string(v.name) + (type == kernels::Half16::fp16 ? " fp16 " : " bf16 ") +
+                                   std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+          const kernels::WgmmaCluster cluster = v.cluster;
+          const kernels::WgmmaEpilogue epilogue = v.epilogue;
+          const bool first = &s == &shapes.front() && &v == &kVariants[0] && type == kernels::Half16::fp16;
           checks.push_back(
               {name, [=] {
                  GPUBENCH_CUDA_CHECK(kernels::hgemm_wgmma_configure());
@@ -951,7 +984,7 @@ std::vector<Check> all_checks(int sms) {
                        "blocks resident at once, %d SMs; %d registers per thread at entry\n",
                        kernels::hgemm_wgmma_resident_clusters(), sms, kernels::hgemm_wgmma_entry_registers());
                  }
-                 return wgmma_check(s.m, s.n, s.k, type, cluster);
+                 return wgmma_check(s.m, s.n, s.k, type, cluster, epilogue);
                }});
         }
       }

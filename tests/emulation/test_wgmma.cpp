@@ -1,10 +1,10 @@
 // Tests of the emulated Hopper building blocks (kernels/wgmma.cuh, kernels/tma.cuh) against naive
 // references: the wgmma matrix descriptor, the shared-memory swizzles, wgmma.mma_async
-// m64nNk16 (f16 and bf16, N = 64/128/256, every swizzle mode, scale-d 0 and 1) and the TMA 2-D
-// box copy with its mbarrier. The layouts are restated here in the form of the PTX ISA's figures
-// (the accumulator register by register, the swizzle as "chunk XOR row bits" of a (row, chunk)
-// grid), independently of the address functions in the headers, so a wrong layout there fails
-// these tests instead of cancelling out.
+// m64nNk16 (f16 and bf16, N = 64/128/256, every swizzle mode, scale-d 0 and 1), the TMA 2-D
+// box copy with its mbarrier, and the TMA 2-D box store with its bulk async-groups. The layouts are restated here in
+// the form of the PTX ISA's figures (the accumulator register by register, the swizzle as "chunk XOR row bits" of a
+// (row, chunk) grid), independently of the address functions in the headers, so a wrong layout there fails these tests
+// instead of cancelling out.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -475,6 +475,101 @@ TEST(Tma, BoxCopyEverySwizzleInteriorEdgeAndNegative) {
       }
     }
   }
+}
+
+// ---- TMA stores (FP32 boxes, as the GEMM's epilogue writes C) ----
+
+constexpr float kUntouched = -1.0f;  // every element of the tensor before a store
+
+/// Element (row, e) of a box, as the threads fill it: a value no tensor element starts with.
+float box_value(unsigned r, unsigned e, int tag) { return static_cast<float>(tag * 100000 + r * 1000 + e); }
+
+/// Byte offset of element (r, e) of a float box with `box_inner`-element rows in shared memory,
+/// laid out as the figures draw a swizzled load (the store reads the same layout).
+unsigned box_offset(unsigned r, unsigned e, unsigned box_inner, Swizzle s) {
+  const unsigned byte = e * 4, row_bytes = box_inner * 4;
+  return s == Swizzle::kNone ? r * row_bytes + byte
+                             : r * row_bytes + 16 * ref_swizzled_chunk(r % 8, byte / 16, s) + byte % 16;
+}
+
+TEST(Tma, StoreWritesOnlyTheBoxElementsInsideTheTensorEverySwizzle) {
+  const std::uint64_t stride_elems = 76;  // 304-byte rows: a multiple of 16 past the 288 data bytes
+  for (Swizzle s : kAllSwizzles) {
+    const unsigned box_inner = s == Swizzle::kNone ? 12 : span_of(s) / 4, box_outer = 16;
+    for (auto [x, y] : {std::pair{8, 16}, std::pair{kInner - 4, kOuter - 5}, std::pair{-4, -3}}) {
+      SCOPED_TRACE(testing::Message() << "swizzle " << static_cast<unsigned>(s) << " box at (" << x << ", " << y
+                                      << ")");
+      std::vector<float> g(stride_elems * kOuter, kUntouched);
+      const auto map =
+          hopper::make_tensor_map_2d(g.data(), kInner, kOuter, stride_elems * 4, box_inner, box_outer, 4, s);
+      const hopper::TensorMap2d* m = &map;
+      auto kernel = [=]() {
+        GPUBENCH_DYNAMIC_SHARED(unsigned char, smem);
+        for (unsigned r = 0; r < box_outer; ++r) {
+          for (unsigned e = 0; e < box_inner; ++e) {
+            const float v = box_value(r, e, 1);
+            std::memcpy(smem + box_offset(r, e, box_inner, s), &v, 4);
+          }
+        }
+        hopper::fence_proxy_async_shared();
+        hopper::tma_store_2d(m, smem, x, y);
+        hopper::bulk_commit_group();
+        hopper::bulk_wait_group<0>();
+      };
+      gpubench::simt::launch_with_smem(Dim3{1, 1, 1}, Dim3{1, 1, 1}, 8192, kernel);
+      EXPECT_EQ(hopper::tma_stores_outstanding(), 0u);
+      for (int gy = 0; gy < kOuter; ++gy) {
+        for (std::uint64_t gx = 0; gx < stride_elems; ++gx) {
+          const int e = static_cast<int>(gx) - x, r = gy - y;
+          const bool in_box = e >= 0 && r >= 0 && e < static_cast<int>(box_inner) && r < static_cast<int>(box_outer);
+          const bool written = in_box && gx < static_cast<std::uint64_t>(kInner);  // never the row padding
+          const float want = written ? box_value(static_cast<unsigned>(r), static_cast<unsigned>(e), 1) : kUntouched;
+          ASSERT_EQ(g[gy * stride_elems + gx], want) << "element (" << gy << ", " << gx << ")";
+        }
+      }
+    }
+  }
+}
+
+TEST(Tma, AStoreReadsItsBoxAtTheWaitThatRetiresItsGroup) {
+  // Two groups from two boxes: wait_group.read 1 retires the first only; a box written again
+  // before the wait that retires its store is stored with what it holds then (the emulation
+  // performs a store as late as the PTX ISA allows, so a kernel that reuses a box too early
+  // stores the wrong data here).
+  std::vector<float> g(64 * 64, kUntouched);
+  const auto map = hopper::make_tensor_map_2d(g.data(), 64, 64, 64 * 4, 32, 8, 4, Swizzle::k128B);
+  const hopper::TensorMap2d* m = &map;
+  std::vector<int> log(4, -1);
+  int* l = log.data();
+  float* gp = g.data();
+  auto fill = [](unsigned char* box, int tag) {
+    for (unsigned r = 0; r < 8; ++r)
+      for (unsigned e = 0; e < 32; ++e) {
+        const float v = box_value(r, e, tag);
+        std::memcpy(box + box_offset(r, e, 32, Swizzle::k128B), &v, 4);
+      }
+  };
+  auto kernel = [=]() {
+    GPUBENCH_DYNAMIC_SHARED(unsigned char, smem);
+    fill(smem, 1);
+    hopper::tma_store_2d(m, smem, 0, 0);
+    hopper::bulk_commit_group();
+    fill(smem + 1024, 2);
+    hopper::tma_store_2d(m, smem + 1024, 32, 8);
+    hopper::bulk_commit_group();
+    l[0] = static_cast<int>(hopper::tma_stores_outstanding());
+    hopper::bulk_wait_group_read<1>();
+    l[1] = gp[0] == box_value(0, 0, 1) && gp[8 * 64 + 32] == kUntouched;  // the first only
+    fill(smem + 1024, 3);  // the second box, before the wait that retires its store
+    hopper::bulk_wait_group_read<0>();
+    l[2] = gp[8 * 64 + 32] == box_value(0, 0, 3);
+    l[3] = static_cast<int>(hopper::tma_stores_outstanding());
+  };
+  gpubench::simt::launch_with_smem(Dim3{1, 1, 1}, Dim3{1, 1, 1}, 4096, kernel);
+  EXPECT_EQ(log[0], 2);
+  EXPECT_EQ(log[1], 1);
+  EXPECT_EQ(log[2], 1);
+  EXPECT_EQ(log[3], 0);
 }
 
 TEST(Mbarrier, CompletesOnlyWhenAllBytesAndArrivalsArrivedAndFlipsPhase) {

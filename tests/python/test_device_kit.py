@@ -196,7 +196,15 @@ def test_the_compute_stage_runs_every_compute_row_once():
     wgmma, other = re.compile(_kit_pattern("KIT_WGMMA_ROWS")), re.compile(_kit_pattern("KIT_OTHER_COMPUTE_ROWS"))
     for n in names:
         assert bool(wgmma.search(n)) != bool(other.search(n)), n
-    assert sum(1 for n in names if wgmma.search(n)) == 27  # hgemm, bf16gemm, hgemm unclustered: 9 sizes each
+    # hgemm, bf16gemm, hgemm unclustered: 9 sizes each; hgemm with direct stores: 4096^3 and 8192^3
+    assert sum(1 for n in names if wgmma.search(n)) == 29
+    # The wgmma rows' two runs (one block per tile, then clusters) take each of them once.
+    single = re.compile(_kit_pattern("KIT_WGMMA_UNCLUSTERED_ROWS"))
+    pair = re.compile(_kit_pattern("KIT_WGMMA_CLUSTERED_ROWS"))
+    for n in names:
+        if wgmma.search(n):
+            assert bool(single.search(n)) != bool(pair.search(n)), n
+    assert any(pair.search(n) and "wgmma_direct_store" in n for n in names), names
 
 
 def test_a_hung_wgmma_check_is_left_out_of_the_rest_of_the_smoke_stage(tmp_path, stand_in_path):
@@ -222,8 +230,9 @@ def test_a_stage_stops_starting_work_when_its_time_is_spent(tmp_path, stand_in_p
     assert r.returncode == 0, r.stderr
     summary = (out / "ncu.txt").read_text()
     profiles = [line for line in summary.splitlines() if line.startswith("ncu_")]
-    # copy, strided x2, gather, block_set_read, hgemm x2, wgmma x2, wgmma_unclustered x2, cuBLAS's x2, sgemm x2
-    assert len(profiles) == 15
+    # copy, strided x2, gather, block_set_read, hgemm x2, wgmma x2, wgmma_unclustered x2,
+    # wgmma_direct_store, cuBLAS's x2, sgemm x2
+    assert len(profiles) == 16
     assert all(line.endswith("skipped: the stage ran out of time") for line in profiles), profiles
 
 
@@ -278,7 +287,8 @@ def test_the_wgmma_stage_checks_then_measures_and_profiles_the_hopper_gemm(tmp_p
     summary = (out / "wgmma.txt").read_text()
     steps = [line.split()[0] for line in summary.splitlines() if " exit " in line]
     assert steps == ["wgmma_probe", "kernel_check_wgmma", "compute_wgmma_unclustered", "compute_wgmma",
-                     "ncu_wgmma_unclustered_4096", "ncu_wgmma_4096", "ncu_cublas_hgemm_4096"], summary
+                     "ncu_wgmma_unclustered_4096", "ncu_wgmma_4096", "ncu_wgmma_direct_store_4096",
+                     "ncu_cublas_hgemm_4096"], summary
     assert "ok   wgmma_probe check" in summary and "ok   hgemm_wgmma check" in summary
     assert "== ncu_wgmma_4096" in summary  # the profiles' figures section
     # cuBLAS's own kernel at 4096, picked by the names of cuBLAS's sm_90 kernels (none of ours).

@@ -24,15 +24,18 @@ GPUBENCH_FAMILY(gemm)
 namespace gpubench {
 namespace {
 
-// The row `key` of the real table, at shape m x n x k.
+// The row `key` of the real table (the --quick one, or the full one for rows only it has), at
+// shape m x n x k.
 BenchCase row(const std::string& key, int m, int n, int k) {
-  SweepOptions o = sweep_options(fake_backend::fake_device(), "cuda", true);
-  for (BenchCase c : families::gemm::cases(o)) {
-    if (c.key() != key) continue;
-    c.args["m"] = m;
-    c.args["n"] = n;
-    c.args["k"] = k;
-    return c;
+  for (const bool quick : {true, false}) {
+    SweepOptions o = sweep_options(fake_backend::fake_device(), "cuda", quick);
+    for (BenchCase c : families::gemm::cases(o)) {
+      if (c.key() != key) continue;
+      c.args["m"] = m;
+      c.args["n"] = n;
+      c.args["k"] = k;
+      return c;
+    }
   }
   throw std::logic_error("no row " + key);
 }
@@ -62,7 +65,8 @@ TEST_F(FakeGemm, EveryVariantRunsAndVerifiesLikeTheRunner) {
         Shape{"compute/hgemm/wmma", 128, 128, 64, false}, Shape{"compute/hgemm/cublas", 64, 64, 32, true},
         Shape{"compute/bf16gemm/cublas", 67, 45, 33, true}, Shape{"compute/fp8gemm/cublaslt", 48, 80, 32, true},
         Shape{"compute/hgemm/wgmma", 131, 264, 72, false}, Shape{"compute/bf16gemm/wgmma", 67, 40, 136, false},
-        Shape{"compute/hgemm/wgmma_unclustered", 131, 264, 72, false}}) {
+        Shape{"compute/hgemm/wgmma_unclustered", 131, 264, 72, false},
+        Shape{"compute/hgemm/wgmma_direct_store", 131, 264, 72, false}}) {
     SCOPED_TRACE(s.key);
     const BenchCase c = row(s.key, s.m, s.n, s.k);
     ASSERT_TRUE(backend().supports(c)) << backend().unavailable_reason(c);
@@ -197,7 +201,8 @@ TEST_F(FakeGemm, TheFp8GemmIsPlannedOnceAndCapturedWithoutNewPlans) {
 // skips the rows with the reason; one below 9.0 never gets them.
 TEST_F(FakeGemm, TheWgmmaKernelRunsOnComputeCapability90Only) {
   fake_cuda::state().cc_major = 10;
-  for (const char* key : {"compute/hgemm/wgmma", "compute/bf16gemm/wgmma", "compute/hgemm/wgmma_unclustered"}) {
+  for (const char* key : {"compute/hgemm/wgmma", "compute/bf16gemm/wgmma", "compute/hgemm/wgmma_unclustered",
+                          "compute/hgemm/wgmma_direct_store"}) {
     const BenchCase c = row(key, 128, 256, 64);
     ASSERT_TRUE(backend().supports(c)) << backend().unavailable_reason(c);
     auto w = backend().create(c);
@@ -220,7 +225,8 @@ TEST_F(FakeGemm, TheWgmmaKernelRunsOnComputeCapability90Only) {
 // say so, and the launcher refuses to launch it.
 TEST_F(FakeGemm, AWgmmaBuildWithTooFewRegistersIsAnErrorNotAHang) {
   fake_cuda::state().kernel_registers = 128;
-  for (const char* key : {"compute/hgemm/wgmma", "compute/bf16gemm/wgmma", "compute/hgemm/wgmma_unclustered"}) {
+  for (const char* key : {"compute/hgemm/wgmma", "compute/bf16gemm/wgmma", "compute/hgemm/wgmma_unclustered",
+                          "compute/hgemm/wgmma_direct_store"}) {
     auto w = backend().create(row(key, 128, 256, 64));
     try {
       w->prepare();
@@ -235,7 +241,7 @@ TEST_F(FakeGemm, AWgmmaBuildWithTooFewRegistersIsAnErrorNotAHang) {
   }
   const int launched = fake_cuda::state().kernel_launches;
   EXPECT_EQ(kernels::launch_hgemm_wgmma(nullptr, nullptr, nullptr, 128, 256, 64, kernels::Half16::fp16,
-                                        kernels::WgmmaCluster::pair, nullptr),
+                                        kernels::WgmmaCluster::pair, kernels::WgmmaEpilogue::tma_store, nullptr),
             200);  // cudaErrorInvalidKernelImage
   EXPECT_EQ(fake_cuda::state().kernel_launches, launched);
   fake_cuda::state().kernel_registers = 168;       // what nvcc 13 gives it

@@ -2,7 +2,7 @@
 // the producer warpgroup's TMA loads (landing swizzled, zero-filled outside the tensor, only when
 // a consumer polls the stage's barrier), the consumers' asynchronous wgmma from the K-major A and
 // MN-major B descriptors, the empty/full mbarrier ring across tiles, the persistent tile loop and
-// the predicated epilogue. Compared element by element with the double-precision reference
+// the epilogue. Compared element by element with the double-precision reference
 // (families/gemm/reference.h) at one tile, a wrapping ring, odd shapes with partial tiles, more
 // tiles than blocks, and BF16 inputs. C starts poisoned (NaN) between guard elements.
 //
@@ -11,6 +11,10 @@
 // on both `full` barriers, the consumers' releases arriving on the `empty` barrier of both blocks
 // (a remote arrive through mapa), the cluster barriers at the start and the end, the tile-pair
 // schedule, and pairs at the M edge whose second tile lies wholly below C.
+//
+// Both epilogues: the TMA stores of 16 x 32 boxes through shared memory (every test; a store
+// takes effect at the wait that retires it, so a box reused too early stores the wrong data) and
+// the threads' own predicated stores (Epilogue::kDirect).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -64,51 +68,58 @@ Inputs random_inputs(std::size_t n, std::uint32_t seed) {
   return in;
 }
 
-template <int kClusterM, class T>
-void launch_kernel(unsigned blocks, const hopper::TmaMap& map_a, const hopper::TmaMap& map_b, float* c, int m, int n,
-                   int kk) {
+template <int kClusterM, class T, sm90::Epilogue E>
+void launch_kernel(unsigned blocks, const hopper::TmaMap& map_a, const hopper::TmaMap& map_b,
+                   const hopper::TmaMap& map_c, float* c, int m, int n, int kk) {
   if constexpr (kClusterM == 1) {
-    gpubench::simt::launch_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, sm90::kSmemBytes,
-                                     sm90::hgemm_wgmma_kernel<T, 1>, map_a, map_b, c, m, n, kk);
+    gpubench::simt::launch_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, sm90::smem_bytes<E>(),
+                                     sm90::hgemm_wgmma_kernel<T, 1, E>, map_a, map_b, map_c, c, m, n, kk);
   } else {
-    gpubench::simt::launch_cluster_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, Dim3{kClusterM}, sm90::kSmemBytes,
-                                             sm90::hgemm_wgmma_kernel<T, kClusterM>, map_a, map_b, c, m, n, kk);
+    gpubench::simt::launch_cluster_with_smem(Dim3{blocks}, Dim3{sm90::kThreads}, Dim3{kClusterM}, sm90::smem_bytes<E>(),
+                                             sm90::hgemm_wgmma_kernel<T, kClusterM, E>, map_a, map_b, map_c, c, m, n,
+                                             kk);
   }
 }
 
-// Runs the kernel as the launcher does (encode_operand_maps, kThreads, kSmemBytes) on `blocks`
-// persistent blocks (blocks / kClusterM clusters); returns C with its guards.
-template <int kClusterM = 1>
+// Runs the kernel as the launcher does (encode_operand_maps, encode_result_map, kThreads,
+// smem_bytes) on `blocks` persistent blocks (blocks / kClusterM clusters); returns C with its guards.
+template <int kClusterM = 1, sm90::Epilogue E = sm90::Epilogue::kTmaStore>
 std::vector<float> run_wgmma(const Inputs& a, const Inputs& b, int m, int n, int kk, k::Half16 type, unsigned blocks) {
   std::vector<float> storage(static_cast<std::size_t>(m) * n + 2 * kGuard, std::nanf(""));
   float* c = storage.data() + kGuard;
   const bool bf16 = type == k::Half16::bf16;
   hopper::TmaMap map_a{};
   hopper::TmaMap map_b{};
+  hopper::TmaMap map_c{};
   EXPECT_EQ(sm90::encode_operand_maps(&map_a, &map_b, bf16 ? a.bf16.data() : a.f16.data(),
                                       bf16 ? b.bf16.data() : b.f16.data(), m, n, kk,
                                       bf16 ? hopper::TmaElement::kBF16 : hopper::TmaElement::kF16),
             0);
+  if (E == sm90::Epilogue::kTmaStore) {
+    EXPECT_EQ(sm90::encode_result_map(&map_c, c, m, n), 0);
+  }
   if (bf16) {
-    launch_kernel<kClusterM, hopper::BF16>(blocks, map_a, map_b, c, m, n, kk);
+    launch_kernel<kClusterM, hopper::BF16, E>(blocks, map_a, map_b, map_c, c, m, n, kk);
   } else {
-    launch_kernel<kClusterM, hopper::F16>(blocks, map_a, map_b, c, m, n, kk);
+    launch_kernel<kClusterM, hopper::F16, E>(blocks, map_a, map_b, map_c, c, m, n, kk);
   }
   EXPECT_EQ(hopper::wgmma_outstanding(), 0u) << "wgmma issued and never waited for";
   EXPECT_EQ(hopper::tma_outstanding(), 0u) << "TMA loads issued and never consumed";
+  EXPECT_EQ(hopper::tma_stores_outstanding(), 0u) << "TMA stores issued and never waited for";
   return storage;
 }
 
-template <int kClusterM = 1>
+template <int kClusterM = 1, sm90::Epilogue E = sm90::Epilogue::kTmaStore>
 void expect_wgmma_matches(int m, int n, int kk, unsigned blocks, k::Half16 type = k::Half16::fp16) {
   SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << kk << " on " << blocks << " blocks"
                                   << (kClusterM > 1 ? " in clusters of 2" : "")
-                                  << (type == k::Half16::bf16 ? " (bf16)" : " (fp16)"));
+                                  << (type == k::Half16::bf16 ? " (bf16)" : " (fp16)")
+                                  << (E == sm90::Epilogue::kDirect ? ", direct stores" : ", TMA stores"));
   ASSERT_EQ(k::hgemm_wgmma_shape_error(m, n, kk), nullptr);
   const Inputs a = random_inputs(static_cast<std::size_t>(m) * kk, 31);
   const Inputs b = random_inputs(static_cast<std::size_t>(kk) * n, 37);
   k::hopper::detail::tma_boxes_wholly_outside() = 0;
-  const std::vector<float> storage = run_wgmma<kClusterM>(a, b, m, n, kk, type, blocks);
+  const std::vector<float> storage = run_wgmma<kClusterM, E>(a, b, m, n, kk, type, blocks);
   // Every box holds part of the tensor (A rows below C and B columns right of it load row or
   // column 0's instead): the hardware's count for a box wholly outside is undocumented.
   EXPECT_EQ(k::hopper::detail::tma_boxes_wholly_outside(), 0);
@@ -159,6 +170,17 @@ TEST(HgemmWgmmaEmulation, TheReferenceRejectsInputsDecodedAsTheWrongType) {
   Inputs swapped_b{b.bf16, b.f16};
   const std::vector<float> storage = run_wgmma(swapped_a, swapped_b, m, n, kk, k::Half16::fp16, 1);
   EXPECT_TRUE(k::check_gemm_full(a.f16.data(), b.f16.data(), storage.data() + kGuard, m, n, kk).found);
+}
+
+// ---- the threads' own stores (Epilogue::kDirect, the wgmma_direct_store row) ----
+
+constexpr auto kDirect = sm90::Epilogue::kDirect;
+
+TEST(HgemmWgmmaDirectStoreEmulation, OddShapesPersistentBlocksAndClusters) {
+  expect_wgmma_matches<1, kDirect>(200, 264, 72, 3);
+  expect_wgmma_matches<1, kDirect>(300, 520, 136, 2, k::Half16::bf16);
+  expect_wgmma_matches<2, kDirect>(300, 264, 72, 4);
+  expect_wgmma_matches<2, kDirect>(5, 24, 8, 2);
 }
 
 // ---- the cluster kernel: 2 x 1 clusters, B multicast ----

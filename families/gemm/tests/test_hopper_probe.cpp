@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "families/gemm/hopper_probe.h"
@@ -68,6 +69,49 @@ TEST(HopperProbe, SwizzledBoxNamesAMisplacedElement) {
   ASSERT_EQ(v.details.size(), 1u);
   EXPECT_TRUE(has(v.details[0], "box row 2 column 9")) << v.details[0];
   EXPECT_TRUE(has(v.details[0], "tensor element (0, 7)")) << v.details[0];
+}
+
+// The store probe's tensor (kStoreBoxRows x stride floats) after a TMA store of the box whose
+// slot j holds j, read by `mode`, clipped to rows x cols; the rest still NaN.
+std::vector<float> stored_tensor(int rows, int cols, int stride, hopper::Swizzle mode) {
+  std::vector<float> t(static_cast<std::size_t>(probe::kStoreBoxRows) * stride, std::nanf(""));
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      t[static_cast<std::size_t>(r) * stride + c] =
+          static_cast<float>(hopper::swizzle_address(static_cast<std::uint32_t>(r * 128 + c * 4), mode) / 4);
+  return t;
+}
+
+TEST(HopperProbe, StoredBoxPassesOnlyIn128BLayoutAndWithinTheTensor) {
+  for (const auto& [rows, cols] : {std::pair{16, 32}, std::pair{12, 24}}) {
+    SCOPED_TRACE(testing::Message() << rows << " x " << cols);
+    EXPECT_TRUE(
+        probe::judge_tma_store(stored_tensor(rows, cols, 40, hopper::Swizzle::k128B).data(), rows, cols, 40).ok);
+    for (const auto& [mode, name] :
+         {std::pair{hopper::Swizzle::kNone, "no swizzle"}, std::pair{hopper::Swizzle::k64B, "64B swizzle"},
+          std::pair{hopper::Swizzle::k32B, "32B swizzle"}}) {
+      const probe::Verdict v = probe::judge_tma_store(stored_tensor(rows, cols, 40, mode).data(), rows, cols, 40);
+      EXPECT_FALSE(v.ok) << name;
+      EXPECT_TRUE(has(v.summary, std::string("read with ") + name)) << v.summary;
+      EXPECT_FALSE(v.details.empty());
+    }
+  }
+  // The whole box written into the 12 x 24 tensor's allocation: the clipped part is a failure.
+  const std::vector<float> unclipped = stored_tensor(16, 32, 40, hopper::Swizzle::k128B);
+  const probe::Verdict v = probe::judge_tma_store(unclipped.data(), 12, 24, 40);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.summary, std::to_string(16 * 32 - 12 * 24) + " elements written outside the 12 x 24 tensor");
+  ASSERT_FALSE(v.details.empty());
+  EXPECT_TRUE(has(v.details[0], "tensor element (0, 24) holds")) << v.details[0];
+  EXPECT_TRUE(has(v.details[0], "outside the tensor")) << v.details[0];
+  // One element from the wrong slot.
+  std::vector<float> off = stored_tensor(16, 32, 40, hopper::Swizzle::k128B);
+  off[3 * 40 + 5] = 1.0f;
+  const probe::Verdict one = probe::judge_tma_store(off.data(), 16, 32, 40);
+  EXPECT_FALSE(one.ok);
+  EXPECT_TRUE(has(one.summary, "1 of 512 elements not from the slot")) << one.summary;
+  ASSERT_EQ(one.details.size(), 1u);
+  EXPECT_TRUE(has(one.details[0], "tensor element (3, 5) holds 1, the 128B swizzle's slot is")) << one.details[0];
 }
 
 TEST(HopperProbe, MulticastNeedsBothBoxesInBothBlocks) {
