@@ -1,6 +1,7 @@
 #include "harness/app.h"
 
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -440,6 +441,15 @@ std::string take_benchmark_environment(std::vector<std::string>* args) {
     const std::string flag = std::string("--benchmark_") + f + "=" + value;
     ::unsetenv(var.c_str());
     if (given_on_command_line(*args, f)) continue;
+    // Named here: "--out and --results-dir are exclusive" would name a flag nobody typed.
+    if (std::string(f) == "out" && std::any_of(args->begin(), args->end(),
+                                               [](const std::string& a) { return a.rfind("--results-dir", 0) == 0; })) {
+      std::string why = "environment variable " + var;
+      why += " (Google Benchmark's --benchmark_out) and --results-dir are exclusive: unset ";
+      why += var;
+      why += " or drop --results-dir";
+      return why;
+    }
     try {
       (void)parse_cli({flag});
     } catch (const UsageError& e) {
@@ -450,7 +460,24 @@ std::string take_benchmark_environment(std::vector<std::string>* args) {
   return {};
 }
 
+namespace {
+// A standard descriptor closed by the caller (`gpubench >&-`, some daemon wrappers) would be the
+// next file opened - the temporary result - and the console table would be written into it (the
+// run then lost as "not written whole"): /dev/null takes its place before anything is opened.
+void keep_standard_descriptors_open() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);  // the lowest free: fd
+    if (opened >= 0 && opened != fd) {
+      dup2(opened, fd);
+      close(opened);
+    }
+  }
+}
+}  // namespace
+
 int run_app(int argc, char** argv, HostWorkloadSource host_table) {
+  keep_standard_descriptors_open();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (const std::string why = take_benchmark_environment(&args); !why.empty()) return usage_error(why);
   Options o;

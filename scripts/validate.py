@@ -23,8 +23,10 @@ usable GPU and ran on the host; 2 bad input. Output files are never overwritten.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,8 +47,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def check_outputs(paths: list[Path | None]) -> None:
-    """Refuses, before anything runs, an output that is empty, given twice, exists, or whose
-    folder does not."""
+    """Refuses, before anything runs (the acceptance run takes minutes), an output that is empty,
+    given twice, exists, or whose folder does not exist or cannot be written (a file is created
+    and removed there, as each output's temporary will be)."""
     given = [p for p in paths if p is not None]
     if len({p.resolve() for p in given}) != len(given):
         raise UsageError("the same file is given for two outputs")
@@ -57,6 +60,12 @@ def check_outputs(paths: list[Path | None]) -> None:
             raise UsageError(f"{p} exists; acceptance reports are not overwritten")
         if not p.parent.is_dir():
             raise UsageError(f"{p}: folder {p.parent} does not exist")
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".validate.", suffix=".tmp", dir=p.parent)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as e:
+            raise UsageError(f"{p}: cannot write there: {e.strerror or e}") from None
 
 
 def run_gpubench(binary: Path, device: str, results_dir: Path, quick: bool, timeout: float) -> tuple[int, list[Path]]:

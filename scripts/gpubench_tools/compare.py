@@ -333,8 +333,8 @@ def check_rows_repetitions(new: Result, baselines: list[Result], min_samples: in
                 if n < min_samples:
                     raise UsageError(f"too little data: {role}{res.path}: benchmark {b.name} has "
                                      f"{n} per-repetition sample(s); need {min_samples} (run "
-                                     f"gpubench with --benchmark_repetitions=5, without "
-                                     f"--benchmark_report_aggregates_only)")
+                                     f"gpubench with --benchmark_repetitions={max(5, min_samples)}, "
+                                     f"without --benchmark_report_aggregates_only)")
 
 
 def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
@@ -369,7 +369,7 @@ def compare(new: Result, baselines: list[Result], t: Thresholds = Thresholds(),
         if few:
             role = "" if r is new else "baseline "
             raise UsageError(f"too little data: {role}{r.path} {few} (run gpubench with "
-                             f"--benchmark_repetitions=5, without "
+                             f"--benchmark_repetitions={max(5, t.min_samples)}, without "
                              f"--benchmark_report_aggregates_only)")
     check_rows_repetitions(new, baselines, t.min_samples)
     for b in new.benchmarks.values():

@@ -551,6 +551,20 @@ def check_expected(seen: set[str], rules: Rules) -> None:
                          f"{', '.join(sorted(seen, key=natural_key)) or 'none'}")
 
 
+def check_one_kind_of_run(per_gpu: dict[GpuId, GpuResults]) -> None:
+    """UsageError when the results the report would use mix --quick runs with full ones: a quick
+    run measures smaller sizes under the same metric names (its "DRAM copy" row can be
+    cache-resident), so against full runs it reads as a false outlier."""
+    quick = sorted({gpu.label for gpu, got in per_gpu.items() for r in got.current if r.ctx("quick") == "true"},
+                   key=natural_key)
+    full = sorted({gpu.label for gpu, got in per_gpu.items() for r in got.current if r.ctx("quick") != "true"},
+                  key=natural_key)
+    if quick and full:
+        raise UsageError(f"the store mixes --quick runs ({_names(quick, 5)}) with full ones "
+                         f"({_names(full, 5)}), whose sizes differ under the same metric names: run "
+                         f"those GPUs again with the fleet's arguments, or keep them in another store")
+
+
 def _versions(per_gpu: dict[GpuId, GpuResults]) -> dict[str, list[str]]:
     keys = ("driver_version", "runtime_version", "gpubench_version", "git_revision")
     current = [r for got in per_gpu.values() for r in got.current]
@@ -575,6 +589,7 @@ def analyse(store: Path | str, rules: Rules = Rules()) -> FleetReport:
     seen = {g.node for g in history} | {f.node for f in records}
     check_expected(seen, rules)
     per_gpu = {gpu: gpu_readings(gpu, hist) for gpu, hist in history.items()}
+    check_one_kind_of_run(per_gpu)
     metrics = judge_metrics(per_gpu, rules)
     return FleetReport(str(store), rules, card, len(result_paths) + len(record_paths),
                        list(per_gpu), metrics, find_outliers(metrics, rules.z_cutoff),

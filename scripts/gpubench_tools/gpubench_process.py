@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,7 +134,7 @@ def run(cmd: list[str], timeout_s: float, temp_dirs: list[Path],
                             start_new_session=True)
     pids = {proc.pid}
     try:
-        out, err = proc.communicate(timeout=timeout_s)
+        out, err = _communicate_within(proc, timeout_s)
         return Finished(proc.returncode, out, err)
     except subprocess.TimeoutExpired:
         out, err = _stop(proc, signal.SIGTERM, grace, pids, temp_dirs)
@@ -145,6 +146,24 @@ def run(cmd: list[str], timeout_s: float, temp_dirs: list[Path],
         _stop(proc, signum if signum in (signal.SIGINT, signal.SIGTERM) else signal.SIGTERM,
               grace, pids, temp_dirs)
         raise
+
+
+#: The longest single wait: the poll behind communicate() takes milliseconds as a C int, so a
+#: timeout past about 24.8 days raised OverflowError (a traceback for --timeout 1e7).
+_LONGEST_WAIT_S = 1_000_000.0
+
+
+def _communicate_within(proc: subprocess.Popen, timeout_s: float) -> tuple[str, str]:
+    """proc.communicate(timeout=timeout_s) for any timeout, in waits of at most _LONGEST_WAIT_S
+    (communicate may be called again after its TimeoutExpired: the output read so far is kept)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            return proc.communicate(timeout=max(0.0, min(left, _LONGEST_WAIT_S)))
+        except subprocess.TimeoutExpired:
+            if left <= _LONGEST_WAIT_S:
+                raise
 
 
 def _stop(proc: subprocess.Popen, first: int, grace: float, pids: set[int],

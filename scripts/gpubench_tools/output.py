@@ -15,6 +15,7 @@ but a regular file (a device node, a FIFO) at the output's name is refused, neve
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import tempfile
@@ -221,6 +222,30 @@ def check_replaceable(path: Path, label: str) -> None:
     if not stat.S_ISREG(mode):
         raise UsageError(f"{label}: exists and is not a regular file (a device, FIFO or "
                          f"socket); an output never replaces one, even with --force")
+    if is_gpubench_result(path):
+        raise UsageError(f"{label}: is a gpubench result; results are never overwritten, even "
+                         f"with --force (name another file)")
+
+
+#: Files larger than this are not opened to see whether they are a result (none is near it).
+_RESULT_SNIFF_LIMIT = 256 << 20
+
+
+def is_gpubench_result(path: Path) -> bool:
+    """Whether `path` holds a gpubench result (Google Benchmark JSON whose context carries
+    gpubench_version): a measurement, which no report, plot or copy may replace."""
+    try:
+        if os.path.getsize(path) > _RESULT_SNIFF_LIMIT:
+            return False
+        with open(path, "rb") as f:
+            if b'"gpubench_version"' not in f.read(1 << 20):
+                return False
+            f.seek(0)
+            doc = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return False
+    return (isinstance(doc, dict) and isinstance(doc.get("context"), dict)
+            and "gpubench_version" in doc["context"] and isinstance(doc.get("benchmarks"), list))
 
 
 def _file_in_the_way(folder: Path) -> Path | None:

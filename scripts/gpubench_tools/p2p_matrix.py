@@ -172,6 +172,12 @@ def matrix_data(results: list[Result]) -> P2pMatrix:
         raise UsageError(f"no peer-to-peer rows (level p2p) in {names}: they exist only where "
                          f"gpubench saw two GPUs or more")
     size = max(_bytes(b) for _, b in rows)
+    for i, r in sorted(by_device.items()):  # a GPU whose rows stop short would show as "-" silently
+        sizes = {_bytes(b) for b in p2p_rows(r) if _peer(b) is not None and _bytes(b)}
+        if sizes and size not in sizes:
+            raise UsageError(f"{r.path}: its peer-to-peer rows stop at {_size_text(max(sizes))}, the "
+                             f"other files' reach {_size_text(size)} (a --quick run among full ones?): "
+                             f"give one run of one kind per GPU")
     peers = {_peer(b) for _, b in rows}
     devices = sorted(set(by_device) | peers)
     paths: dict[tuple[int, int], str] = {}

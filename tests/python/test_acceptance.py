@@ -266,6 +266,18 @@ def test_validate_writes_markdown_junit_and_json_and_exits_1_on_a_fail(tmp_path)
     assert code == 2 and "same file is given for two outputs" in err and not (tmp_path / "same").exists()
 
 
+@pytest.mark.parametrize("option", ["--junit", "--markdown", "--json"])
+def test_an_output_folder_that_cannot_be_written_is_refused_before_the_run(tmp_path, option):
+    """The folder exists but takes no file (/proc, even for root): refused at once, in one line,
+    not after the acceptance run (minutes on a GPU node) whose verdict would then be lost."""
+    store = tmp_path / "store"
+    code, out, err = run("--gpubench", BIN, "--device", "host", "--quick", "--results-dir", store,
+                         option, "/proc/acceptance.out")
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and "/proc/acceptance.out: cannot write there" in err, err
+    assert "running:" not in out and not store.exists()
+
+
 def test_junit_stays_valid_xml_with_control_characters(tmp_path):
     doc = set_counter(healthy_h100(), "bandwidth/copy/kernel/bytes:1GiB", pct_of_peak=50.0)
     doc["context"]["host_name"] = "n<&\"]]>\x01\nx"

@@ -604,6 +604,9 @@ def test_a_baseline_with_too_few_repetitions_exits_2_naming_it(host_result, host
     assert err == (f"compare.py: error: too little data: baseline {one} has at most 1 "
                    f"per-repetition sample(s) per benchmark; need 3 (run gpubench with "
                    f"--benchmark_repetitions=5, without --benchmark_report_aggregates_only)\n")
+    # asking for more samples than 5 repetitions give: the hint asks for as many
+    code, out, err = cli("compare.py", host_result, one, "--min-samples", "10")
+    assert code == 2 and "need 10 (run gpubench with --benchmark_repetitions=10, without" in err, err
     agg = write_json(aggregates_only(host_doc), tmp_path / "agg.json")
     code, out, err = cli("compare.py", host_result, agg)
     assert (code, out) == (2, "") and err.count("\n") == 1, err
@@ -717,7 +720,8 @@ def test_force_never_writes_over_an_input_or_through_a_link(host_result, host_do
     dangling.symlink_to(tmp_path / "target.json")
     before = {p: p.read_bytes() for p in (stored, base)}
     cases = [
-        (["--history", store, "--json", stored], f"--json {stored}: is an input"),
+        # (a result of the store: refused as one before the store's files are read)
+        (["--history", store, "--json", stored], "is a gpubench result; results are never overwritten"),
         ([base, "--json", hard], f"--json {hard}: is an input"),
         ([base, "--markdown", dangling], f"--markdown {dangling}: is a symbolic link"),
     ]

@@ -91,3 +91,21 @@ def test_the_real_gpubench_exits_0_on_the_same_filter(real, faulty):
         for e in entries:
             assert not e.get("error_occurred"), f"{name}: {e.get('error_message')}"
             assert e["verified"] == 1, e
+
+
+@pytest.mark.parametrize("closed", [0, 1, 2])
+def test_a_run_with_a_standard_descriptor_closed_writes_its_result_whole(tmp_path, closed):
+    """With stdout closed (`gpubench >&-`) the temporary result file was opened as descriptor 1
+    and the console table written into it: the run was lost as "not written whole (is the disk
+    full?)". Each standard descriptor closed, the run is kept and its result parses."""
+    import json
+    import os
+
+    out = tmp_path / "r.json"
+    r = subprocess.run([str(BIN), "--device=host", "--quick", "--benchmark_repetitions=1",
+                        "--filter=^bandwidth/copy/kernel/bytes:4KiB$", f"--out={out}"],
+                       capture_output=closed == 0, preexec_fn=lambda: os.close(closed), timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert [e["run_name"] for e in doc["benchmarks"] if e.get("run_type") == "iteration"] == [
+        "bandwidth/copy/kernel/bytes:4KiB/manual_time"]

@@ -339,6 +339,20 @@ def test_mixed_cards_are_bad_input(store_copy, base_doc):
     assert "NVIDIA H100 80GB HBM3" in line and "NVIDIA A100-SXM4-80GB" in line and str(path) in line
 
 
+def test_quick_runs_among_full_ones_are_bad_input(store_copy, base_doc):
+    """A node run again with --quick measured smaller sizes under the same metric names (its
+    DRAM copy row cache-resident): pooled with full runs it was a false outlier, exit 1."""
+    quick = gpu_doc(base_doc, "n02", "1", START + dt.timedelta(hours=2), {}, quick="true")
+    write_result(store_copy, quick)
+    line = expect_bad_input([store_copy], "the store mixes --quick runs (n02:1) with full ones (n01:0, ")
+    assert "run those GPUs again with the fleet's arguments" in line
+    # An older quick result that a newer full one replaces is not used, and not refused.
+    full = gpu_doc(base_doc, "n02", "1", START + dt.timedelta(hours=3), {})
+    write_result(store_copy, full)
+    code, out, err = cli("fleet.py", store_copy)
+    assert code in (0, 1) and "mixes --quick" not in err, err
+
+
 def test_a_truncated_file_is_named(store_copy):
     victim = sorted(store_copy.rglob("*.json"))[7]
     victim.write_text(victim.read_text()[: 5000])

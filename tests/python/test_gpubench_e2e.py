@@ -202,6 +202,20 @@ def test_google_benchmarks_environment_variables_are_checked_as_its_flags(tmp_pa
     assert not out.exists()
 
 
+def test_benchmark_out_with_a_results_dir_names_the_variable(tmp_path):
+    """BENCHMARK_OUT in the environment of a run with --results-dir (as run.sh passes it) said
+    "--out and --results-dir are exclusive", naming a flag the user never typed."""
+    env = dict(os.environ, BENCHMARK_OUT=str(tmp_path / "env.json"))
+    proc = subprocess.run([str(BIN), "--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$",
+                           f"--results-dir={tmp_path / 'store'}"], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        "gpubench: environment variable BENCHMARK_OUT (Google Benchmark's --benchmark_out) and --results-dir are "
+        "exclusive: unset BENCHMARK_OUT or drop --results-dir"), proc.stderr
+    assert not (tmp_path / "env.json").exists() and not (tmp_path / "store").exists()
+
+
 def test_a_google_benchmark_environment_variable_is_taken_as_its_flag(tmp_path):
     env = dict(os.environ, BENCHMARK_CONTEXT="job=42", BENCHMARK_REPETITIONS="2")
     out = tmp_path / "x.json"

@@ -142,10 +142,15 @@ def test_a_gpus_own_rows_file_beside_its_link_rows_file_is_left_aside(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["two_runs_of_one_gpu", "two_hosts", "no_p2p_rows", "no_ordinal",
-                                  "huge_ordinal", "ordinal_64", "huge_peer", "peer_64"])
+                                  "huge_ordinal", "ordinal_64", "huge_peer", "peer_64", "quick_among_full"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
     paths = write_node(tmp_path, devices=2)
-    if case == "two_runs_of_one_gpu":
+    if case == "quick_among_full":
+        # a --quick run's 16 MiB rows among 256 MiB ones: its GPU's row of the matrix was "-"
+        quick = write_json(node_result(1, 2, size="16MiB"), tmp_path / "quick1.json")
+        args = [paths[0], quick]
+        want = f"{quick}: its peer-to-peer rows stop at 16 MiB, the other files' reach 256 MiB"
+    elif case == "two_runs_of_one_gpu":
         args = [paths[0], write_json(node_result(0, 2), tmp_path / "again.json")]
         want = "both runs of CUDA device 0"
     elif case == "two_hosts":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -453,6 +454,50 @@ def test_a_zero_rate_and_the_longest_timeout_are_still_accepted(host_doc, tmp_pa
     zero = json.loads(_with_counter(host_doc, tmp_path / "zero.json", "GB/s", 0).read_text())
     assert parse_result(zero, tmp_path / "zero.json").benchmarks
     assert check_timeout(1e7) == 1e7 and check_timeout(0.5) == 0.5
+
+
+def test_the_longest_timeout_waits_for_gpubench_without_a_traceback(tmp_path, monkeypatch):
+    """--timeout 1e7 (what validate.py and nightly.py accept) raised OverflowError in the wait
+    (its poll takes a C int of milliseconds); the wait now runs in slices, each short enough,
+    and still gives up at the timeout."""
+    from gpubench_tools import gpubench_process as gp
+    sleeper = [sys.executable, "-c", "import time; time.sleep(0.3); print('done')"]
+    finished = gp.run(sleeper, 1e7, [tmp_path])
+    assert finished.returncode == 0 and finished.stdout.strip() == "done" and not finished.timed_out
+    monkeypatch.setattr(gp, "_LONGEST_WAIT_S", 0.05)  # many slices in a short run
+    finished = gp.run(sleeper, 5.0, [tmp_path])
+    assert finished.returncode == 0 and finished.stdout.strip() == "done" and not finished.timed_out
+    finished = gp.run(sleeper, 0.12, [tmp_path], grace_s=1.0)
+    assert finished.timed_out and finished.stdout == ""
+
+
+@pytest.mark.parametrize("script, flag", [("compare.py", "--json"), ("compare.py", "--markdown"),
+                                          ("report.py", "--out")])
+def test_no_output_replaces_a_gpubench_result_even_with_force(host_result, tmp_path, script, flag):
+    """A slip of the finger (--json results/<key>/<run>.json --force) replaced a stored
+    measurement with a report; a file that holds a gpubench result is refused as an output."""
+    stored = tmp_path / ("stored.html" if script == "report.py" else "stored.json")
+    stored.write_bytes(host_result.read_bytes())  # a result under any name
+    other = tmp_path / "baseline.json"  # an earlier run of the same benchmarks
+    doc = json.loads(host_result.read_text())
+    doc["context"]["date"] = "2026-01-01T00:00:00+00:00"
+    doc["context"]["run_started_utc"] = "2026-01-01T00:00:00Z"
+    other.write_text(json.dumps(doc))
+    before = stored.read_bytes()
+    args = [host_result, other] if script == "compare.py" else [host_result]
+    code, out, err = cli(script, *args, flag, stored, "--force")
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and "is a gpubench result; results are never overwritten" in err, err
+    assert stored.read_bytes() == before
+    # A file that is not a result (an earlier report) is still replaced with --force.
+    report = tmp_path / ("r.html" if script == "report.py" else "r.json")
+    report.write_text("{}" if script != "report.py" else "<html></html>")
+    if script == "compare.py" and flag == "--markdown":
+        report = tmp_path / "r.md"
+        report.write_text("old")
+    code, out, err = cli(script, *args, flag, report, "--force")
+    assert code in (0, 1), err
+    assert report.read_text() not in ("{}", "<html></html>", "old")
 
 
 def test_an_input_over_a_gib_is_refused_before_it_is_read(host_result, tmp_path):
