@@ -60,6 +60,13 @@ DeviceChoice parse_device(const std::string& v) {
 }
 
 void check_out_file(const std::string& path, bool must_not_exist) {
+  // "-" is standard output to many tools: a file of that name would surprise its user.
+  if (path == "-")
+    throw UsageError("--out=-: --out names a file; for the JSON on standard output give --benchmark_format=json");
+  for (const char ch : path) {  // a line break in the name would split the "result: PATH" line run.sh reads
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+      throw UsageError("--out: the file name holds a control character (a line break?)");
+  }
   const auto slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   if (!is_directory(dir)) throw UsageError("--out: directory '" + dir + "' does not exist");

@@ -434,6 +434,20 @@ def test_an_out_path_holding_a_dangling_link_is_refused_before_the_run(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 
 
+@pytest.mark.parametrize("name, says", [
+    ("-", "gpubench: --out=-: --out names a file; for the JSON on standard output give --benchmark_format=json"),
+    ("new\nline.json", "gpubench: --out: the file name holds a control character (a line break?)"),
+])
+def test_an_out_name_that_is_not_a_plain_file_name_is_refused(tmp_path, name, says):
+    """--out=- made a file named "-" (stdout to many tools), and a line break in the name split
+    the "result: PATH" line that run.sh reads."""
+    proc = subprocess.run([str(BIN), "--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$",
+                           f"--out={name}"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[0] == says, proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_benchmark_time_unit_sets_the_unit_of_the_times_in_the_file(tmp_path):
     """--benchmark_time_unit was checked, then overridden by the unit every row set (us): the
     file said us whatever was asked. Without it the times are in us."""
