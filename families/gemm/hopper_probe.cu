@@ -61,22 +61,25 @@ int launch_tma_box_probe(const std::uint16_t* tensor, int inner, int outer, int 
                     map, static_cast<std::uint32_t>(box_outer * 64 * 2), out, status);
 }
 
-int launch_tma_store_probe(float* tensor, int rows, int cols, int stride, int* status) {
+int launch_tma_store_probe(float* tensor, const StoreCase& c, int* status) {
   static_assert(kStoreBoxRows == hgemm_sm90::kEpilogueRows && kStoreBoxCols == hgemm_sm90::kEpilogueCols,
                 "the probe stores the GEMM epilogue's box");
-  if (rows < 1 || cols < 1 || stride < cols || stride % 4 != 0) return rt::kInvalidValue;
+  if (c.rows < 1 || c.cols < 1 || c.rows > kStoreProbeRows || c.stride < c.cols || c.stride % 4 != 0 || c.x < 0 ||
+      c.y < 0 || c.x >= c.cols || c.y >= c.rows) {
+    return rt::kInvalidValue;
+  }
   if (const int e = device_error()) return e;
   hopper::TmaMap map{};
-  if (const int e =
-          hopper::encode_tensor_map_2d(&map, tensor, static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows),
-                                       static_cast<std::uint64_t>(stride) * 4u, kStoreBoxCols, kStoreBoxRows,
-                                       hopper::TmaElement::kF32, hopper::Swizzle::k128B)) {
+  if (const int e = hopper::encode_tensor_map_2d(&map, tensor, static_cast<std::uint64_t>(c.cols),
+                                                 static_cast<std::uint64_t>(c.rows),
+                                                 static_cast<std::uint64_t>(c.stride) * 4u, kStoreBoxCols,
+                                                 kStoreBoxRows, hopper::TmaElement::kF32, hopper::Swizzle::k128B)) {
     return e;
   }
   const rt::Error e = rt::allow_dynamic_smem(hopper_probe::tma_store_probe_kernel, hopper_probe::kSmemBytes);
   if (e != rt::kSuccess) return static_cast<int>(e);
   return rt::launch(hopper_probe::tma_store_probe_kernel, rt::Grid(1), rt::Grid(kThreads), hopper_probe::kSmemBytes,
-                    nullptr, map, status);
+                    nullptr, map, c.x, c.y, status);
 }
 
 int launch_multicast_probe(const std::uint16_t* tensor, std::uint16_t* out, int* status) {

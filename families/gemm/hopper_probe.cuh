@@ -112,10 +112,10 @@ __global__ void __launch_bounds__(kThreads) tma_box_kernel(const __grid_constant
 }
 
 /// The GEMM epilogue's store alone: the block writes slot j of a 16 x 32 FP32 box (the value j),
-/// fences the writes for the TMA, and one thread stores the box at (0, 0) of `map` and waits for
+/// fences the writes for the TMA, and one thread stores the box at (x, y) of `map` and waits for
 /// it. One block of kThreads threads, kSmemBytes of dynamic shared memory.
 __global__ void __launch_bounds__(kThreads)
-    tma_store_probe_kernel(const __grid_constant__ hopper::TmaMap map, int* status) {
+    tma_store_probe_kernel(const __grid_constant__ hopper::TmaMap map, int x, int y, int* status) {
   GPUBENCH_DYNAMIC_SHARED(unsigned char, smem_raw);
   unsigned char* box = atom_aligned(smem_raw);
   auto* slots = reinterpret_cast<float*>(box);
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(kThreads)
   hopper::fence_proxy_async_shared();
   __syncthreads();
   if (threadIdx.x == 0) {
-    hopper::tma_store_2d(&map, box, 0, 0);
+    hopper::tma_store_2d(&map, box, x, y);
     hopper::bulk_commit_group();
     hopper::bulk_wait_group<0>();
     *status = kOk;

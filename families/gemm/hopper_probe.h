@@ -64,11 +64,21 @@ int launch_tma_box_probe(const std::uint16_t* tensor, int inner, int outer, int 
 /// out gets 2 blocks x 2 slots x 4096 elements, status 2 ints.
 int launch_multicast_probe(const std::uint16_t* tensor, std::uint16_t* out, int* status);
 
+/// One store of the store probe: a rows x cols FP32 tensor, rows `stride` floats apart (a multiple
+/// of 4) in an allocation of kStoreProbeRows rows, and the box's origin (x: column, y: row).
+struct StoreCase {
+  int rows, cols, stride, x, y;
+};
+constexpr int kStoreProbeRows = 32;
+/// The cases gpubench_kernel_check stores: the whole box at the origin, the box clipped by a
+/// smaller tensor, and a box at (32, 16) clipped on both sides (x and y each in its place; its 8
+/// rows and 16 columns left still tell the 128B swizzle from the others).
+constexpr StoreCase kStoreCases[] = {{16, 32, 40, 0, 0}, {12, 24, 40, 0, 0}, {24, 48, 72, 32, 16}};
+
 /// The GEMM's epilogue box stored alone: the block writes slot j of a 16 x 32 FP32 box in shared
-/// memory (128B swizzle) with the value j and one thread stores it with the TMA to (0, 0) of a
-/// rows x cols FP32 tensor at `tensor`, rows `stride` floats apart (a multiple of 4); the part of
-/// the box outside the tensor must not be written.
-int launch_tma_store_probe(float* tensor, int rows, int cols, int stride, int* status);
+/// memory (128B swizzle) with the value j and one thread stores it with the TMA at (c.x, c.y) of
+/// the tensor at `tensor`; the part of the box outside the tensor must not be written.
+int launch_tma_store_probe(float* tensor, const StoreCase& c, int* status);
 
 /// D = A * B with A 64 x 64 and B 64 x 256 (row-major 16-bit `type`) by wgmma from the
 /// descriptors `d`: out gets each thread's raw fragment, out[t * kFragment + i].
@@ -98,11 +108,12 @@ Verdict judge_swizzled_box(const std::uint16_t* landed, int inner, int box_outer
 /// The multicast probe's copy-out (launch_multicast_probe) of index_tensor(64, 128).
 Verdict judge_multicast(const std::uint16_t* landed);
 
-/// The store probe's tensor (launch_tma_store_probe): kStoreBoxRows x `stride` floats that held
-/// NaN, of which the rows x cols at (0, 0) are the tensor. Element (r, c) inside must hold the
-/// slot that the emulation's 128B swizzle reads for it; every other element must still be NaN.
-/// On a mismatch the summary says which swizzle mode (none, 32B, 64B) the data match instead.
-Verdict judge_tma_store(const float* tensor, int rows, int cols, int stride);
+/// The store probe's allocation (launch_tma_store_probe): kStoreProbeRows x c.stride floats that
+/// held NaN, of which the c.rows x c.cols at (0, 0) are the tensor. An element inside both the
+/// tensor and the box must hold the slot that the emulation's 128B swizzle reads for its place in
+/// the box; every other element must still be NaN. On a mismatch the summary says which swizzle
+/// mode (none, 32B, 64B) the data match instead.
+Verdict judge_tma_store(const float* tensor, const StoreCase& c);
 
 /// The operands of one wgmma probe run, as floats that FP16 and BF16 both hold exactly.
 struct MmaInputs {

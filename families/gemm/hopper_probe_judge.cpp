@@ -142,28 +142,37 @@ Verdict judge_swizzled_box(const std::uint16_t* landed, int inner, int box_outer
   return v;
 }
 
-Verdict judge_tma_store(const float* tensor, int rows, int cols, int stride) {
+Verdict judge_tma_store(const float* tensor, const StoreCase& sc) {
   // The slot the box's element (r, c) is read from under `mode`: its byte in a 128-byte row, swizzled.
   const auto slot = [](int r, int c, hopper::Swizzle mode) {
     return static_cast<float>(hopper::swizzle_address(static_cast<std::uint32_t>(r * 128 + c * 4), mode) / 4u);
   };
-  const auto at = [&](int r, int c) { return tensor[static_cast<std::size_t>(r) * stride + c]; };
+  const auto at = [&](int r, int c) { return tensor[static_cast<std::size_t>(r) * sc.stride + c]; };
+  // Inside the tensor and the box: written from the box's (r - y, c - x).
+  const auto stored = [&](int r, int c) {
+    return r < sc.rows && c < sc.cols && r >= sc.y && c >= sc.x && r < sc.y + kStoreBoxRows && c < sc.x + kStoreBoxCols;
+  };
   const auto wrong_under = [&](hopper::Swizzle mode) {
     long n = 0;
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) n += at(r, c) == slot(r, c, mode) ? 0 : 1;
+    for (int r = 0; r < kStoreProbeRows; ++r)
+      for (int c = 0; c < sc.stride; ++c) n += stored(r, c) && at(r, c) != slot(r - sc.y, c - sc.x, mode) ? 1 : 0;
     return n;
   };
   Verdict v;
-  long outside = 0;
-  for (int r = 0; r < kStoreBoxRows; ++r)
-    for (int c = 0; c < stride; ++c)
-      if ((r >= rows || c >= cols) && !std::isnan(at(r, c))) ++outside;
+  long outside = 0, written = 0;
+  for (int r = 0; r < kStoreProbeRows; ++r) {
+    for (int c = 0; c < sc.stride; ++c) {
+      written += stored(r, c) ? 1 : 0;
+      if (!stored(r, c) && !std::isnan(at(r, c))) ++outside;
+    }
+  }
   const long wrong = wrong_under(hopper::Swizzle::k128B);
   if (wrong == 0 && outside == 0) return v;
   v.ok = false;
+  const std::string box = "the box at (" + std::to_string(sc.x) + ", " + std::to_string(sc.y) + ") of the " +
+                          std::to_string(sc.rows) + " x " + std::to_string(sc.cols) + " tensor";
   if (wrong > 0) {
-    v.summary = std::to_string(wrong) + " of " + std::to_string(static_cast<long>(rows) * cols) +
+    v.summary = box + ": " + std::to_string(wrong) + " of " + std::to_string(written) +
                 " elements not from the slot the 128B swizzle reads them from";
     for (const hopper::Swizzle other : {hopper::Swizzle::kNone, hopper::Swizzle::k32B, hopper::Swizzle::k64B}) {
       if (wrong_under(other) == 0) {
@@ -173,18 +182,18 @@ Verdict judge_tma_store(const float* tensor, int rows, int cols, int stride) {
     }
   }
   if (outside > 0) {
-    v.summary += std::string(v.summary.empty() ? "" : "; ") + std::to_string(outside) +
-                 " elements written outside the " + std::to_string(rows) + " x " + std::to_string(cols) + " tensor";
+    v.summary += (v.summary.empty() ? box + ": " : std::string("; ")) + std::to_string(outside) +
+                 " elements written outside the tensor or the box";
   }
   int shown = 0;
-  for (int r = 0; r < kStoreBoxRows && shown < 4; ++r) {
-    for (int c = 0; c < stride && shown < 4; ++c) {
-      const bool inside = r < rows && c < cols;
-      if (inside ? at(r, c) == slot(r, c, hopper::Swizzle::k128B) : std::isnan(at(r, c))) continue;
-      v.details.push_back("tensor element (" + std::to_string(r) + ", " + std::to_string(c) + ") holds " +
-                          number(at(r, c)) +
-                          (inside ? ", the 128B swizzle's slot is " + number(slot(r, c, hopper::Swizzle::k128B))
-                                  : ", outside the tensor"));
+  for (int r = 0; r < kStoreProbeRows && shown < 4; ++r) {
+    for (int c = 0; c < sc.stride && shown < 4; ++c) {
+      const bool in = stored(r, c);
+      if (in ? at(r, c) == slot(r - sc.y, c - sc.x, hopper::Swizzle::k128B) : std::isnan(at(r, c))) continue;
+      v.details.push_back(
+          "element (" + std::to_string(r) + ", " + std::to_string(c) + ") holds " + number(at(r, c)) +
+          (in ? ", the 128B swizzle's slot is " + number(slot(r - sc.y, c - sc.x, hopper::Swizzle::k128B))
+              : ", outside the tensor or the box"));
       ++shown;
     }
   }

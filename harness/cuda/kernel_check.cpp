@@ -461,23 +461,20 @@ Verification probe_tma_box(const std::string& name, int inner, int box_outer) {
   return from_verdict(name, probe::judge_swizzled_box(download<std::uint16_t>(dout, n).data(), inner, box_outer, 0));
 }
 
-// The GEMM epilogue's TMA store of one 16 x 32 FP32 box: into a tensor as wide as the box, then
-// into a 12 x 24 one, of which the box's other elements must not be written (C's edges).
+// The GEMM epilogue's TMA store of one 16 x 32 FP32 box (probe::kStoreCases): into a tensor as
+// wide as the box, into a smaller one that clips it (C's edges), and at (32, 16) clipped on both
+// sides, so that x and y are each in their place.
 Verification probe_tma_store(const std::string& name) {
   namespace probe = kernels::probe;
-  constexpr int kStride = 40;  // floats per row of the allocation: past the box, a multiple of 4
-  const std::size_t n = static_cast<std::size_t>(probe::kStoreBoxRows) * kStride;
-  for (const auto& [rows, cols] : {std::pair{probe::kStoreBoxRows, probe::kStoreBoxCols}, std::pair{12, 24}}) {
+  for (const probe::StoreCase& c : probe::kStoreCases) {
+    const std::size_t n = static_cast<std::size_t>(probe::kStoreProbeRows) * static_cast<std::size_t>(c.stride);
     Dev dt(n * sizeof(float)), ds(sizeof(int));
     fill<float>(dt, n, std::nanf(""));
     fill<int>(ds, 1, -1);
-    finish(probe::launch_tma_store_probe(dt.as<float>(), rows, cols, kStride, ds.as<int>()));
-    const std::string shape = std::to_string(rows) + " x " + std::to_string(cols) + " tensor: ";
+    finish(probe::launch_tma_store_probe(dt.as<float>(), c, ds.as<int>()));
     probe::Verdict v = probe::judge_status(download<int>(ds, 1)[0], "the block");
-    if (v.ok) v = probe::judge_tma_store(download<float>(dt, n).data(), rows, cols, kStride);
-    if (v.ok) continue;
-    v.summary = shape + v.summary;
-    return from_verdict(name, v);
+    if (v.ok) v = probe::judge_tma_store(download<float>(dt, n).data(), c);
+    if (!v.ok) return from_verdict(name, v);
   }
   return Verification::pass();
 }
@@ -927,17 +924,17 @@ std::vector<Check> all_checks(int sms) {
   // wholly below C.
   if (wgmma_device()) {
     // The building blocks first, alone (bounded waits: a load or arrive that never completes is
-    // reported, not hung on): the A box (64 x 128) and a B box (64 x 64 of a 256-wide tensor), the epilogue's C store,
-    // the wgmma descriptors and accumulator layout, the cluster multicast - last, because a fault
-    // of the cluster forms (mapa, remote arrive, multicast) is sticky and would take the mma
-    // probes' answers with it.
+    // reported, not hung on): the A box (64 x 128) and a B box (64 x 64 of a 256-wide tensor),
+    // the wgmma descriptors and accumulator layout, then the epilogue's C store and the cluster
+    // multicast - after them, because a fault of a TMA store or of the cluster forms (mapa, remote
+    // arrive, multicast) is sticky and would take the mma probes' answers with it.
     checks.push_back({"wgmma_probe tma A box", [] { return probe_tma_box("wgmma_probe tma A box", 64, 128); }});
     checks.push_back({"wgmma_probe tma B box", [] { return probe_tma_box("wgmma_probe tma B box", 256, 64); }});
-    checks.push_back({"wgmma_probe tma C store", [] { return probe_tma_store("wgmma_probe tma C store"); }});
     for (const kernels::Half16 type : {kernels::Half16::fp16, kernels::Half16::bf16}) {
       const std::string name = std::string("wgmma_probe mma ") + (type == kernels::Half16::fp16 ? "fp16" : "bf16");
       checks.push_back({name, [=] { return probe_mma(name, type); }});
     }
+    checks.push_back({"wgmma_probe tma C store", [] { return probe_tma_store("wgmma_probe tma C store"); }});
     checks.push_back({"wgmma_probe multicast", [] { return probe_multicast("wgmma_probe multicast"); }});
     struct WgmmaShape {
       int m, n, k;
@@ -950,9 +947,9 @@ std::vector<Check> all_checks(int sms) {
     // 9 K stages wrap the 4-stage ring; the last tile column and K stage are partial.
     shapes.push_back({1100, 4104, 520});
 #endif
-    // One block per tile first: a hang in the cluster kernel (never yet run on a GPU) then leaves
-    // the one-block kernel's result in the log; and the threads' own stores before the TMA's
-    // (never yet run either), whose fault would be sticky.
+    // The threads' own stores before the TMA's (a fault of a TMA store would be sticky, and take
+    // every later answer with it), and within each one block per tile first (a hang of the
+    // cluster kernel then leaves the one-block kernel's result in the log). None had run on a GPU.
     struct WgmmaVariant {
       kernels::WgmmaCluster cluster;
       kernels::WgmmaEpilogue epilogue;
@@ -960,8 +957,8 @@ std::vector<Check> all_checks(int sms) {
     };
     constexpr WgmmaVariant kVariants[] = {
         {kernels::WgmmaCluster::single, kernels::WgmmaEpilogue::direct, "hgemm_wgmma_unclustered_direct_store"},
-        {kernels::WgmmaCluster::single, kernels::WgmmaEpilogue::tma_store, "hgemm_wgmma_unclustered"},
         {kernels::WgmmaCluster::pair, kernels::WgmmaEpilogue::direct, "hgemm_wgmma_direct_store"},
+        {kernels::WgmmaCluster::single, kernels::WgmmaEpilogue::tma_store, "hgemm_wgmma_unclustered"},
         {kernels::WgmmaCluster::pair, kernels::WgmmaEpilogue::tma_store, "hgemm_wgmma"}};
     for (const WgmmaShape& s : shapes) {
       for (const WgmmaVariant& v : kVariants) {

@@ -90,24 +90,24 @@ TEST(HopperProbeEmulation, GemmDescriptorsPassTheWholeProbe) {
   EXPECT_TRUE(v.ok) << v.summary;
 }
 
-// The epilogue's TMA store under the emulation: the probe's box lands where its judge expects, the
-// whole box and clipped at a smaller tensor's edges.
+// The epilogue's TMA store under the emulation: the probe's box lands where its judge expects in
+// every case the kernel check stores (whole, clipped, at an offset).
 TEST(HopperProbeEmulation, StoreProbePassesItsJudge) {
-  constexpr int kStride = 40;
-  for (const auto& [rows, cols] : {std::pair{probe::kStoreBoxRows, probe::kStoreBoxCols}, std::pair{12, 24}}) {
-    SCOPED_TRACE(testing::Message() << rows << " x " << cols);
-    std::vector<float> tensor(static_cast<std::size_t>(probe::kStoreBoxRows) * kStride, std::nanf(""));
+  for (const probe::StoreCase& c : probe::kStoreCases) {
+    SCOPED_TRACE(testing::Message() << c.rows << " x " << c.cols << " at (" << c.x << ", " << c.y << ")");
+    std::vector<float> tensor(static_cast<std::size_t>(probe::kStoreProbeRows) * c.stride, std::nanf(""));
     hopper::TmaMap map{};
-    ASSERT_EQ(hopper::encode_tensor_map_2d(&map, tensor.data(), static_cast<std::uint64_t>(cols),
-                                           static_cast<std::uint64_t>(rows), kStride * 4, probe::kStoreBoxCols,
-                                           probe::kStoreBoxRows, hopper::TmaElement::kF32, hopper::Swizzle::k128B),
+    ASSERT_EQ(hopper::encode_tensor_map_2d(&map, tensor.data(), static_cast<std::uint64_t>(c.cols),
+                                           static_cast<std::uint64_t>(c.rows), static_cast<std::uint64_t>(c.stride) * 4,
+                                           probe::kStoreBoxCols, probe::kStoreBoxRows, hopper::TmaElement::kF32,
+                                           hopper::Swizzle::k128B),
               0);
     int status = -1;
-    gpubench::simt::launch_with_smem(Dim3{1}, Dim3{hp::kThreads}, hp::kSmemBytes, hp::tma_store_probe_kernel, map,
-                                     &status);
+    gpubench::simt::launch_with_smem(Dim3{1}, Dim3{hp::kThreads}, hp::kSmemBytes, hp::tma_store_probe_kernel, map, c.x,
+                                     c.y, &status);
     EXPECT_EQ(hopper::tma_stores_outstanding(), 0u);
     ASSERT_TRUE(probe::judge_status(status, "the block").ok);
-    const probe::Verdict v = probe::judge_tma_store(tensor.data(), rows, cols, kStride);
+    const probe::Verdict v = probe::judge_tma_store(tensor.data(), c);
     EXPECT_TRUE(v.ok) << v.summary;
   }
 }

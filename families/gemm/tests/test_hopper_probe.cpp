@@ -71,47 +71,63 @@ TEST(HopperProbe, SwizzledBoxNamesAMisplacedElement) {
   EXPECT_TRUE(has(v.details[0], "tensor element (0, 7)")) << v.details[0];
 }
 
-// The store probe's tensor (kStoreBoxRows x stride floats) after a TMA store of the box whose
-// slot j holds j, read by `mode`, clipped to rows x cols; the rest still NaN.
-std::vector<float> stored_tensor(int rows, int cols, int stride, hopper::Swizzle mode) {
-  std::vector<float> t(static_cast<std::size_t>(probe::kStoreBoxRows) * stride, std::nanf(""));
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      t[static_cast<std::size_t>(r) * stride + c] =
-          static_cast<float>(hopper::swizzle_address(static_cast<std::uint32_t>(r * 128 + c * 4), mode) / 4);
+// The store probe's allocation (kStoreProbeRows x c.stride floats) after a TMA store of the box
+// whose slot j holds j, read by `mode`, at (c.x, c.y) and clipped to the tensor (or, `clip` false,
+// not clipped); the rest still NaN.
+std::vector<float> stored_tensor(const probe::StoreCase& c, hopper::Swizzle mode, bool clip = true) {
+  std::vector<float> t(static_cast<std::size_t>(probe::kStoreProbeRows) * c.stride, std::nanf(""));
+  for (int r = 0; r < probe::kStoreBoxRows; ++r) {
+    for (int e = 0; e < probe::kStoreBoxCols; ++e) {
+      const int row = c.y + r, col = c.x + e;
+      if (row >= probe::kStoreProbeRows || col >= c.stride || (clip && (row >= c.rows || col >= c.cols))) continue;
+      t[static_cast<std::size_t>(row) * c.stride + col] =
+          static_cast<float>(hopper::swizzle_address(static_cast<std::uint32_t>(r * 128 + e * 4), mode) / 4);
+    }
+  }
   return t;
 }
 
-TEST(HopperProbe, StoredBoxPassesOnlyIn128BLayoutAndWithinTheTensor) {
-  for (const auto& [rows, cols] : {std::pair{16, 32}, std::pair{12, 24}}) {
-    SCOPED_TRACE(testing::Message() << rows << " x " << cols);
-    EXPECT_TRUE(
-        probe::judge_tma_store(stored_tensor(rows, cols, 40, hopper::Swizzle::k128B).data(), rows, cols, 40).ok);
+TEST(HopperProbe, StoredBoxPassesOnlyIn128BLayoutWithinTheTensorAtItsOrigin) {
+  for (const probe::StoreCase& c : probe::kStoreCases) {
+    SCOPED_TRACE(testing::Message() << c.rows << " x " << c.cols << " at (" << c.x << ", " << c.y << ")");
+    EXPECT_TRUE(probe::judge_tma_store(stored_tensor(c, hopper::Swizzle::k128B).data(), c).ok);
     for (const auto& [mode, name] :
          {std::pair{hopper::Swizzle::kNone, "no swizzle"}, std::pair{hopper::Swizzle::k64B, "64B swizzle"},
           std::pair{hopper::Swizzle::k32B, "32B swizzle"}}) {
-      const probe::Verdict v = probe::judge_tma_store(stored_tensor(rows, cols, 40, mode).data(), rows, cols, 40);
+      const probe::Verdict v = probe::judge_tma_store(stored_tensor(c, mode).data(), c);
       EXPECT_FALSE(v.ok) << name;
       EXPECT_TRUE(has(v.summary, std::string("read with ") + name)) << v.summary;
       EXPECT_FALSE(v.details.empty());
     }
   }
-  // The whole box written into the 12 x 24 tensor's allocation: the clipped part is a failure.
-  const std::vector<float> unclipped = stored_tensor(16, 32, 40, hopper::Swizzle::k128B);
-  const probe::Verdict v = probe::judge_tma_store(unclipped.data(), 12, 24, 40);
+  // The whole box written where the tensor clips it: a failure.
+  const probe::StoreCase clipped = probe::kStoreCases[1];  // 12 x 24 at (0, 0)
+  const probe::Verdict v =
+      probe::judge_tma_store(stored_tensor(clipped, hopper::Swizzle::k128B, false).data(), clipped);
   EXPECT_FALSE(v.ok);
-  EXPECT_EQ(v.summary, std::to_string(16 * 32 - 12 * 24) + " elements written outside the 12 x 24 tensor");
+  EXPECT_EQ(v.summary, "the box at (0, 0) of the 12 x 24 tensor: " + std::to_string(16 * 32 - 12 * 24) +
+                           " elements written outside the tensor or the box");
   ASSERT_FALSE(v.details.empty());
-  EXPECT_TRUE(has(v.details[0], "tensor element (0, 24) holds")) << v.details[0];
-  EXPECT_TRUE(has(v.details[0], "outside the tensor")) << v.details[0];
+  EXPECT_TRUE(has(v.details[0], "element (0, 24) holds")) << v.details[0];
+  // x and y swapped: the box at (16, 32) of a 24 x 48 tensor lands nowhere it should.
+  const probe::StoreCase offset = probe::kStoreCases[2];
+  ASSERT_EQ(offset.x, 32);
+  ASSERT_EQ(offset.y, 16);
+  probe::StoreCase swapped = offset;
+  swapped.x = offset.y;
+  swapped.y = offset.x;
+  swapped.rows = probe::kStoreProbeRows;
+  const probe::Verdict w = probe::judge_tma_store(stored_tensor(swapped, hopper::Swizzle::k128B).data(), offset);
+  EXPECT_FALSE(w.ok);
+  EXPECT_TRUE(has(w.summary, "the box at (32, 16) of the 24 x 48 tensor: ")) << w.summary;
   // One element from the wrong slot.
-  std::vector<float> off = stored_tensor(16, 32, 40, hopper::Swizzle::k128B);
+  std::vector<float> off = stored_tensor(probe::kStoreCases[0], hopper::Swizzle::k128B);
   off[3 * 40 + 5] = 1.0f;
-  const probe::Verdict one = probe::judge_tma_store(off.data(), 16, 32, 40);
+  const probe::Verdict one = probe::judge_tma_store(off.data(), probe::kStoreCases[0]);
   EXPECT_FALSE(one.ok);
   EXPECT_TRUE(has(one.summary, "1 of 512 elements not from the slot")) << one.summary;
   ASSERT_EQ(one.details.size(), 1u);
-  EXPECT_TRUE(has(one.details[0], "tensor element (3, 5) holds 1, the 128B swizzle's slot is")) << one.details[0];
+  EXPECT_TRUE(has(one.details[0], "element (3, 5) holds 1, the 128B swizzle's slot is")) << one.details[0];
 }
 
 TEST(HopperProbe, MulticastNeedsBothBoxesInBothBlocks) {
