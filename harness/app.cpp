@@ -37,6 +37,20 @@
 namespace gpubench {
 
 namespace {
+// An answer gpubench prints (--list, --help, --version) is its output: one that did not reach
+// standard output (a full disk: `gpubench --list > names.txt`) is an error, not exit 0.
+int answered(int status) {
+  std::cout.flush();
+  if (std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    if (errno == EPIPE) return status;  // a reader that stopped early (`gpubench --list | head`) had enough
+    std::cerr << "gpubench: cannot write the answer to standard output: " << std::strerror(errno) << "\n";
+    return 2;
+  }
+  return status;
+}
+}  // namespace
+
+namespace {
 
 bool has_flag(const std::vector<std::string>& flags, const std::string& name) {
   for (const auto& f : flags)
@@ -111,7 +125,7 @@ int list_cuda_rows_without_device(const Options& o, const std::string& device, c
     return usage_error("--filter=" + o.filter + " matches no benchmark of the cuda backend" + scope_note(o));
   std::cerr << "gpubench: --device=" << device << ": " << reason
             << "; these are the CUDA rows (sizes for an unknown L2 and memory), they cannot run here\n";
-  return 0;
+  return answered(0);
 }
 
 // --device=all: one child gpubench per usable GPU and phase (harness/all_devices.h). With
@@ -488,11 +502,11 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   }
   if (o.help) {
     std::cout << usage_text();
-    return 0;
+    return answered(0);
   }
   if (o.version) {
     std::cout << "gpubench " << GPUBENCH_VERSION << " (" << GPUBENCH_GIT_REVISION << ")\n";
-    return 0;
+    return answered(0);
   }
   if (o.device.kind == DeviceChoice::Kind::all) return run_all_devices(args, o);
   if (o.list && o.device.kind == DeviceChoice::Kind::index) {
@@ -601,7 +615,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     std::cerr << memory.line << "\n";
     return 1;
   }
-  return status;
+  return o.list ? answered(status) : status;
 }
 
 }  // namespace gpubench

@@ -448,6 +448,20 @@ def test_an_out_name_that_is_not_a_plain_file_name_is_refused(tmp_path, name, sa
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["--list", "--device=host"], ["--list", "--device=0"]])
+def test_an_answer_that_cannot_be_written_is_an_error(args):
+    """`gpubench --list > names.txt` on a full disk gave an empty list and exit 0: the answer is
+    gpubench's output, so a failed write is one line and exit 2 (a reader that stopped early,
+    `| head`, is not an error)."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([str(BIN), *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines()[-1] == "gpubench: cannot write the answer to standard output: No space left on device"
+    head = subprocess.run(f"'{BIN}' --list --device=host | head -n 1", shell=True, capture_output=True, text=True,
+                          timeout=60)
+    assert head.returncode == 0 and head.stdout.count("\n") == 1 and head.stderr == "", head.stderr
+
+
 def test_benchmark_time_unit_sets_the_unit_of_the_times_in_the_file(tmp_path):
     """--benchmark_time_unit was checked, then overridden by the unit every row set (us): the
     file said us whatever was asked. Without it the times are in us."""
