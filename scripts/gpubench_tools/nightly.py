@@ -34,7 +34,7 @@ from .compare import (Comparison, Thresholds, apply_confirmation, compare, failu
 from .errors import UsageError
 from .gpubench_process import (Finished, check_results_dir, executable, new_folders, remove_new_empty,
                                run)
-from .output import NewFile, commit_all, make_folders, remove_empty, umask, visible
+from .output import NewFile, commit_all, make_folders, remove_empty, temporary_prefix, umask, visible
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
                     last_valid)
@@ -168,7 +168,7 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
         if report_dir.exists() or report_dir.is_symlink():
             raise UsageError(f"{report_dir}: the night's report folder exists already "
                              f"(not overwritten)")
-        building = Path(tempfile.mkdtemp(prefix=f".{report_dir.name}.", suffix=".tmp",
+        building = Path(tempfile.mkdtemp(prefix=temporary_prefix(report_dir), suffix=".tmp",
                                           dir=report_dir.parent))
     except BaseException:
         remove_empty(made)

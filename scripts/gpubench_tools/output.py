@@ -80,6 +80,18 @@ def remove_empty(made: list[Path]) -> None:
             break
 
 
+def temporary_prefix(path: Path) -> str:
+    """The prefix of an output's temporary in its folder: ".NAME." (mkstemp adds 8 characters and
+    ".tmp"), or ".output." when that would exceed the folder's longest name: a legal name of up
+    to 255 bytes was refused as "File name too long" because of its temporary's."""
+    prefix = f".{path.name}."
+    try:
+        longest = os.pathconf(path.parent if str(path.parent) else ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        longest = 255
+    return prefix if len(os.fsencode(prefix)) + 12 <= longest else ".output."
+
+
 class NewFile:
     """An output being written: `tmp` is the temporary file to write (created, empty),
     commit() moves it onto `path`, discard() removes it. As a context manager: committed when
@@ -97,7 +109,7 @@ class NewFile:
         check_replaceable(self.path, self.label)
         try:
             self.made = make_folders(self.path.parent)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
+            fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path), suffix=".tmp",
                                        dir=self.path.parent)
         except OSError as e:
             remove_empty(self.made)

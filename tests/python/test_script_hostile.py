@@ -500,6 +500,17 @@ def test_no_output_replaces_a_gpubench_result_even_with_force(host_result, tmp_p
     assert report.read_text() not in ("{}", "<html></html>", "old")
 
 
+@pytest.mark.parametrize("length", [244, 255])
+def test_an_output_name_of_up_to_255_bytes_is_written(host_result, tmp_path, length):
+    """A legal output name of 242-255 bytes was refused as "File name too long": the temporary
+    beside it (".NAME.XXXXXXXX.tmp") is 14 bytes longer."""
+    out = tmp_path / ("o" * (length - 4) + ".png")
+    code, _, err = cli("roofline.py", host_result, "--out", out)
+    assert code == 0, err
+    assert out.is_file() and out.read_bytes().startswith(b"\x89PNG")
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary left
+
+
 def test_an_input_over_a_gib_is_refused_before_it_is_read(host_result, tmp_path):
     # a sparse file of a terabyte: read whole, it raised MemoryError (a traceback)
     huge = tmp_path / "huge.json"
