@@ -181,6 +181,7 @@ def load_cards(path: Path | str = CARDS_CSV) -> list[Card]:
     if not rows or rows[0] != _HEADER:
         raise UsageError(f"{path}: unexpected header (want {','.join(_HEADER)})")
     cards = []
+    first_line: dict[str, int] = {}  # key -> the line that defined it
     for line_no, row in enumerate(rows[1:], start=2):
         if not row:
             continue
@@ -194,12 +195,18 @@ def load_cards(path: Path | str = CARDS_CSV) -> list[Card]:
         except re.error as e:
             raise UsageError(f"{path}:{line_no}: column match = {fields['match'][:40]!r} is not a "
                              f"regular expression ({e})") from None
+        if row[0] in first_line:  # which of the two rows would win is undefined
+            raise UsageError(f"{path}:{line_no}: card key {row[0]!r} is already defined on line "
+                             f"{first_line[row[0]]}")
+        first_line[row[0]] = line_no
         cards.append(Card(
             key=row[0], display_name=row[1], match=row[2], cc=row[3], sm_count=int(row[4]),
             fp32_TFLOPS=float(row[5]), fp16_tensor_TFLOPS=float(row[6]),
             bf16_tensor_TFLOPS=float(row[7]), fp8_tensor_TFLOPS=float(row[8]),
             dram_GBps=float(row[9]), l2_MiB=float(row[10]), pcie_gen=int(row[11]),
             pcie_width=int(row[12]), source=row[13]))
+    if not cards:
+        raise UsageError(f"{path}: the card table is empty (a header and no card)")
     return cards
 
 

@@ -164,6 +164,21 @@ def test_a_card_table_value_out_of_range_is_refused_naming_line_and_column(tmp_p
     assert msg.startswith(f"{path}:3: column {column} ") and words in msg and "\n" not in msg, msg
 
 
+def test_a_card_key_given_twice_or_no_card_is_refused(tmp_path):
+    """A key on two rows was accepted ("known cards: h100_sxm, h100_sxm"), which row won being
+    undefined; a header alone gave "unknown card ...; known cards: " with an empty list."""
+    header = CARDS_CSV.read_text().splitlines()[0]
+    path = tmp_path / "cards.csv"
+    path.write_text(header + "\n" + ",".join(_H100_ROW) + "\n" + ",".join(_H100_ROW) + "\n")
+    with pytest.raises(UsageError) as e:
+        load_cards(path)
+    assert str(e.value) == f"{path}:3: card key '{_H100_ROW[0]}' is already defined on line 2"
+    path.write_text(header + "\n")
+    with pytest.raises(UsageError) as e:
+        load_cards(path)
+    assert str(e.value) == f"{path}: the card table is empty (a header and no card)"
+
+
 def test_the_zeros_the_card_table_means_are_accepted(tmp_path):
     """0 FP8 (no FP8 tensor cores, as A100 and RTX 3090 have it) and an unknown PCIe link (0)."""
     header = CARDS_CSV.read_text().splitlines()[0]
