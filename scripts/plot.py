@@ -51,6 +51,12 @@ def main(argv=None) -> int:
         print(f"plot.py: note: {r.path} has no sweep data to plot", file=sys.stderr)
     for path in paths:
         print(path)
+    # --force replaced what this result draws; PNGs of the stem that it does not draw are an
+    # earlier result's (another device's sweeps), left as they were: said, not silently mixed in.
+    stale = sorted(set(existing) - {Path(x) for x in paths})
+    if stale:
+        print(f"plot.py: note: {len(stale)} PNG(s) of this name in {out_dir} are from an earlier plot, not "
+              f"this result: {', '.join(x.name for x in stale)}", file=sys.stderr)
     return 0
 
 

@@ -69,7 +69,15 @@ def test_outputs_are_not_overwritten_without_force(host_result, tmp_path):
     assert cli("plot.py", host_result, "--out-dir", tmp_path / "p")[0] == 0
     code, _, err = cli("plot.py", host_result, "--out-dir", tmp_path / "p")
     assert code == 2 and "not overwritten without --force" in err
-    assert cli("plot.py", host_result, "--out-dir", tmp_path / "p", "--force")[0] == 0
+    code, _, err = cli("plot.py", host_result, "--out-dir", tmp_path / "p", "--force")
+    assert code == 0 and err == "", err
+    # An earlier plot of the same name drew a sweep this result has not: kept, and said so.
+    stale = tmp_path / "p" / f"{host_result.stem}_p2p.png"
+    stale.write_bytes(b"an earlier result's sweep")
+    code, _, err = cli("plot.py", host_result, "--out-dir", tmp_path / "p", "--force")
+    assert code == 0 and stale.read_bytes() == b"an earlier result's sweep"
+    assert err == (f"plot.py: note: 1 PNG(s) of this name in {tmp_path / 'p'} are from an earlier plot, not this "
+                   f"result: {stale.name}\n"), err
     md = tmp_path / "c.md"
     md.write_text("an earlier report")
     earlier = json.loads(host_result.read_text())
