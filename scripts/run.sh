@@ -13,6 +13,7 @@
 # --version and --list are gpubench's own answers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/draw_results.sh"
 caller_dir="$PWD"  # a relative --results-dir is the caller's, as it is for gpubench itself
 cd "$GPUBENCH_ROOT"
 
@@ -113,30 +114,10 @@ done
 trap - INT TERM HUP QUIT
 wait  # let tee finish
 ((stopped_by)) && exit "$((128 + stopped_by))"  # gpubench said what it did with the run
-# Every result the run published: one, or with --device=all one or two per GPU (its own rows and
-# its link rows), each drawn and reported in turn.
-mapfile -t results < <(sed -n 's/^result: //p' "$log" | awk '!seen[$0]++')
-if ((${#results[@]} == 0)); then
+if ! grep -q '^result: ' "$log"; then
   # exit 2 is bad usage, which gpubench has said in its own line
   ((status == 2)) || echo "error: gpubench wrote no result (exit status $status)" >&2
   exit "$((status == 0 ? 1 : status))"
 fi
-for result in "${results[@]}"; do
-  key="$(basename "$(dirname "$result")")"
-  mkdir -p "$plots_root/$key"
-  png="$plots_root/$key/$(basename "${result%.json}").png"
-  report="${png%.png}.html"
-  # A result with no row for the roofline (extra arguments that select only the memory family, or
-  # a GPU's link rows under --device=all): roofline.py says so in one line; the sweep plots and
-  # the report are still drawn.
-  if ! "$GPUBENCH_VENV/bin/python" scripts/roofline.py "$result" --out "$png" >/dev/null; then
-    png="none (roofline.py said why above)"
-  fi
-  sweeps="$("$GPUBENCH_VENV/bin/python" scripts/plot.py "$result" --out-dir "$plots_root/$key")"
-  "$GPUBENCH_VENV/bin/python" scripts/report.py "$result" --out "$report" >/dev/null
-  echo "result JSON:  $result"
-  echo "roofline PNG: $png"
-  while IFS= read -r p; do [[ -n "$p" ]] && echo "sweep PNG:    $p"; done <<<"$sweeps"
-  echo "HTML report:  $report"
-done
+draw_results "$log" "$plots_root"  # (not in a condition: set -e stops at a plot that fails)
 exit "$status"

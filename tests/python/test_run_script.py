@@ -150,3 +150,30 @@ def test_plots_beside_a_store_that_cannot_take_them_is_one_line_before_the_run(t
         f"error: run.sh: {tmp_path}/sub/plots: not a folder (the plots go beside --results-dir {store})"]
     assert (tmp_path / "sub" / "plots").read_text() == "a file of the user's"
     assert not list(store.rglob("*.json"))
+
+
+def test_every_result_of_a_run_is_drawn_and_reported(host_result, tmp_path):
+    """--device=all publishes one or two results per GPU ("result: PATH" lines): run.sh drew only
+    the last. Its drawing step (scripts/lib/draw_results.sh) draws each, once, in order."""
+    import os
+    import sys
+
+    store = tmp_path / "store"
+    results = []
+    for key, stem in (("gpu_a", "20261124T000000Z_aaa"), ("gpu_b", "20261124T000000Z_aaa.links")):
+        (store / key).mkdir(parents=True)
+        results.append(store / key / f"{stem}.json")
+        results[-1].write_bytes(host_result.read_bytes())
+    log = tmp_path / "gpubench.log"
+    log.write_text("".join(f"gpubench: a line\nresult: {r}\n" for r in results) + f"result: {results[0]}\n")
+    venv = Path(sys.executable).parent.parent
+    script = f'source "{ROOT}/scripts/lib/draw_results.sh"; set -euo pipefail; draw_results "$1" "$2"'
+    r = subprocess.run(["bash", "-c", script, "draw", str(log), str(tmp_path / "plots")], capture_output=True,
+                       text=True, timeout=600, cwd=ROOT, env=dict(os.environ, GPUBENCH_VENV=str(venv)))
+    assert r.returncode == 0, r.stderr
+    assert [line.split(None, 2)[2] for line in r.stdout.splitlines() if line.startswith("result JSON:")] == [
+        str(p) for p in results]
+    for p in results:
+        html = tmp_path / "plots" / p.parent.name / f"{p.stem}.html"
+        assert f"HTML report:  {html}" in r.stdout and html.is_file()
+        assert (tmp_path / "plots" / p.parent.name / f"{p.stem}.png").is_file()
