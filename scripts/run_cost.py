@@ -3,7 +3,9 @@
 its benchmarks (Google Benchmark's trial runs, warm-ups, verification and preparation included),
 the part that was timed samples, the parts spent preparing inputs, sizing the batch and
 verifying the output, and the rest (trial runs' fixed costs, warm-ups, telemetry); then the rows
-that cost the most, with the number of calls Google Benchmark made of each. Reads the counters
+that cost the most, with the number of calls Google Benchmark made of each; and the "other"
+seconds split into each benchmark's first call (trial runs, warm-ups) and the fixed cost of every
+later repetition (a call's wall time beyond its timed samples). Reads the counters
 wall_s and prepare_s (results of gpubench from git 2026-11-23 on) and, where present, sizing_s,
 verify_s and calls (later results; "-" where a result has none).
 
@@ -69,18 +71,25 @@ def row_costs(result) -> list[tuple[str, dict]]:
         walls = [cost(result, b, s, "wall_s") for s in b.samples]
         if any(w is None for w in walls):
             raise UsageError(f"{result.path}: {b.name} has no wall_s counter (a result from an older gpubench)")
-        timed = 0.0
-        for s in b.samples:  # real_time is one operation's time in the entry's time_unit (us unless asked)
-            unit = TIME_UNIT_SECONDS.get(s.get("time_unit", "us"))
-            if unit is None:
-                raise UsageError(f"{result.path}: {b.name} has time_unit {s.get('time_unit')!r}, not ns, us, ms or s")
-            timed += (to_number(s.get("real_time")) or 0.0) * (to_number(s.get("iterations")) or 0.0) * unit
+        timed = sum(timed_of(result, b, s) for s in b.samples)
         last = b.samples[-1]  # the counters are cumulative: the last repetition holds the totals
         calls = cost(result, b, last, "calls")
+        # Each later repetition's own wall time beyond its timed samples (wall_s grows by one call
+        # per repetition): the fixed cost of a call; what is left of "other" is the first call's.
+        between = sum(walls[i] - walls[i - 1] - timed_of(result, b, s) for i, s in enumerate(b.samples) if i > 0)
         rows.append((b.name, {"wall": max(walls), "timed": timed, "prepare": cost(result, b, last, "prepare_s") or 0.0,
                               "sizing": cost(result, b, last, "sizing_s"), "verify": cost(result, b, last, "verify_s"),
-                              "calls": None if calls is None else int(calls)}))
+                              "calls": None if calls is None else int(calls), "between": between,
+                              "later_reps": len(b.samples) - 1}))
     return rows
+
+
+def timed_of(result, b, s: dict) -> float:
+    """One repetition's timed seconds: real_time (one operation, in its time_unit) x iterations."""
+    unit = TIME_UNIT_SECONDS.get(s.get("time_unit", "us"))
+    if unit is None:
+        raise UsageError(f"{result.path}: {b.name} has time_unit {s.get('time_unit')!r}, not ns, us, ms or s")
+    return (to_number(s.get("real_time")) or 0.0) * (to_number(s.get("iterations")) or 0.0) * unit
 
 
 def no_rows(result) -> UsageError:
@@ -122,6 +131,21 @@ def report(result, top: int) -> str:
     for key, g in sorted(groups.items(), key=lambda kv: -kv[1]["wall"]):
         out.append(f"| {key} | {g['rows']} | " + " | ".join(seconds(g[k]) for k in COLUMNS)
                    + f" | {other(g):.2f} | {share(g['wall'], total)} |")
+    # "other", split: the first call (Google Benchmark's trial runs, warm-ups, poisoning - up to
+    # the end of the first repetition) and every later repetition's fixed cost.
+    later = sum(c["later_reps"] for _, c in rows)
+    out += ["", "Where \"other\" went: the first call of each benchmark (Google Benchmark's trial runs, "
+            "warm-ups, poisoning) and the fixed cost of each later repetition (wall time beyond its "
+            "timed samples):", "",
+            "| family/kernel | other s | first call s | later repetitions s | per later repetition ms |",
+            "|---|---|---|---|---|"]
+    for key, g in sorted(groups.items(), key=lambda kv: -kv[1]["wall"]):
+        out.append(f"| {key} | {other(g):.2f} | {other(g) - g['between']:.2f} | {g['between']:.2f} | "
+                   + (f"{1000 * g['between'] / g['later_reps']:.1f}" if g["later_reps"] else "-") + " |")
+    all_other = sum(other(c) for _, c in rows)
+    all_between = sum(c["between"] for _, c in rows)
+    out.append(f"| all | {all_other:.2f} | {all_other - all_between:.2f} | {all_between:.2f} | "
+               + (f"{1000 * all_between / later:.1f}" if later else "-") + " |")
     out += ["", f"The {min(top, len(rows))} costliest rows:", "",
             "| benchmark | wall s | timed s | prepare s | sizing s | verify s | calls |",
             "|---|---|---|---|---|---|---|"]
@@ -135,8 +159,11 @@ def group_costs(rows: list[tuple[str, dict]]) -> dict[str, dict]:
     """Per family/kernel: rows, and the sum of each column (None where a row lacks it)."""
     groups: dict[str, dict] = {}
     for name, c in rows:
-        g = groups.setdefault("/".join(name.split("/")[:2]), {"rows": 0, **{k: 0.0 for k in COLUMNS}})
+        g = groups.setdefault("/".join(name.split("/")[:2]),
+                              {"rows": 0, "between": 0.0, "later_reps": 0, **{k: 0.0 for k in COLUMNS}})
         g["rows"] += 1
+        g["between"] += c["between"]
+        g["later_reps"] += c["later_reps"]
         for k in COLUMNS:
             g[k] = None if g[k] is None or c[k] is None else g[k] + c[k]
     return groups

@@ -56,6 +56,34 @@ def test_report_of_a_real_run(host_result, host_doc):
         assert c[6] == str(costs[c[0]][5])
 
 
+def test_other_splits_into_the_first_call_and_each_later_repetitions_fixed_cost(host_result, host_doc):
+    """wall_s grows by one Google Benchmark call per repetition: what a later repetition adds
+    beyond its timed samples is a call's fixed cost (on an H100 it was ~10 ms, a telemetry wait);
+    the rest of "other" is the first call's (trial runs, warm-ups)."""
+    code, out, err = cli("run_cost.py", host_result, "--top", "0")
+    assert code == 0, err
+    reps = {}
+    for e in host_doc["benchmarks"]:
+        if e.get("run_type") == "iteration" and not e.get("error_occurred"):
+            reps.setdefault(e["run_name"].removesuffix("/manual_time"), []).append(e)
+    between = later = 0.0
+    for es in reps.values():
+        for prev, e in zip(es, es[1:]):
+            between += e["wall_s"] - prev["wall_s"] - e["real_time"] * e["iterations"] * 1e-6
+            later += 1
+    costs = expected_costs(host_doc)
+    other = sum(w - t - p - sz - v for w, t, p, sz, v, _ in costs.values())
+    lines = out.splitlines()
+    assert lines.index("| family/kernel | other s | first call s | later repetitions s | per later repetition ms |")
+    total = next(line for line in lines if line.startswith("| all | "))
+    assert total == (f"| all | {other:.2f} | {other - between:.2f} | {between:.2f} | "
+                     f"{1000 * between / later:.1f} |")
+    split = [c for c in table_rows(out) if len(c) == 5]
+    groups = [c for c in table_rows(out) if len(c) == 9]
+    assert [c[0] for c in split] == [c[0] for c in groups]  # every family/kernel, in the same order
+    assert all(c[1] == g[7] for c, g in zip(split, groups))  # its "other", split
+
+
 def test_an_older_result_without_the_breakdown(tmp_path, host_result):
     """Results from before sizing_s, verify_s and calls: those columns read "-", and "other"
     is what wall time the result does account for leaves."""
