@@ -48,9 +48,6 @@ int answered(int status) {
   }
   return status;
 }
-}  // namespace
-
-namespace {
 
 bool has_flag(const std::vector<std::string>& flags, const std::string& name) {
   for (const auto& f : flags)

@@ -253,12 +253,14 @@ inline int encode_operand_maps(hopper::TmaMap* map_a, hopper::TmaMap* map_b, con
   return hopper::encode_tensor_map_2d(map_b, b, nu, ku, nu * 2, kBoxN, kBlockK, element, hopper::Swizzle::k128B);
 }
 
-/// The tensor map the kTmaStore epilogue writes C through: FP32, N-inner, in boxes of 32 x 16 with
-/// the 128-byte swizzle. Returns 0 or the encoder's error.
-inline int encode_result_map(hopper::TmaMap* map_c, float* c, int m, int n) {
+/// The tensor map the kTmaStore epilogue writes C through: FP32, N-inner, rows `row_stride`
+/// floats apart (N, or more for the Hopper probe's padded tensors), in boxes of 32 x 16 with the
+/// 128-byte swizzle. Returns 0 or the encoder's error.
+inline int encode_result_map(hopper::TmaMap* map_c, float* c, int m, int n, int row_stride = 0) {
   const auto mu = static_cast<std::uint64_t>(m), nu = static_cast<std::uint64_t>(n);
-  return hopper::encode_tensor_map_2d(map_c, c, nu, mu, nu * 4, kEpilogueCols, kEpilogueRows, hopper::TmaElement::kF32,
-                                      hopper::Swizzle::k128B);
+  const auto stride = static_cast<std::uint64_t>(row_stride > 0 ? row_stride : n);
+  return hopper::encode_tensor_map_2d(map_c, c, nu, mu, stride * 4, kEpilogueCols, kEpilogueRows,
+                                      hopper::TmaElement::kF32, hopper::Swizzle::k128B);
 }
 
 /// The first column of B box j of tile t: a box wholly right of C (N not a multiple of the tile:

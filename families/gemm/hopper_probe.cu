@@ -69,13 +69,8 @@ int launch_tma_store_probe(float* tensor, const StoreCase& c, int* status) {
     return rt::kInvalidValue;
   }
   if (const int e = device_error()) return e;
-  hopper::TmaMap map{};
-  if (const int e = hopper::encode_tensor_map_2d(&map, tensor, static_cast<std::uint64_t>(c.cols),
-                                                 static_cast<std::uint64_t>(c.rows),
-                                                 static_cast<std::uint64_t>(c.stride) * 4u, kStoreBoxCols,
-                                                 kStoreBoxRows, hopper::TmaElement::kF32, hopper::Swizzle::k128B)) {
-    return e;
-  }
+  hopper::TmaMap map{};  // the GEMM's own map of C
+  if (const int e = hgemm_sm90::encode_result_map(&map, tensor, c.rows, c.cols, c.stride)) return e;
   const rt::Error e = rt::allow_dynamic_smem(hopper_probe::tma_store_probe_kernel, hopper_probe::kSmemBytes);
   if (e != rt::kSuccess) return static_cast<int>(e);
   return rt::launch(hopper_probe::tma_store_probe_kernel, rt::Grid(1), rt::Grid(kThreads), hopper_probe::kSmemBytes,

@@ -97,11 +97,7 @@ TEST(HopperProbeEmulation, StoreProbePassesItsJudge) {
     SCOPED_TRACE(testing::Message() << c.rows << " x " << c.cols << " at (" << c.x << ", " << c.y << ")");
     std::vector<float> tensor(static_cast<std::size_t>(probe::kStoreProbeRows) * c.stride, std::nanf(""));
     hopper::TmaMap map{};
-    ASSERT_EQ(hopper::encode_tensor_map_2d(&map, tensor.data(), static_cast<std::uint64_t>(c.cols),
-                                           static_cast<std::uint64_t>(c.rows), static_cast<std::uint64_t>(c.stride) * 4,
-                                           probe::kStoreBoxCols, probe::kStoreBoxRows, hopper::TmaElement::kF32,
-                                           hopper::Swizzle::k128B),
-              0);
+    ASSERT_EQ(sm90::encode_result_map(&map, tensor.data(), c.rows, c.cols, c.stride), 0);  // as the launcher
     int status = -1;
     gpubench::simt::launch_with_smem(Dim3{1}, Dim3{hp::kThreads}, hp::kSmemBytes, hp::tma_store_probe_kernel, map, c.x,
                                      c.y, &status);
