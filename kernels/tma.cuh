@@ -236,7 +236,10 @@ enum class TmaElement { kF16, kBF16, kF32 };
 /// Bytes of one element of `e`.
 constexpr std::uint32_t tma_element_bytes(TmaElement e) { return e == TmaElement::kF32 ? 4u : 2u; }
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC_RTC__)
+// CUDA's runtime compiler builds device code alone (the CUDA 12 check of the kernel sources,
+// scripts/cuda12_device_check.py): no host encoder.
+#elif defined(__CUDACC__)
 
 /// Encodes `map`: a 2-D tensor of `element`s at `global` (16-byte aligned), inner_dim elements
 /// contiguous, outer_dim rows row_stride_bytes apart (a multiple of 16), loaded or stored in boxes

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <string>
 
+#include "families/gemm/wgmma_tile.h"  // kWgmmaTileM, kWgmmaTileN, kWgmmaEntryRegisters
+
 struct CUstream_st;  // cudaStream_t is `CUstream_st*`
 
 namespace gpubench::kernels {
@@ -80,15 +82,6 @@ inline const char* hgemm_wgmma_device_error(int cc_major, int cc_minor) {
   if (cc_major != 9 || cc_minor != 0) return "the wgmma kernel is built for sm_90a (compute capability 9.0 only)";
   return nullptr;
 }
-
-/// The wgmma kernel's tile of C (hgemm_sm90.cuh kBlockM x kBlockN), for host code that reads its output.
-constexpr int kWgmmaTileM = 128;
-constexpr int kWgmmaTileN = 256;
-
-/// Registers per thread the wgmma kernel must hold at entry: setmaxnreg only moves registers
-/// between the block's warpgroups, so the entry allocation of its 384 threads must cover the
-/// producer's 40 and the consumers' 232 per thread (64 512 = 168 x 384).
-constexpr int kWgmmaEntryRegisters = 168;
 
 /// Why a wgmma kernel compiled with `entry_registers` per thread cannot run, or "" (also for 0,
 /// unknown): with fewer than kWgmmaEntryRegisters its consumers' setmaxnreg.inc would wait forever

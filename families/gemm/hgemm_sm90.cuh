@@ -65,7 +65,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "families/gemm/gemm.h"  // kWgmmaTileM, kWgmmaTileN
+#include "families/gemm/wgmma_tile.h"  // kWgmmaTileM, kWgmmaTileN, kWgmmaEntryRegisters
 #include "kernels/cluster.cuh"
 #include "kernels/simt/simt.h"  // GPUBENCH_UNROLL and GPUBENCH_DYNAMIC_SHARED under nvcc
 #include "kernels/tma.cuh"
@@ -242,6 +242,7 @@ __host__ __device__ constexpr TileCoord unit_tile(int unit, int rank, int m, int
 static_assert(kGroupM % kMaxClusterM == 0, "a raster group holds whole tile pairs");
 static_assert((kBlockN / kBoxN) % kMaxClusterM == 0, "the B boxes split evenly between the blocks of a cluster");
 
+#if !defined(__CUDACC_RTC__)  // host code: not under CUDA's runtime compiler (device code only)
 /// The kernel's tensor maps (host side): A as a K-inner tensor in 64 x 128 boxes, B as an N-inner
 /// tensor in 64 x 64 boxes, both with the 128-byte swizzle. Returns 0 or the encoder's error.
 inline int encode_operand_maps(hopper::TmaMap* map_a, hopper::TmaMap* map_b, const std::uint16_t* a,
@@ -262,6 +263,7 @@ inline int encode_result_map(hopper::TmaMap* map_c, float* c, int m, int n, int 
   return hopper::encode_tensor_map_2d(map_c, c, nu, mu, stride * 4, kEpilogueCols, kEpilogueRows,
                                       hopper::TmaElement::kF32, hopper::Swizzle::k128B);
 }
+#endif
 
 /// The first column of B box j of tile t: a box wholly right of C (N not a multiple of the tile:
 /// its columns are never stored) loads column 0's instead, as a tile wholly below C loads row 0's
@@ -397,7 +399,14 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
   unsigned phase = 0;
   for (int unit = sched.first; unit < units; unit += sched.step) {
     const TileCoord t = unit_tile<kClusterM>(unit, sched.rank, m, n);
+    // Zeroed here, and every wgmma accumulates (scale-d 1). With uninitialised registers and the
+    // tile's first wgmma told not to read them (scale-d 0 at kt = kk = 0) instead, the ptxas of
+    // CUDA 12.0 to 12.8 serialised every wgmma of the kernel (advisory C7515: "non wgmma
+    // instructions defining accumulator registers"); 12.9's and 13's did not.
+    // scripts/cuda12_device_check.py fails on that advisory.
     float acc[kAccumulators];
+    GPUBENCH_UNROLL
+    for (int i = 0; i < kAccumulators; ++i) acc[i] = 0.0f;
     int previous = 0;
     for (int kt = 0; kt < kt_count; ++kt) {
       while (!hopper::mbarrier_try_wait_parity(&full[stage], phase)) {
@@ -414,7 +423,7 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
         // B: MN-major; a k16 step is 16 rows of 128 bytes.
         const std::uint64_t desc_b =
             hopper::make_smem_desc(b + kBKStepBytes * kk, kBDescLbo, kBDescSbo, hopper::Swizzle::k128B);
-        hopper::wgmma_m64k16_ss<kMmaN, T, hopper::Major::kMN>(acc, desc_a, desc_b, (kt > 0 || kk > 0) ? 1 : 0);
+        hopper::wgmma_m64k16_ss<kMmaN, T, hopper::Major::kMN>(acc, desc_a, desc_b, 1);
       }
       hopper::wgmma_commit_group();
       // The previous stage's MMAs are complete once at most this stage's group is pending.

@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "families/gemm/hopper_probe.h"  // Descriptors, the shapes
+#include "families/gemm/hopper_probe_shapes.h"  // Descriptors, the shapes
 #include "kernels/cluster.cuh"
 #include "kernels/simt/simt.h"  // GPUBENCH_DYNAMIC_SHARED under nvcc
 #include "kernels/tma.cuh"

@@ -1,4 +1,4 @@
-// Instruction contract of the PCIe kernels (pcie.cu, pcie_spin.cu / pcie.cuh), checked by
+// Instruction contract of the PCIe kernels (pcie.cu / pcie.cuh, pcie_spin.cu / pcie_spin.cuh), checked by
 // tests/contract for every target architecture (see kernels/contract.h for the fields).
 //
 // Why these numbers: the SM-driven copy keeps kVectorsPerThread (4) 16-byte loads in flight per
