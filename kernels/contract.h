@@ -49,6 +49,8 @@ struct KernelContract {
   std::vector<std::string> sass_required;
   /// Regexes no line of the kernel's SASS may match.
   std::vector<std::string> sass_forbidden;
+  /// (regex, n): exactly n lines of the kernel's SASS match (e.g. how its wgmma are fenced).
+  std::vector<std::pair<std::string, int>> sass_counts;
   /// Lowest architecture (e.g. 90) the contract applies to; 0 = all.
   int min_arch = 0;
   /// Per-architecture budgets overriding max_registers/min_occupancy.
@@ -121,6 +123,11 @@ struct KernelContract {
   /// Appends to sass_forbidden.
   KernelContract& no_sass(const std::vector<std::string>& regexes) {
     sass_forbidden.insert(sass_forbidden.end(), regexes.begin(), regexes.end());
+    return *this;
+  }
+  /// Appends to sass_counts.
+  KernelContract& sass_count(const std::string& regex, int n) {
+    sass_counts.emplace_back(regex, n);
     return *this;
   }
   /// Sets min_arch.

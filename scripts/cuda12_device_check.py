@@ -16,9 +16,10 @@ configured and built CUDA tree:
    target 12.0 knows, every kernel nvcc 13 built instantiated by name, and assembled by 12.0's
    ptxas: a kernel header that needs CUDA 13's compiler or headers fails here.
    Every CUDA 12 assembly (checks 1 and 2) is also judged against the tests' own (nvcc 13) build
-   of that PTX (BUILD/.../sm_*.ptxas.txt): a ptxas performance advisory (such as C7515, wgmma
-   serialised), more spills, a new stack frame, or other registers for a kernel that uses
-   setmaxnreg fail it (gpubench_tools/ptxas_report.py).
+   of that PTX (BUILD/.../sm_*.ptxas.txt and .cubin): a ptxas performance advisory (such as
+   C7515, wgmma serialised), more spills, a new stack frame, other registers for a kernel that
+   uses setmaxnreg, or SASS whose wgmma are fenced and waited on differently (nvdisasm) fail it
+   (gpubench_tools/ptxas_report.py).
 3. Thrust and CUB: every CUDA source that includes them is compiled to PTX against CUDA 12.9's
    CCCL (2.8, nvidia-cuda-cccl-cu12) instead of the toolkit's own, so a library call that CCCL 3
    added or changed fails here. (The C++ front end and the runtime headers stay CUDA 13's: nvcc
@@ -31,10 +32,12 @@ wheels cannot be had.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -61,6 +64,8 @@ OLDEST_CUDA12_PTX = {
     "sm_100": ("8.6", "12.8"), "sm_100a": ("8.6", "12.8"),
     "sm_120": ("8.7", "12.8"), "sm_120a": ("8.7", "12.8"),
 }
+#: nvdisasm, found once by main (find_nvdisasm).
+NVDISASM = Path("nvdisasm")
 LIBRARY_INCLUDE = re.compile(r"^\s*#\s*include\s*<(thrust|cub)/", re.M)
 #: The kernel headers a launcher includes (not the launch helpers: host code).
 KERNEL_INCLUDE = re.compile(r'^\s*#\s*include\s*"((?!kernels/launch)[^"]+\.cuh)"', re.M)
@@ -111,15 +116,44 @@ def reference_report(ptx_path: Path) -> ptxas_report.Report | None:
     return ptxas_report.parse(path.read_text(errors="replace")) if path.is_file() else None
 
 
-def assemble(ptxas: Path, target: str, declared: Path, reference: ptxas_report.Report | None,
+def find_nvdisasm() -> Path:
+    """nvdisasm: GPUBENCH_NVDISASM, on PATH, or the one pip put in this interpreter's environment
+    (scripts/requirements.txt: the instruction-contract tests read SASS with it too)."""
+    given = os.environ.get("GPUBENCH_NVDISASM") or shutil.which("nvdisasm")
+    if given:
+        return Path(given)
+    found = sorted(Path(sys.prefix).glob("lib/python*/site-packages/nvidia/*/bin/nvdisasm"))
+    if not found:
+        die("no nvdisasm (pip install nvidia-cuda-nvdisasm into the environment, or set GPUBENCH_NVDISASM)")
+    return found[-1]
+
+
+@functools.lru_cache(maxsize=None)
+def reference_sass(cubin: Path) -> dict | None:
+    """The warpgroup synchronisation of the tests' own cubin (beside the PTX), or None."""
+    return sass_of(cubin) if cubin.is_file() else None
+
+
+def sass_of(cubin: Path) -> dict:
+    r = subprocess.run([str(NVDISASM), "-c", str(cubin)], capture_output=True, text=True, check=True)
+    return ptxas_report.sass_shape(r.stdout)
+
+
+def assemble(ptxas: Path, release: str, target: str, declared: Path, reference_ptx: Path,
              bound: set[str]) -> str | None:
-    """None when `ptxas` assembles the PTX file `declared` for `target` no worse than the
-    reference build, else why (ptxas's error, or the judge's lines)."""
-    r = subprocess.run([str(ptxas), f"-arch={target}", "-O3", "-v", str(declared), "-o", os.devnull],
+    """None when `ptxas` (CUDA `release`'s) assembles the PTX file `declared` for `target` no worse than the tests'
+    own build of `reference_ptx` (its ptxas -v and cubin beside it), else why (ptxas's error, or
+    the judges' lines)."""
+    cubin = declared.with_name(f"{declared.stem}.{release}.cubin")
+    r = subprocess.run([str(ptxas), f"-arch={target}", "-O3", "-v", str(declared), "-o", str(cubin)],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return (r.stderr or r.stdout).strip()
-    findings = ptxas_report.judge(ptxas_report.parse(r.stdout + r.stderr), reference, bound)
+    findings = ptxas_report.judge(ptxas_report.parse(r.stdout + r.stderr), reference_report(reference_ptx), bound)
+    # The SASS where it can differ in this way: kernels that use wgmma (nvdisasm takes seconds).
+    reference = reference_sass(reference_ptx.with_suffix(".cubin")) if "wgmma." in declared.read_text() else None
+    if reference is not None:
+        findings += ptxas_report.judge_sass(sass_of(cubin), reference)
     return "\n".join(findings) if findings else None
 
 
@@ -133,12 +167,12 @@ def check_ptx(assemblers: dict[str, Path], path: Path, declared: Path) -> tuple[
     except ValueError as e:
         return "?", str(path), str(e)
     declared.write_text(text)
-    reference, bound = reference_report(path), register_bound_kernels(ptx)
+    bound = register_bound_kernels(ptx)
     summary = f"{path} ({target}, PTX ISA {version}: CUDA {release})"
     for toolkit, ptxas in assemblers.items():
         if version_tuple(toolkit) < version_tuple(release):
             continue
-        error = assemble(ptxas, target, declared, reference, bound)
+        error = assemble(ptxas, toolkit, target, declared, path, bound)
         if error:
             return target, f"{summary} by CUDA {toolkit}'s ptxas", error
     return target, summary, None
@@ -180,7 +214,7 @@ def check_sources(nvrtc: Nvrtc, ptxas: Path, include: list[Path], sources: Path,
         return summary, "kernels nvcc 13 built that NVRTC did not: " + ", ".join(demangle(missing))
     out = scratch / f"{path.parent.parent.name}_{path.parent.name}_{target}.ptx"
     out.write_text(compiled.ptx)
-    error = assemble(ptxas, target, out, reference_report(path), register_bound_kernels(compiled.ptx))
+    error = assemble(ptxas, "12.0", target, out, path, register_bound_kernels(compiled.ptx))
     return summary, error
 
 
@@ -239,6 +273,8 @@ def main() -> int:
     ptx_files = sorted(build.glob("families/*/*/sm_*.ptx")) + sorted(build.glob("tests/emulation/*.ptx"))
     if not ptx_files:
         die(f"no kernel PTX under {build} (a CUDA build with GPUBENCH_TESTS=ON writes it)")
+    global NVDISASM
+    NVDISASM = find_nvdisasm()
     cache = build / "cuda12"
     nvcc_12_0 = unpack(cache, NVCC_12_0_WHEEL, "nvcc-12.0")
     # 12.9's first: it names the PTX ISA version an instruction needs, where 12.0's does not know it.

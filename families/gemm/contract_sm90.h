@@ -11,7 +11,11 @@
 //   4 x 64x64; kClusterM = 2: A and two B boxes multicast to the cluster); the epilogue stores
 //   pairs of floats (64 st.global.v2.f32). No Ampere path: no mma.sync, ldmatrix or cp.async. In
 //   SASS: HGMMA.64x256x16, UTMALDG.2D, the SYNCS mbarrier operations and USETMAXREG, no local
-//   memory (LDL/STL are forbidden for every kernel). The cluster kernel's own expectations are
+//   memory (LDL/STL are forbidden for every kernel). The wgmma pipeline as written: one
+//   WARPGROUP.ARRIVE before a stage's four HGMMA, only the last of them closing the group (gsb0),
+//   one WARPGROUP.DEPBAR.LE gsb0, 0x1 in the loop (a stage left in flight) and one 0x0 after it;
+//   a serialised build (what CUDA 12.0-12.8's ptxas made of uninitialised accumulators: advisory
+//   C7515) has an ARRIVE and a DEPBAR.LE gsb0, 0x0 around every HGMMA. The cluster kernel's own expectations are
 //   in wgmma_gemm_cluster; the single-block one must show nothing of clusters.
 #pragma once
 
@@ -71,7 +75,11 @@ inline contract::KernelContract wgmma_gemm_base(const std::string& tag, int clus
       .sass({R"(\bHGMMA\.64x256x16\.F32)" + hgmma_suffix + R"(.*gdesc\[UR[0-9]+\]\.tnspB)", R"(\bUTMALDG\.2D\b)",
              R"(\bSYNCS\.PHASECHK\.TRANS64\.TRYWAIT\b)", R"(\bSYNCS\.ARRIVE\.TRANS64\b)",
              R"(\bUSETMAXREG\.TRY_ALLOC\b)", R"(\bUSETMAXREG\.DEALLOC\b)", R"(\bWARPGROUP\.DEPBAR\.LE\b)"})
-      .no_sass({R"(\bHMMA\b)", R"(\bLDSM\b)", R"(\bLDGSTS\b)"});
+      .no_sass({R"(\bHMMA\b)", R"(\bLDSM\b)", R"(\bLDGSTS\b)"})
+      .sass_count(R"(\bWARPGROUP\.ARRIVE\b)", 1)
+      .sass_count(R"(\bHGMMA\..*\bgsb0\b)", 1)
+      .sass_count(R"(\bWARPGROUP\.DEPBAR\.LE gsb0, 0x1\b)", 1)
+      .sass_count(R"(\bWARPGROUP\.DEPBAR\.LE gsb0, 0x0\b)", 1);
 }
 
 // The TMA loads, by form: a plain one (completing on this block's barrier) or a multicast one.

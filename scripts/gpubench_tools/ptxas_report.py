@@ -1,9 +1,11 @@
-"""ptxas -v output, read per kernel, and a CUDA 12 build's judged against the tests' own (nvcc 13)
-build of the same PTX (scripts/cuda12_device_check.py): an older ptxas may assemble a kernel and
-still spill it, give it other registers or serialise its tensor-core instructions."""
+"""What ptxas made of a PTX file - its -v report and the warpgroup synchronisation of the SASS - read
+per kernel, and a CUDA 12 build's judged against the tests' own (nvcc 13) build of the same PTX
+(scripts/cuda12_device_check.py): an older ptxas may assemble a kernel and still spill it, give
+it other registers or serialise its tensor-core instructions."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)'")
@@ -77,4 +79,45 @@ def judge(cuda12: Report, reference: Report | None, fixed_registers: set[str]) -
         if name in fixed_registers and mine.registers != ref.registers:
             found.append(f"{name}: {mine.registers} registers at entry, {ref.registers} in the reference build "
                          "(its setmaxnreg targets need exactly those)")
+    return found
+
+
+#: SASS of the wgmma pipeline, counted per kernel: the warpgroup fences before wgmma, the waits on
+#: them, and the wgmma that close a group (gsb0). A serialised build fences and waits around
+#: every HGMMA (CUDA 12.0's ptxas on the Hopper GEMM before its accumulators were zeroed: 4
+#: ARRIVE, 4 DEPBAR.LE gsb0, 0x0 per stage where nvcc 13 has 1 ARRIVE and a DEPBAR.LE 0x1).
+SASS_SHAPE = {
+    "WARPGROUP.ARRIVE": re.compile(r"\bWARPGROUP\.ARRIVE\b"),
+    "WARPGROUP.DEPBAR": re.compile(r"\bWARPGROUP\.DEPBAR\b"),
+    "HGMMA closing a group (gsb0)": re.compile(r"\bHGMMA\..*\bgsb0\b"),
+}
+_SASS_FUNCTION = re.compile(r"^//-+ \.text\.(\S+)\s+-+$")
+
+
+def sass_shape(listing: str) -> dict[str, Counter]:
+    """Per kernel of an nvdisasm -c listing, how many lines match each SASS_SHAPE pattern."""
+    shapes: dict[str, Counter] = {}
+    current = None
+    for line in listing.splitlines():
+        m = _SASS_FUNCTION.match(line.strip())
+        if m:
+            current = shapes.setdefault(m.group(1), Counter())
+            continue
+        if current is not None:
+            for name, pattern in SASS_SHAPE.items():
+                if pattern.search(line):
+                    current[name] += 1
+    return shapes
+
+
+def judge_sass(cuda12: dict[str, Counter], reference: dict[str, Counter]) -> list[str]:
+    """One line per kernel of the reference whose warpgroup synchronisation the CUDA 12 build
+    does not reproduce (its wgmma fenced or waited on differently: serialised, or pipelined
+    otherwise than written)."""
+    found = []
+    for kernel, ref in reference.items():
+        mine = cuda12.get(kernel, Counter())
+        diff = [f"{name} {mine[name]} (reference {ref[name]})" for name in SASS_SHAPE if mine[name] != ref[name]]
+        if diff:
+            found.append(f"{kernel}: SASS " + ", ".join(diff))
     return found

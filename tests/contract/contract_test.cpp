@@ -146,6 +146,17 @@ TEST_P(Contract, ResourcesWithinBudget) {
   }
 }
 
+// ptxas's performance advisories ("(C7515) Potential Performance Loss: wgmma.mma_async
+// instructions are serialized ...", "(C7508) ... 'setmaxnreg' ignored") name a kernel that
+// assembled but will not run as written. scripts/cuda12_device_check.py holds CUDA 12's ptxas to
+// the same.
+TEST_P(Contract, NoPtxasPerformanceAdvisory) {
+  std::istringstream lines(ptxas());
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_EQ(line.find("Performance Loss"), std::string::npos) << line;
+  }
+}
+
 TEST_P(Contract, TheoreticalOccupancy) {
   if (!has_reference_card(arch())) {
     GTEST_SKIP() << "no reference card for sm_" << arch() << ": occupancy not checked";
@@ -204,6 +215,9 @@ TEST_P(Contract, SassInstructions) {
     }
     for (const std::string& re : c.sass_forbidden) {
       EXPECT_EQ(count_matches(lines, re), 0) << "forbidden SASS /" << re << "/ found";
+    }
+    for (const auto& [re, n] : c.sass_counts) {
+      EXPECT_EQ(count_matches(lines, re), n) << "SASS lines matching /" << re << "/";
     }
   }
 }

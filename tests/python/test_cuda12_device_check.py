@@ -78,9 +78,11 @@ __device__ __forceinline__ void mma(float (&d)[32], std::uint64_t a, std::uint64
 extern "C" __global__ void k(float* out, std::uint64_t a, std::uint64_t b, int steps) {
   float d[32];
   {init}
-  for (int s = 0; s < steps; ++s) {
+#pragma unroll 1
+  for (int s = 0; s < steps; ++s) {  // two wgmma per group: pipelined, one fence and one wait
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     mma(d, a + s, b + s, {scale_d});
+    mma(d, a + s + 2, b + s + 2, 1);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   }
@@ -94,7 +96,8 @@ ZEROED = {"init": "for (int i = 0; i < 32; ++i) d[i] = 0.0f;", "scale_d": "1"}
 def fake_build(tmp_path: Path, ptx_extra: str, library_extra: str, kernel: str = KERNEL,
                launcher: str = '#include "families/f/k.cuh"\n', ptx_from_kernel: bool = False) -> Path:
     """A build folder as the check reads it: one kernel PTX where the contract tests write theirs
-    (PTX above, or `kernel` compiled by the real build's nvcc, with its ptxas -v beside it), and
+    (PTX above, or `kernel` compiled by the real build's nvcc, with its ptxas -v and cubin beside
+    it), and
     one Thrust source in compile_commands.json, compiled with the real build's nvcc command; and
     its sources (tmp_path/src: the launcher families/f/k.cu and its kernel header)."""
     build = tmp_path / "build"
@@ -108,7 +111,7 @@ def fake_build(tmp_path: Path, ptx_extra: str, library_extra: str, kernel: str =
         subprocess.run([real_nvcc(), "-std=c++17", "-O3", "--ptx", "-gencode=arch=compute_90a,code=sm_90a",
                         f"-I{tmp_path / 'src'}", str(src / "k.cu"), "-o", str(ptx)], check=True)
         ptxas = Path(real_nvcc()).with_name("ptxas")
-        r = subprocess.run([str(ptxas), "-arch=sm_90a", "-O3", "-v", str(ptx), "-o", str(tmp_path / "k.cubin")],
+        r = subprocess.run([str(ptxas), "-arch=sm_90a", "-O3", "-v", str(ptx), "-o", str(ptx.with_suffix(".cubin"))],
                            capture_output=True, text=True, check=True)
         ptx.with_suffix(".ptxas.txt").write_text(r.stdout + r.stderr)
     else:
@@ -187,6 +190,9 @@ def test_wgmma_that_cuda_12_0_serialises_fails_and_zeroed_accumulators_pass(tmp_
     # Both nvcc 13's PTX assembled by 12.0's ptxas and the kernel built by 12.0's NVRTC.
     assert "by CUDA 12.0's ptxas:\nptxas advisory: (C7515) Potential Performance Loss" in r.stdout
     assert "FAIL families/f/k.cu (sm_90a, CUDA 12.0's NVRTC and ptxas):\nptxas advisory: (C7515)" in r.stdout
+    # The SASS says so too: a fence and a wait around each of the two wgmma where nvcc 13 has one.
+    assert ("k: SASS WARPGROUP.ARRIVE 2 (reference 1), WARPGROUP.DEPBAR 2 (reference 1), "
+            "HGMMA closing a group (gsb0) 2 (reference 1)") in r.stdout
     assert r.stdout.strip().endswith("2 failed")
     zeroed = fake_build(tmp_path / "b", "", "", kernel=WGMMA.replace("{init}", ZEROED["init"])
                         .replace("{scale_d}", ZEROED["scale_d"]), ptx_from_kernel=True)

@@ -76,3 +76,39 @@ def test_name_expressions_from_demangled_kernels():
     assert name_expression("gpubench::kernels::(anonymous namespace)::spin(void (*)(int), int)") \
         == "&gpubench::kernels::spin"
     assert name_expression("k") == "&k"
+
+
+# nvdisasm -c, cut down: a pipelined kernel (nvcc 13) and the same serialised (CUDA 12.0's ptxas).
+PIPELINED = """//--------------------- .text.k                   --------------------------
+\t.section\t.text.k,"ax",@progbits
+.text.k:
+        /*00a0*/                   WARPGROUP.ARRIVE ;
+        /*00e0*/                   HGMMA.64x64x16.F32 R24, gdesc[UR8].tnspB, R24, UP0 ;
+        /*0140*/                   HGMMA.64x64x16.F32 R24, gdesc[UR12].tnspB, R24, gsb0 ;
+        /*0150*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+//--------------------- .text._ZN8gpubench7kernels11copy_kernelILi4EEEvPKhPhmiim --------------------------
+        /*0010*/                   LDG.E.128 R4, desc[UR4][R2.64] ;
+"""
+SERIALISED = PIPELINED.replace("""        /*00e0*/                   HGMMA.64x64x16.F32 R24, gdesc[UR8].tnspB, R24, UP0 ;
+""", """        /*00e0*/                   HGMMA.64x64x16.F32 R24, gdesc[UR8].tnspB, R24, UP0, gsb0 ;
+        /*00f0*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+        /*0100*/                   WARPGROUP.ARRIVE ;
+""")
+
+
+def test_the_warpgroup_synchronisation_of_each_kernel_is_counted():
+    shapes = ptxas_report.sass_shape(PIPELINED)
+    assert set(shapes) == {"k", "_ZN8gpubench7kernels11copy_kernelILi4EEEvPKhPhmiim"}
+    assert dict(shapes["k"]) == {"WARPGROUP.ARRIVE": 1, "WARPGROUP.DEPBAR": 1, "HGMMA closing a group (gsb0)": 1}
+    assert not shapes["_ZN8gpubench7kernels11copy_kernelILi4EEEvPKhPhmiim"]
+
+
+def test_serialised_wgmma_fail_the_sass_judge_and_the_same_shape_passes():
+    reference = ptxas_report.sass_shape(PIPELINED)
+    assert ptxas_report.judge_sass(ptxas_report.sass_shape(PIPELINED), reference) == []
+    assert ptxas_report.judge_sass(ptxas_report.sass_shape(SERIALISED), reference) == [
+        "k: SASS WARPGROUP.ARRIVE 2 (reference 1), WARPGROUP.DEPBAR 2 (reference 1), "
+        "HGMMA closing a group (gsb0) 2 (reference 1)"]
+    assert ptxas_report.judge_sass({}, reference) == [
+        "k: SASS WARPGROUP.ARRIVE 0 (reference 1), WARPGROUP.DEPBAR 0 (reference 1), "
+        "HGMMA closing a group (gsb0) 0 (reference 1)"]
