@@ -6,6 +6,9 @@
 #  (b) clang-tidy (.clang-tidy) over the host-side translation units of harness/ and families/
 #      (*.cpp only: no .cu files, no tests, nothing generated into the build directory), with the
 #      flags from BUILD_DIR/compile_commands.json, two files at a time.
+#  (c) pyflakes over the Python of scripts/ and tests/python (names undefined or unused, imports
+#      shadowed, f-strings without fields), with the venv's Python (GPUBENCH_VENV, else .venv:
+#      scripts/requirements.txt installs it).
 # Exits 1 on any finding, 2 on a usage or setup error; the last line is a one-line summary.
 # Run time: clang-tidy over all of harness/ (39 files) takes about 75 s on 2 busy cores, so
 # nothing is narrowed; if it grows past ~3 minutes, trim the checks or the file list here.
@@ -82,8 +85,23 @@ if [[ $tidy_findings -gt 0 || $tidy_bad -gt 0 ]]; then
   cat "$tmp/tidy/"*.log | grep -vE '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$' >&2 || true
 fi
 
+# (c) pyflakes: every tracked .py under scripts/ and tests/python.
+venv_python="${GPUBENCH_VENV:-$root/.venv}/bin/python"
+"$venv_python" -m pyflakes --version >/dev/null 2>&1 ||
+  die "no pyflakes in ${GPUBENCH_VENV:-$root/.venv} (scripts/test.sh installs scripts/requirements.txt there)"
+git -C "$root" ls-files -- 'scripts/*.py' 'tests/python/*.py' >"$tmp/python.txt" 2>/dev/null ||
+  find scripts tests/python -name '*.py' | sort >"$tmp/python.txt"
+python_files=$(grep -c . "$tmp/python.txt" || true)
+python_findings=0
+if [[ $python_files -gt 0 ]]; then
+  xargs -d '\n' "$venv_python" -m pyflakes <"$tmp/python.txt" >"$tmp/pyflakes.log" 2>&1 || true
+  python_findings=$(grep -c . "$tmp/pyflakes.log" || true)
+  [[ $python_findings -eq 0 ]] || cat "$tmp/pyflakes.log" >&2
+fi
+
 status=ok
-if [[ $format_bad -gt 0 || $tidy_findings -gt 0 || $tidy_bad -gt 0 ]]; then status=FAILED; fi
-printf 'lint: %s: clang-format %d files, %d need formatting; clang-tidy %d files, %d findings in %d files (%ds)\n' \
-  "$status" "$format_files" "$format_bad" "$tidy_files" "$tidy_findings" "$tidy_bad" "$((SECONDS - start))"
+if [[ $format_bad -gt 0 || $tidy_findings -gt 0 || $tidy_bad -gt 0 || $python_findings -gt 0 ]]; then status=FAILED; fi
+printf 'lint: %s: clang-format %d files, %d need formatting; clang-tidy %d files, %d findings in %d files; pyflakes %d files, %d findings (%ds)\n' \
+  "$status" "$format_files" "$format_bad" "$tidy_files" "$tidy_findings" "$tidy_bad" "$python_files" "$python_findings" \
+  "$((SECONDS - start))"
 [[ $status == ok ]]

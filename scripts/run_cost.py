@@ -21,7 +21,6 @@ Bad input: one line on stderr, exit 2.
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

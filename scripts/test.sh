@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: the Release build with CUDA (when a toolkit is present), the style gate
-# (scripts/lint.sh: clang-format and clang-tidy) and the Release ctest suite
+# (scripts/lint.sh: clang-format, clang-tidy and pyflakes) and the Release ctest suite
 # (unit, SIMT emulation, instruction contracts), the CUDA host code against CUDA 12's headers
 # (scripts/cuda12_api_check.py) and the device code as far as CUDA 12's PyPI wheels reach
 # (scripts/cuda12_device_check.py), the host-side code again under
@@ -15,7 +15,7 @@ cd "$GPUBENCH_ROOT"
 ensure_tools clang-format:clang-format clang-tidy:clang-tidy chromium:chromium
 ensure_venv
 ensure_build "$GPUBENCH_ROOT/build" all -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=ON
-say "lint (clang-format, clang-tidy)"
+say "lint (clang-format, clang-tidy, pyflakes)"
 "$GPUBENCH_ROOT/scripts/lint.sh" "$GPUBENCH_ROOT/build"
 say "ctest (Release)"
 ctest --test-dir build --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"

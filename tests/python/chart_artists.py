@@ -198,7 +198,7 @@ def check_roofline_figure(data: RooflineData):
     assert not ax.patches, "a shaded patch (the old memory column) is drawn"
     lines, scatters = labelled_lines(ax), labelled_scatters(ax)
     notes, plain = roofline_texts(ax)
-    want_lines, want_scatters, want_notes, want_plain = [], [], Counter(), Counter()
+    want_lines, want_scatters, want_notes = [], [], Counter()
     several = len(data.series) > 1
     series_colors = []
     for s in data.series:

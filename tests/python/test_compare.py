@@ -818,7 +818,7 @@ def test_a_comparison_of_only_invalid_rows_exits_2(host_result, host_doc, tmp_pa
     hot = write_json(doc, tmp_path / "hot.json")
     code, out, err = cli("compare.py", hot, host_result, "--json", tmp_path / "c.json")
     assert (code, out) == (2, ""), err
-    assert err.count("\n") == 1 and err.startswith(f"compare.py: error: nothing comparable: ")
+    assert err.count("\n") == 1 and err.startswith("compare.py: error: nothing comparable: ")
     assert "INVALID" in err and "throttled" in err and not (tmp_path / "c.json").exists()
     name = stable_benchmark(host_result)
     for e in doc["benchmarks"]:

@@ -388,7 +388,7 @@ def test_a_kit_built_from_other_sources_is_refused(tmp_path, stand_in_path):
     assert "built from other sources than this tree's" in r.stderr
     assert "built from other sources" in (out / "smoke.txt").read_text()
     # the fingerprint prepare writes for these sources is accepted
-    good = subprocess.run(f"sha256sum CMakeLists.txt | sha256sum | cut -d' ' -f1", shell=True, cwd=ROOT,
+    good = subprocess.run("sha256sum CMakeLists.txt | sha256sum | cut -d' ' -f1", shell=True, cwd=ROOT,
                           capture_output=True, text=True).stdout
     (kit_dir / "sources.sha256").write_text(good)
     r = kit("ncu", str(tmp_path / "o2"), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir),

@@ -5,7 +5,6 @@ left in the results store."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

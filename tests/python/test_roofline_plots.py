@@ -607,9 +607,9 @@ def test_roofline_figure_shows_the_json_values(h100):
     if smem:
         assert line_slope(lines, "shared memory 33.4 TB/s") == pytest.approx(float(PEAK_SMEM_GBPS))
     top = float(PEAK_SMEM_GBPS) if smem else 3350  # roofs start at the highest diagonal
-    for label, value in (("FP32 66.9 TFLOP/s", 66.9), ("FP16x2 133.8 TFLOP/s", 133.8),
-                         ("FP16 tensor 989 TFLOP/s", 989)):
-        got, start = roof_value_and_start(lines, label)
+    for roof, value in (("FP32 66.9 TFLOP/s", 66.9), ("FP16x2 133.8 TFLOP/s", 133.8),
+                        ("FP16 tensor 989 TFLOP/s", 989)):
+        got, start = roof_value_and_start(lines, roof)
         assert got == pytest.approx(value) and start == pytest.approx(value * 1000 / top)
     # measured, dashed: every level's plateau and the best FP32 row, at the JSON values
     measured = {k.split(" ")[1]: k for k in dashed}
@@ -785,16 +785,16 @@ def test_sweep_figures_draw_every_series_and_peak_at_the_json_values(h100, kind)
     lines = labelled_lines(ax)
     want = {**spec["lines"], **spec["hlines"], **spec["vlines"]}
     assert sorted(legend_labels(ax)) == sorted(want)
-    for label, (xs, pattern, tokens, counter, dashed) in spec["lines"].items():
-        x, y = xy(lines[label])
-        assert list(x) == pytest.approx(xs), label
+    for name, (xs, pattern, tokens, counter, dashed) in spec["lines"].items():
+        x, y = xy(lines[name])
+        assert list(x) == pytest.approx(xs), name
         assert list(y) == pytest.approx([raw_median(doc, pattern.format(t), counter)
-                                         for t in tokens]), label
-        assert (lines[label].get_linestyle() == "--") == dashed, label
-    for label, value in spec["hlines"].items():
-        assert list(xy(lines[label])[1]) == pytest.approx([value, value]), label
-    for label, value in spec["vlines"].items():
-        assert list(xy(lines[label])[0]) == pytest.approx([value, value]), label
+                                         for t in tokens]), name
+        assert (lines[name].get_linestyle() == "--") == dashed, name
+    for name, value in spec["hlines"].items():
+        assert list(xy(lines[name])[1]) == pytest.approx([value, value]), name
+    for name, value in spec["vlines"].items():
+        assert list(xy(lines[name])[0]) == pytest.approx([value, value]), name
 
 
 def test_sweep_figures_of_a_real_host_run(host_result, host_doc):

@@ -5,7 +5,6 @@ refused."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import signal
