@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """The CUDA backend's host code against CUDA 12's API: every host source that includes a CUDA
 header (harness/cuda/*.cpp, families/*/cuda*.cpp) is compiled again with the release build's own
-flags, the toolkit's headers swapped for CUDA 12.9's (CUDART_VERSION 12090), so the code paths a
-user building with a CUDA 12 toolkit gets (the `#if CUDART_VERSION` branches) compile, and no CUDA
-13-only call slips in. CUDA 12 is what drivers before R580 run; the test machines have CUDA 13.
+flags, the toolkit's headers swapped for those of CUDA 12.0 (CUDART_VERSION 12000: the oldest
+CUDA 12, what an R525 driver runs) and of CUDA 12.9 (12090: the newest), so the code paths a user
+building with a CUDA 12 toolkit gets (the `#if CUDART_VERSION` branches) compile, and no call
+newer than 12.0 or only in CUDA 13 slips in. CUDA 12 is what drivers before R580 run; the test
+machines have CUDA 13.
 
 Only the headers are needed: NVIDIA's PyPI wheels nvidia-cuda-runtime-cu12 and nvidia-cublas-cu12
-carry them. The device code (the .cu files) is not covered: the nvidia-cuda-nvcc-cu12 wheels
-(12.4-12.9) hold ptxas and libNVVM but not the nvcc driver, so CUDA 12 device code needs a CUDA 12
-toolkit from NVIDIA's own repository.
+carry them. The device code is scripts/cuda12_device_check.py's.
 
 Usage: cuda12_api_check.py BUILD_DIR   (a configured build with compile_commands.json)
 Exit status: 0 every source compiles, 1 one does not, 2 bad usage or the headers cannot be had.
@@ -26,10 +26,17 @@ from pathlib import Path
 
 from gpubench_tools.wheels import wheel_folder
 
-#: The wheels and the header folders taken from them (the same 12.9 release).
-WHEELS = {
-    "nvidia-cuda-runtime-cu12==12.9.79": "nvidia/cuda_runtime/include/",
-    "nvidia-cublas-cu12==12.9.1.4": "nvidia/cublas/include/",
+#: Per CUDA release checked: the folder its headers are merged into (under the cache), and the
+#: wheels with the header folders taken from them.
+RELEASES = {
+    "12.0": ("include-12.0", {
+        "nvidia-cuda-runtime-cu12==12.0.107": "nvidia/cuda_runtime/include/",
+        "nvidia-cublas-cu12==12.0.2.224": "nvidia/cublas/include/",
+    }),
+    "12.9": ("include", {
+        "nvidia-cuda-runtime-cu12==12.9.79": "nvidia/cuda_runtime/include/",
+        "nvidia-cublas-cu12==12.9.1.4": "nvidia/cublas/include/",
+    }),
 }
 #: Host sources of the CUDA backend and the families' CUDA workloads.
 SOURCES = re.compile(r"/(harness/cuda/[a-z_0-9]+\.cpp|families/[a-z_0-9]+/cuda[a-z_0-9]*\.cpp)$")
@@ -40,16 +47,21 @@ def die(message: str) -> None:
     sys.exit(2)
 
 
-def headers(cache: Path) -> Path:
-    """CUDA 12.9's headers, merged in cache/include (downloaded and unpacked once)."""
-    include = cache / "include"
-    done = cache / "headers.ok"
+def headers(cache: Path, release: str) -> Path:
+    """CUDA `release`'s headers, merged in one folder of `cache` (downloaded and unpacked once; each
+    wheel removed once unpacked: the cuBLAS ones are 0.4-0.6 GB for a few headers)."""
+    folder, wheels = RELEASES[release]
+    include = cache / folder
+    done = cache / f"{folder}.ok"
     if done.exists():
         return include
-    for spec, prefix in WHEELS.items():
+    for spec, prefix in wheels.items():
         why = wheel_folder(cache, spec, prefix, include)
         if why:
             die(why)
+        name, version = spec.split("==")
+        for wheel in (cache / "wheels").glob(f"{name.replace('-', '_')}-{version}-*.whl"):
+            wheel.unlink()
     done.write_text("ok\n")
     return include
 
@@ -107,26 +119,29 @@ def main() -> int:
     build = Path(sys.argv[1]).resolve()
     if not (build / "compile_commands.json").is_file():
         die(f"{build / 'compile_commands.json'} not found (configure the build first)")
-    include = headers(build / "cuda12")
-    version = cudart_version(include)
-    if not 12000 <= version < 13000:
-        die(f"the downloaded headers are CUDA {version}, not 12.x")
-    jobs = commands(build, include)
-    if not jobs:
-        die(f"no host CUDA source in {build / 'compile_commands.json'}")
 
     def run(job: tuple[str, list[str], str]) -> tuple[str, subprocess.CompletedProcess]:
         source, argv, directory = job
         return source, subprocess.run(argv, cwd=directory, capture_output=True, text=True)
 
     failed = 0
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for source, r in pool.map(run, jobs):
-            if r.returncode != 0:
-                failed += 1
-                print(f"FAIL {source} against CUDA {version // 1000}.{version % 1000 // 10}:\n{r.stderr}")
-    print(f"cuda12_api_check: {len(jobs) - failed} of {len(jobs)} host CUDA sources compile against CUDA "
-          f"{version // 1000}.{version % 1000 // 10}'s headers (CUDART_VERSION {version})")
+    for release in RELEASES:
+        include = headers(build / "cuda12", release)
+        version = cudart_version(include)
+        if f"{version // 1000}.{version % 1000 // 10}" != release:
+            die(f"the headers downloaded for CUDA {release} are CUDA {version}")
+        jobs = commands(build, include)
+        if not jobs:
+            die(f"no host CUDA source in {build / 'compile_commands.json'}")
+        failed_here = 0
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            for source, r in pool.map(run, jobs):
+                if r.returncode != 0:
+                    failed_here += 1
+                    print(f"FAIL {source} against CUDA {release}:\n{r.stderr}")
+        failed += failed_here
+        print(f"cuda12_api_check: {len(jobs) - failed_here} of {len(jobs)} host CUDA sources compile against CUDA "
+              f"{release}'s headers (CUDART_VERSION {version})")
     return 1 if failed else 0
 
 

@@ -20,7 +20,7 @@ say "lint (clang-format, clang-tidy, pyflakes)"
 say "ctest (Release)"
 ctest --test-dir build --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
 if [[ -x build/harness/gpubench_kernel_check ]]; then  # built with CUDA
-  say "CUDA 12 API (the CUDA host code against CUDA 12.9's headers)"
+  say "CUDA 12 API (the CUDA host code against CUDA 12.0's and 12.9's headers)"
   "$GPUBENCH_VENV/bin/python" scripts/cuda12_api_check.py build
   say "CUDA 12 device code (the kernels' PTX by CUDA 12.0's and 12.9's ptxas, their sources by 12.0's NVRTC, Thrust/CUB against 12.9's CCCL)"
   "$GPUBENCH_VENV/bin/python" scripts/cuda12_device_check.py build
