@@ -14,7 +14,8 @@ configured and built CUDA tree:
 2. Kernel sources: the kernels of every family launcher (BUILD/families/F/NAME/ -> SOURCES/
    families/F/NAME.cu, the kernel headers it includes) are compiled by CUDA 12.0's NVRTC for each
    target 12.0 knows, every kernel nvcc 13 built instantiated by name, and assembled by 12.0's
-   ptxas: a kernel header that needs CUDA 13's compiler or headers fails here.
+   ptxas: a kernel header that needs CUDA 13's compiler or headers, or that 12.0's compiler warns
+   about (the build turns warnings into errors), fails here.
    Every CUDA 12 assembly (checks 1 and 2) is also judged against the tests' own (nvcc 13) build
    of that PTX (BUILD/.../sm_*.ptxas.txt and .cubin): a ptxas performance advisory (such as
    C7515, wgmma serialised), more spills, a new stack frame, other registers for a kernel that
@@ -209,6 +210,8 @@ def check_sources(nvrtc: Nvrtc, ptxas: Path, include: list[Path], sources: Path,
     compiled = nvrtc.compile(source, options, names)
     if not compiled.ok:
         return summary, compiled.log
+    if re.search(r"\bwarning\b", compiled.log):
+        return summary, "warnings (the build makes every one an error: --Werror=all-warnings):\n" + compiled.log
     missing = sorted(set(entries) - set(compiled.lowered.values()))
     if missing:
         return summary, "kernels nvcc 13 built that NVRTC did not: " + ", ".join(demangle(missing))

@@ -175,6 +175,16 @@ def test_a_kernel_header_that_needs_a_newer_cuda_fails(tmp_path):
     assert r.stdout.strip().endswith("1 failed")
 
 
+def test_a_kernel_header_that_cuda_12_0_warns_about_fails(tmp_path):
+    kernel = 'extern "C" __global__ void k(unsigned long long* p) { int unused = 3; *p = 1; }\n'
+    r = check(tmp_path, fake_build(tmp_path, "", "", kernel=kernel))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAIL families/f/k.cu (sm_90a, CUDA 12.0's NVRTC and ptxas):\nwarnings (the build makes every one an error" \
+        in r.stdout
+    assert 'variable "unused" was declared but never referenced' in r.stdout
+    assert r.stdout.strip().endswith("1 failed")
+
+
 def test_a_kernel_the_launcher_defines_itself_fails(tmp_path):
     r = check(tmp_path, fake_build(tmp_path, "", "", launcher=KERNEL))
     assert r.returncode == 1, r.stdout + r.stderr
