@@ -146,7 +146,9 @@ def assemble(ptxas: Path, release: str, target: str, declared: Path, reference_p
     own build of `reference_ptx` (its ptxas -v and cubin beside it), else why (ptxas's error, or
     the judges' lines)."""
     cubin = declared.with_name(f"{declared.stem}.{release}.cubin")
-    r = subprocess.run([str(ptxas), f"-arch={target}", "-O3", "-v", str(declared), "-o", str(cubin)],
+    # As the build assembles (cmake/Cuda.cmake: -Xptxas=-warn-spills,-warn-lmem-usage,-Werror).
+    r = subprocess.run([str(ptxas), f"-arch={target}", "-O3", "-v", "-warn-spills", "-warn-lmem-usage", "-Werror",
+                        str(declared), "-o", str(cubin)],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return (r.stderr or r.stdout).strip()
