@@ -142,9 +142,9 @@ def sass_of(cubin: Path) -> dict:
 
 def assemble(ptxas: Path, release: str, target: str, declared: Path, reference_ptx: Path,
              bound: set[str]) -> str | None:
-    """None when `ptxas` (CUDA `release`'s) assembles the PTX file `declared` for `target` no worse than the tests'
-    own build of `reference_ptx` (its ptxas -v and cubin beside it), else why (ptxas's error, or
-    the judges' lines)."""
+    """None when `ptxas` (CUDA `release`'s) assembles the PTX file `declared` for `target` no worse
+    than the tests' own build of `reference_ptx` (its ptxas -v and cubin beside it), else why
+    (ptxas's error, or the judges' lines)."""
     cubin = declared.with_name(f"{declared.stem}.{release}.cubin")
     # As the build assembles (cmake/Cuda.cmake: -Xptxas=-warn-spills,-warn-lmem-usage,-Werror).
     r = subprocess.run([str(ptxas), f"-arch={target}", "-O3", "-v", "-warn-spills", "-warn-lmem-usage", "-Werror",
@@ -292,7 +292,7 @@ def main() -> int:
         die(f"no CCCL_VERSION in {cccl}")
     cccl_version = int(m.group(1))
     # Launchers whose kernels CUDA 12.0 can build: one compile per launcher and target.
-    launcher_ptx = [p for p in build.glob("families/*/*/sm_*.ptx")
+    launcher_ptx = [p for p in sorted(build.glob("families/*/*/sm_*.ptx"))
                     if OLDEST_CUDA12_PTX.get(as_target(p), ("", ""))[1] == "12.0"]
 
     failed = 0

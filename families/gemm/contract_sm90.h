@@ -15,8 +15,8 @@
 //   WARPGROUP.ARRIVE before a stage's four HGMMA, only the last of them closing the group (gsb0),
 //   one WARPGROUP.DEPBAR.LE gsb0, 0x1 in the loop (a stage left in flight) and one 0x0 after it;
 //   a serialised build (what CUDA 12.0-12.8's ptxas made of uninitialised accumulators: advisory
-//   C7515) has an ARRIVE and a DEPBAR.LE gsb0, 0x0 around every HGMMA. The cluster kernel's own expectations are
-//   in wgmma_gemm_cluster; the single-block one must show nothing of clusters.
+//   C7515) has an ARRIVE and a DEPBAR.LE gsb0, 0x0 around every HGMMA. The cluster kernel's own
+//   expectations are in wgmma_gemm_cluster; the single-block one must show nothing of clusters.
 #pragma once
 
 #include <string>
