@@ -91,8 +91,8 @@ inline std::string hgemm_wgmma_register_error(int entry_registers) {
   return "the wgmma kernel was compiled with " + std::to_string(entry_registers) +
          " registers per thread at entry, fewer than the " + std::to_string(kWgmmaEntryRegisters) +
          " its setmaxnreg targets need (40 x 128 + 232 x 256 over 384 threads): it would hang; build it with "
-         "the toolkit the tests pin (nvcc 13), whose ptxas gives it " +
-         std::to_string(kWgmmaEntryRegisters);
+         "CUDA 13 or 12 (the tests check that the ptxas of 13.0, 12.9 and 12.0 give it " +
+         std::to_string(kWgmmaEntryRegisters) + ")";
 }
 
 /// Input type of the wgmma kernel: IEEE binary16 or bfloat16 bit patterns.
