@@ -24,7 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gpubench_tools.wheels import wheel_folder
+from gpubench_tools.wheels import unpacked_once
 
 #: Per CUDA release checked: the folder its headers are merged into (under the cache), and the
 #: wheels with the header folders taken from them.
@@ -48,22 +48,13 @@ def die(message: str) -> None:
 
 
 def headers(cache: Path, release: str) -> Path:
-    """CUDA `release`'s headers, merged in one folder of `cache` (downloaded and unpacked once; each
-    wheel removed once unpacked: the cuBLAS ones are 0.4-0.6 GB for a few headers)."""
+    """CUDA `release`'s headers, merged in one folder of `cache` (downloaded and unpacked once;
+    each wheel removed once unpacked)."""
     folder, wheels = RELEASES[release]
-    include = cache / folder
-    done = cache / f"{folder}.ok"
-    if done.exists():
-        return include
-    for spec, prefix in wheels.items():
-        why = wheel_folder(cache, spec, prefix, include)
-        if why:
-            die(why)
-        name, version = spec.split("==")
-        for wheel in (cache / "wheels").glob(f"{name.replace('-', '_')}-{version}-*.whl"):
-            wheel.unlink()
-    done.write_text("ok\n")
-    return include
+    found = unpacked_once(cache, folder, wheels, keep_wheels=False)
+    if isinstance(found, str):
+        die(found)
+    return found
 
 
 def cudart_version(include: Path) -> int:

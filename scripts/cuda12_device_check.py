@@ -46,7 +46,7 @@ from pathlib import Path
 
 from gpubench_tools import ptxas_report
 from gpubench_tools.nvrtc import STD_SHIMS, Nvrtc, name_expression
-from gpubench_tools.wheels import wheel_folder
+from gpubench_tools.wheels import unpacked_once
 
 #: The repository: the kernel sources (families/F/NAME.cu) unless SOURCE_DIR is given.
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -80,22 +80,23 @@ def die(message: str) -> None:
 
 def unpack(cache: Path, wheel: tuple[str, str], name: str) -> Path:
     """The wheel's folder `wheel[1]`, unpacked once into cache/name."""
-    target = cache / name
-    done = cache / f"{name}.ok"
-    if not done.exists():
-        why = wheel_folder(cache, wheel[0], wheel[1], target)
-        if why:
-            die(why)
-        done.write_text("ok\n")
-    return target
+    found = unpacked_once(cache, name, {wheel[0]: wheel[1]})
+    if isinstance(found, str):
+        die(found)
+    return found
+
+
+def ptx_target(ptx: str) -> str:
+    """The architecture a PTX text's .target line names ("sm_90a"), or ""."""
+    m = re.search(r"^\s*\.target\s+(sm_[0-9]+a?)", ptx, re.M)
+    return m.group(1) if m else ""
 
 
 def as_cuda12(ptx: str) -> tuple[str, str, str, str]:
     """(target, PTX ISA version, CUDA release) the PTX is declared as, and the declared text."""
-    m = re.search(r"^\s*\.target\s+(sm_[0-9]+a?)", ptx, re.M)
-    if not m:
+    target = ptx_target(ptx)
+    if not target:
         raise ValueError("no .target line")
-    target = m.group(1)
     if target not in OLDEST_CUDA12_PTX:
         raise ValueError(f"target {target}: no CUDA 12 toolkit knows it")
     version, release = OLDEST_CUDA12_PTX[target]
@@ -293,7 +294,7 @@ def main() -> int:
     cccl_version = int(m.group(1))
     # Launchers whose kernels CUDA 12.0 can build: one compile per launcher and target.
     launcher_ptx = [p for p in sorted(build.glob("families/*/*/sm_*.ptx"))
-                    if OLDEST_CUDA12_PTX.get(as_target(p), ("", ""))[1] == "12.0"]
+                    if OLDEST_CUDA12_PTX.get(ptx_target(p.read_text(errors="replace")), ("", ""))[1] == "12.0"]
 
     failed = 0
     with tempfile.TemporaryDirectory(prefix="cuda12_device_") as tmp, \
@@ -338,11 +339,6 @@ def main() -> int:
           f"CCCL {cccl_version // 1000000}.{cccl_version // 1000 % 1000}.{cccl_version % 1000}: "
           f"{'all passed' if failed == 0 else f'{failed} failed'}")
     return 1 if failed else 0
-
-
-def as_target(ptx_path: Path) -> str:
-    m = re.search(r"^\s*\.target\s+(sm_[0-9]+a?)", ptx_path.read_text(errors="replace"), re.M)
-    return m.group(1) if m else ""
 
 
 if __name__ == "__main__":

@@ -34,3 +34,24 @@ def wheel_folder(cache: Path, spec: str, prefix: str, target: Path) -> str | Non
                 if mode & 0o111:
                     out.chmod(mode)
     return None
+
+
+def unpacked_once(cache: Path, folder: str, wheels: dict[str, str], keep_wheels: bool = True) -> Path | str:
+    """cache/folder holding the members under each wheel's prefix (`wheels`: name==version ->
+    prefix), merged, unpacked only the first time (a stamp cache/folder.ok says it is whole);
+    keep_wheels=False deletes each wheel file once unpacked (the cuBLAS ones are 0.4-0.6 GB for a
+    few headers). Returns the folder, or why it could not be had (one line)."""
+    target = cache / folder
+    done = cache / f"{folder}.ok"
+    if done.exists():
+        return target
+    for spec, prefix in wheels.items():
+        why = wheel_folder(cache, spec, prefix, target)
+        if why:
+            return why
+        if not keep_wheels:
+            name, version = spec.split("==")
+            for wheel in (cache / "wheels").glob(f"{name.replace('-', '_')}-{version}-*.whl"):
+                wheel.unlink()
+    done.write_text("ok\n")
+    return target
