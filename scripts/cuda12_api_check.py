@@ -1,17 +1,27 @@
 #!/usr/bin/env python3
-"""The CUDA backend's host code against CUDA 12's API: every host source that includes a CUDA
-header (harness/cuda/*.cpp, families/*/cuda*.cpp) is compiled again with the release build's own
-flags, the toolkit's headers swapped for those of CUDA 12.0 (CUDART_VERSION 12000: the oldest
-CUDA 12, what an R525 driver runs) and of CUDA 12.9 (12090: the newest), so the code paths a user
-building with a CUDA 12 toolkit gets (the `#if CUDART_VERSION` branches) compile, and no call
-newer than 12.0 or only in CUDA 13 slips in. CUDA 12 is what drivers before R580 run; the test
-machines have CUDA 13.
+"""The CUDA backend's host code against CUDA 12's API, compiled again with the headers of CUDA 12.0
+(CUDART_VERSION 12000: the oldest CUDA 12, what an R525 driver runs) and of CUDA 12.9 (12090: the
+newest), so the code paths a user building with a CUDA 12 toolkit gets (the `#if CUDART_VERSION`
+branches) compile, and no call newer than 12.0 or only in CUDA 13 slips in. CUDA 12 is what
+drivers before R580 run; the test machines have CUDA 13. Two kinds of source:
 
-Only the headers are needed: NVIDIA's PyPI wheels nvidia-cuda-runtime-cu12 and nvidia-cublas-cu12
-carry them. The device code is scripts/cuda12_device_check.py's.
+1. Host sources that include a CUDA header (harness/cuda/*.cpp, families/*/cuda*.cpp): their
+   release compile command (g++), the toolkit's include folder swapped for CUDA 12's.
+2. The host half of the family launchers (families/*/*.cu: kernels/launch.cuh's runtime calls,
+   the tensor-map encoder of kernels/tma.cuh, the launchers' own code). No CUDA 12 nvcc can be had
+   here (the PyPI wheels hold no nvcc driver), so clang's CUDA mode does it: `clang++-16 -x cuda
+   --cuda-host-only` splits a .cu as nvcc does and compiles its host side (kernels are parsed,
+   not code-generated) against CUDA 12's runtime headers and nvcc's crt headers of the same
+   release. families/global_memory/library.cu is left out: its host half is Thrust and CUB,
+   which scripts/cuda12_device_check.py compiles against CUDA 12.9's CCCL, and clang 16 does not
+   build CCCL 2.8 with CUDA 12.0's crt headers.
+
+Only headers are needed: NVIDIA's PyPI wheels nvidia-cuda-runtime-cu12, nvidia-cublas-cu12 and
+nvidia-cuda-nvcc-cu12 (its include/crt) carry them. The device code is scripts/cuda12_device_check.py's.
 
 Usage: cuda12_api_check.py BUILD_DIR   (a configured build with compile_commands.json)
-Exit status: 0 every source compiles, 1 one does not, 2 bad usage or the headers cannot be had.
+Exit status: 0 every source compiles, 1 one does not, 2 bad usage, no clang++-16, or the headers
+cannot be had.
 """
 from __future__ import annotations
 
@@ -20,6 +30,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +51,19 @@ RELEASES = {
 }
 #: Host sources of the CUDA backend and the families' CUDA workloads.
 SOURCES = re.compile(r"/(harness/cuda/[a-z_0-9]+\.cpp|families/[a-z_0-9]+/cuda[a-z_0-9]*\.cpp)$")
+#: The family launchers, whose host half clang compiles; and those left out, with why.
+LAUNCHERS = re.compile(r"/families/[a-z_0-9]+/[a-z_0-9]+\.cu$")
+LAUNCHERS_LEFT_OUT = {"families/global_memory/library.cu": "Thrust/CUB: cuda12_device_check.py's CCCL check"}
+#: Per CUDA release: the nvcc wheel whose include folder (crt/host_defines.h and the rest that
+#: cuda_runtime.h includes) goes beside the runtime headers. Kept: cuda12_device_check.py uses it.
+CRT = {"12.0": "nvidia-cuda-nvcc-cu12==12.0.76", "12.9": "nvidia-cuda-nvcc-cu12==12.9.86"}
+#: The compiler of the launchers' host half: clang 16 knows CUDA 12's headers (clang 14, Debian's
+#: default, still includes the texture references CUDA 12 removed).
+CLANG = "clang++-16"
+#: clang's CUDA mode flags. It warns that it only knows CUDA up to 11.8, and does not know
+#: __grid_constant__'s attribute (a device-side one); every other warning fails, as under nvcc.
+CLANG_FLAGS = ["-x", "cuda", "--cuda-host-only", "-nocudalib", "--cuda-gpu-arch=sm_90", "-Wall", "-Wextra",
+               "-Werror", "-Wno-unknown-cuda-version", "-Wno-unknown-attributes", "-fsyntax-only"]
 
 
 def die(message: str) -> None:
@@ -104,6 +128,53 @@ def commands(build: Path, include: Path) -> list[tuple[str, list[str], str]]:
     return list(out.values())
 
 
+def crt(cache: Path, release: str) -> Path:
+    """nvcc's own include folder of CUDA `release` (crt/), unpacked once; the wheel kept."""
+    found = unpacked_once(cache, f"crt-{release}", {CRT[release]: "nvidia/cuda_nvcc/include/"})
+    if isinstance(found, str):
+        die(found)
+    return found
+
+
+def clang_cuda_root(cache: Path, release: str, include: Path) -> Path:
+    """A folder clang takes for a CUDA installation (--cuda-path): include/ (CUDA `release`'s
+    headers), and the bin/ and lib64/ it looks for, empty: a host-only compile runs no ptxas and
+    links nothing."""
+    root = cache / f"clang-cuda-{release}"
+    for sub in ("bin", "lib64"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    link = root / "include"
+    if not link.is_symlink() or link.resolve() != include.resolve():
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(include.resolve())
+    return root
+
+
+def launcher_commands(build: Path, clang: str, root: Path, crt_include: Path) -> list[tuple[str, list[str], str]]:
+    """(source, argv, directory) per family launcher: clang's host-only compile with the -I, -D
+    and -std of its nvcc command, the toolkit's headers those of `root`."""
+    out: dict[str, tuple[str, list[str], str]] = {}
+    for entry in json.loads((build / "compile_commands.json").read_text()):
+        source = entry["file"]
+        if not LAUNCHERS.search(source) or "/tests/" in source or source in out:
+            continue
+        if any(source.endswith("/" + left_out) for left_out in LAUNCHERS_LEFT_OUT):
+            continue
+        argv = entry.get("arguments") or shlex.split(entry["command"])
+        kept: list[str] = []
+        for i, a in enumerate(argv):
+            value = argv[i + 1] if a in ("-I", "-D") and i + 1 < len(argv) else None
+            if value is not None:
+                kept += [a, value]
+            elif (a.startswith("-I") and len(a) > 2) or a.startswith("-D") or a.startswith("-std="):
+                if not (a.startswith("-I") and (Path(a[2:]) / "cuda_runtime_api.h").exists()):
+                    kept.append(a)
+        out[source] = (source, [clang, *CLANG_FLAGS, f"--cuda-path={root}", "-isystem", str(root / "include"),
+                                "-isystem", str(crt_include), *kept, source], entry["directory"])
+    return list(out.values())
+
+
 def main() -> int:
     if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         die("usage: cuda12_api_check.py BUILD_DIR")
@@ -115,24 +186,35 @@ def main() -> int:
         source, argv, directory = job
         return source, subprocess.run(argv, cwd=directory, capture_output=True, text=True)
 
-    failed = 0
-    for release in RELEASES:
-        include = headers(build / "cuda12", release)
-        version = cudart_version(include)
-        if f"{version // 1000}.{version % 1000 // 10}" != release:
-            die(f"the headers downloaded for CUDA {release} are CUDA {version}")
-        jobs = commands(build, include)
-        if not jobs:
-            die(f"no host CUDA source in {build / 'compile_commands.json'}")
+    clang = shutil.which(CLANG)
+    if clang is None:
+        die(f"{CLANG} not found: it compiles the launchers' host half (Debian: apt-get install clang-16)")
+
+    def compile_all(jobs: list[tuple[str, list[str], str]], what: str, release: str, version: int) -> int:
         failed_here = 0
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             for source, r in pool.map(run, jobs):
                 if r.returncode != 0:
                     failed_here += 1
                     print(f"FAIL {source} against CUDA {release}:\n{r.stderr}")
-        failed += failed_here
-        print(f"cuda12_api_check: {len(jobs) - failed_here} of {len(jobs)} host CUDA sources compile against CUDA "
+        print(f"cuda12_api_check: {len(jobs) - failed_here} of {len(jobs)} {what} compile against CUDA "
               f"{release}'s headers (CUDART_VERSION {version})")
+        return failed_here
+
+    failed = 0
+    for release in RELEASES:
+        cache = build / "cuda12"
+        include = headers(cache, release)
+        version = cudart_version(include)
+        if f"{version // 1000}.{version % 1000 // 10}" != release:
+            die(f"the headers downloaded for CUDA {release} are CUDA {version}")
+        jobs = commands(build, include)
+        launchers = launcher_commands(build, clang, clang_cuda_root(cache, release, include), crt(cache, release))
+        if not jobs or not launchers:
+            die(f"no {'host CUDA source' if not jobs else 'family launcher (.cu)'} in "
+                f"{build / 'compile_commands.json'}")
+        failed += compile_all(jobs, "host CUDA sources", release, version)
+        failed += compile_all(launchers, "family launchers (host half, clang)", release, version)
     return 1 if failed else 0
 
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every test: the Release build with CUDA (when a toolkit is present), the style gate
 # (scripts/lint.sh: clang-format, clang-tidy and pyflakes) and the Release ctest suite
-# (unit, SIMT emulation, instruction contracts), the CUDA host code against CUDA 12's headers
-# (scripts/cuda12_api_check.py) and the device code as far as CUDA 12's PyPI wheels reach
-# (scripts/cuda12_device_check.py), the host-side code again under
+# (unit, SIMT emulation, instruction contracts), the CUDA host code and the family launchers' host
+# half against CUDA 12's headers (scripts/cuda12_api_check.py, the launchers with clang 16) and
+# the device code as far as CUDA 12's PyPI wheels reach (scripts/cuda12_device_check.py), the
+# host-side code again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (its ctest suite, and 200 fuzzed gpubench command
 # lines against it), and the Python tests (pytest), which also run gpubench end to end on the
 # host backend, fuzz the scripts' command lines and open the HTML report in a headless
@@ -20,7 +21,8 @@ say "lint (clang-format, clang-tidy, pyflakes)"
 say "ctest (Release)"
 ctest --test-dir build --no-tests=error --output-on-failure -j "$GPUBENCH_JOBS"
 if [[ -x build/harness/gpubench_kernel_check ]]; then  # built with CUDA
-  say "CUDA 12 API (the CUDA host code against CUDA 12.0's and 12.9's headers)"
+  ensure_tools clang++-16:clang-16  # the launchers' host half in clang's CUDA mode (no CUDA 12 nvcc here)
+  say "CUDA 12 API (the CUDA host code and the launchers' host half against CUDA 12.0's and 12.9's headers)"
   "$GPUBENCH_VENV/bin/python" scripts/cuda12_api_check.py build
   say "CUDA 12 device code (the kernels' PTX by CUDA 12.0's and 12.9's ptxas, their sources by 12.0's NVRTC, Thrust/CUB against 12.9's CCCL)"
   "$GPUBENCH_VENV/bin/python" scripts/cuda12_device_check.py build
