@@ -10,7 +10,7 @@
 //                           done: the box may be written again) and bulk_wait_group<N> (done)
 //   mbarrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_try_wait_parity,
 //   mbarrier_arrive_cluster (a remote arrive at a shared::cluster address, kernels/cluster.cuh),
-//   fence_proxy_async_shared, fence_mbarrier_init
+//   fence_proxy_async_shared, fence_mbarrier_init, prefetch_tensormap
 //   encode_tensor_map_2d    host side: a 2-D tiled tensor map of 16-bit elements (the driver's
 //                           cuTensorMapEncodeTiled under nvcc, found through the runtime, so
 //                           gpubench does not link libcuda; make_tensor_map_2d under the emulation)
@@ -144,6 +144,17 @@ __device__ __forceinline__ void fence_mbarrier_init() {
   __trap();
 #else
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+/// prefetch.tensormap: brings `map` (a __grid_constant__ parameter) into the descriptor cache, so
+/// that a block's first TMA copy does not fetch it cold (CUTLASS's sm90 kernels do the same once
+/// per block). A hint: no effect on what any copy does.
+__device__ __forceinline__ void prefetch_tensormap(const TmaMap* map) {
+#if defined(GPUBENCH_TMA_UNAVAILABLE)
+  __trap();
+#else
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 #endif
 }
 
@@ -641,6 +652,9 @@ inline void fence_proxy_async_shared() {}
 
 /// Emulated fence.mbarrier_init (ordering only).
 inline void fence_mbarrier_init() {}
+
+/// Emulated prefetch.tensormap (a cache hint: nothing to do).
+inline void prefetch_tensormap(const TmaMap*) {}
 
 /// Emulation of encode_tensor_map_2d: the host model of the map (make_tensor_map_2d, which
 /// aborts on a map the driver would reject). Returns 0.

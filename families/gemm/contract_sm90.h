@@ -9,7 +9,9 @@
 //   latency). Per stage, fully unrolled: 4 wgmma.m64n256k16 with B transposed (imm-trans-b 1,
 //   MN-major) and the TMA box loads completing on an mbarrier (kClusterM = 1: 5, A 64x128 and B
 //   4 x 64x64; kClusterM = 2: A and two B boxes multicast to the cluster); the epilogue stores
-//   pairs of floats (64 st.global.v2.f32). No Ampere path: no mma.sync, ldmatrix or cp.async. In
+//   pairs of floats (64 st.global.v2.f32). Thread 0 prefetches the tensor maps it uses into the
+//   descriptor cache (prefetch.tensormap, UTMACCTL.PF in SASS: 3 with the TMA-store epilogue, 2
+//   without). No Ampere path: no mma.sync, ldmatrix or cp.async. In
 //   SASS: HGMMA.64x256x16, UTMALDG.2D, the SYNCS mbarrier operations and USETMAXREG, no local
 //   memory (LDL/STL are forbidden for every kernel). The wgmma pipeline as written: one
 //   WARPGROUP.ARRIVE before a stage's four HGMMA, only the last of them closing the group (gsb0),
@@ -31,12 +33,16 @@ namespace detail {
 inline contract::KernelContract wgmma_epilogue(contract::KernelContract c, hgemm_sm90::Epilogue epilogue) {
   if (epilogue == hgemm_sm90::Epilogue::kDirect) {
     return c.ptx_count(R"(\bst\.global\.v2\.f32\b)", 64)
+        .ptx_count(R"(\bprefetch\.tensormap\b)", 2)  // A's and B's maps
+        .sass_count(R"(\bUTMACCTL\.PF\b)", 2)
         .ptx_count(R"(\bst\.shared\.v2\.f32\b)", 0)
         .no_ptx({R"(\bcp\.async\.bulk\.tensor\.2d\.global\.shared::cta\b)", R"(\bcp\.async\.bulk\.commit_group\b)"})
         .sass({R"(\bSTG\.E\.64\b)"})
         .no_sass({R"(\bUTMASTG\b)"});
   }
   return c.ptx_count(R"(\bst\.shared\.v2\.f32\b)", 64)
+      .ptx_count(R"(\bprefetch\.tensormap\b)", 3)  // A's, B's and C's maps
+      .sass_count(R"(\bUTMACCTL\.PF\b)", 3)
       .ptx_count(R"(\bcp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.bulk_group \[)", 8)
       .ptx_count(R"(\bfence\.proxy\.async\.shared::cta;)", 8)
       .ptx_count(R"(\bcp\.async\.bulk\.commit_group;)", 8)

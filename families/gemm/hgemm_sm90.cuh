@@ -450,12 +450,12 @@ __device__ __forceinline__ void consume(const unsigned char* stages, std::uint64
       store_direct(acc, c, row0, col0, m, n, thread);
     }
   }
-  // Every store done before the block exits (its shared memory goes to the next block), the warp
-  // converged again before the cluster barrier (.aligned).
+  // Every store done before the block exits (its shared memory goes to the next block).
   if constexpr (E == Epilogue::kTmaStore) {
     if (thread % 32 == 0) hopper::bulk_wait_group<0>();
-    __syncwarp();
   }
+  // The warp converged again before the cluster barrier (.aligned), whichever epilogue ran.
+  __syncwarp();
 }
 
 /// C = A * B (see the file comment). map_a: A as a K-inner tensor (box 64 x 128, 128B swizzle);
@@ -478,6 +478,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* empty = full + kStages;
 
   if (threadIdx.x == 0) {
+    // The tensor maps into the descriptor cache while the barriers are set up: the producer's
+    // first loads and the consumers' first stores then find them there.
+    hopper::prefetch_tensormap(&map_a);
+    hopper::prefetch_tensormap(&map_b);
+    if constexpr (E == Epilogue::kTmaStore) hopper::prefetch_tensormap(&map_c);
     for (int s = 0; s < kStages; ++s) {
       hopper::mbarrier_init(&full[s], 1);  // the producer's arrive.expect_tx
       hopper::mbarrier_init(&empty[s], empty_arrivals<kClusterM>());
