@@ -197,14 +197,20 @@ choose_binaries() {
 TELEMETRY_PID=""
 start_telemetry() {
   local reasons=clocks_event_reasons.active
-  nvidia-smi --help-query-gpu 2>/dev/null | grep -q "$reasons" || reasons=clocks_throttle_reasons.active
+  timeout 20 nvidia-smi --help-query-gpu 2>/dev/null | grep -q "$reasons" || reasons=clocks_throttle_reasons.active
   nvidia-smi --query-gpu="timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,temperature.memory,$reasons,utilization.gpu,memory.used" \
     --format=csv -lms 500 >"$WORK/telemetry.csv" 2>"$WORK/telemetry.err" &
   TELEMETRY_PID=$!
 }
 stop_telemetry() {
-  [[ -n "$TELEMETRY_PID" ]] && kill "$TELEMETRY_PID" 2>/dev/null || true
-  wait "$TELEMETRY_PID" 2>/dev/null || true
+  if [[ -n "$TELEMETRY_PID" ]]; then
+    kill "$TELEMETRY_PID" 2>/dev/null || true
+    # A sampler stuck in the driver does not end on TERM: KILL after 5 s, so the stage still packs.
+    local i
+    for i in 1 2 3 4 5; do kill -0 "$TELEMETRY_PID" 2>/dev/null || break; sleep 1; done
+    kill -9 "$TELEMETRY_PID" 2>/dev/null || true
+    wait "$TELEMETRY_PID" 2>/dev/null || true
+  fi
   TELEMETRY_PID=""
   # min / median / max of SM clock, power and temperature over the stage
   python3 - "$WORK/telemetry.csv" >>"$WORK/summary.txt" 2>/dev/null <<'EOF' || true
@@ -336,13 +342,13 @@ stage_smoke() {
   {
     echo "== machine"
     uname -r
-    nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id,pcie.link.gen.max,pcie.link.width.max,clocks.max.sm,clocks.max.mem,power.limit,ecc.mode.current --format=csv 2>&1
+    timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id,pcie.link.gen.max,pcie.link.width.max,clocks.max.sm,clocks.max.mem,power.limit,ecc.mode.current --format=csv 2>&1
     nvcc --version 2>&1 | tail -n 1 || true
-    compute-sanitizer --version 2>&1 | head -n 2 | tail -n 1 || true
+    compute-sanitizer --version 2>&1 | grep -m 1 -i version || true
     ncu --version 2>&1 | tail -n 1 || true
     echo "binaries: $BIN"
   } >>"$WORK/summary.txt" 2>&1
-  nvidia-smi -q >"$WORK/nvidia-smi-q.txt" 2>&1 || true
+  timeout 20 nvidia-smi -q >"$WORK/nvidia-smi-q.txt" 2>&1 || true
   ldd "$BIN/gpubench" >"$WORK/ldd.txt" 2>&1 || true
   timed kernel_check 120 "$BIN/gpubench_kernel_check" -wgmma
   # The Hopper probe (families/gemm/hopper_probe.h): the wgmma GEMM's building blocks alone, each
@@ -364,6 +370,15 @@ stage_smoke() {
     quick=(--filter=-wgmma)
     echo "wgmma: its kernel check failed (exit $LAST_RC); left out of the sanitizers and the quick run (later stages: GPUBENCH_KIT_SKIP_WGMMA=1)" >>"$WORK/summary.txt"
   fi
+  # The quick run of every family before the sanitizers: it is the stage's measurement (the
+  # --quick time, the first rows of every family), and the sanitizers over kernels they have not
+  # run before (the wgmma GEMM: TMA, clusters) may take what is left of the stage.
+  mkdir -p "$WORK/results"
+  timed quick_all 240 "$BIN/gpubench" --device=0 --quick "${quick[@]}" --results-dir="$WORK/results"
+  # The probe's waits give up after a bound meant for the bare GPU; under a sanitizer's
+  # instrumentation it could give up on a right answer, so the sanitizers leave it out (the GEMM
+  # they check uses the same building blocks).
+  if ((${#checks[@]} == 0)); then checks=(-wgmma_probe); fi
   local tool
   for tool in memcheck racecheck synccheck initcheck; do
     local extra=()
@@ -371,8 +386,6 @@ stage_smoke() {
     timed "sanitizer_$tool" 90 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 \
       "$BIN/gpubench_kernel_check" "${checks[@]}"
   done
-  mkdir -p "$WORK/results"
-  timed quick_all 240 "$BIN/gpubench" --device=0 --quick "${quick[@]}" --results-dir="$WORK/results"
   timed quick_bandwidth_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/gpubench" \
     --device=0 --quick --filter=bandwidth/ --benchmark_repetitions=1 --benchmark_min_time=0.001 --out="$WORK/memcheck_run.json"
   {
@@ -604,7 +617,9 @@ on_stage_exit() {
 
 run_stage() {
   local stage="$1" out="$2"
-  command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || die "no GPU here (nvidia-smi finds none)"
+  # Bounded, like every nvidia-smi call outside the telemetry: a GPU wedged by an earlier hung
+  # kernel can block it, and the command's own limit would then take the whole call.
+  command -v nvidia-smi >/dev/null && timeout 20 nvidia-smi -L >/dev/null 2>&1 || die "no GPU here (nvidia-smi finds none)"
   SECONDS=0
   WORK="$(mktemp -d)/$stage"
   mkdir -p "$WORK" "$out" || die "cannot create '$out'"

@@ -278,6 +278,25 @@ def test_the_hopper_probe_runs_alone_and_its_diagnosis_reaches_the_summary(tmp_p
         assert "args: hgemm_wgmma" in t.extractfile("smoke/kernel_check_wgmma.log").read().decode()
 
 
+def test_smoke_runs_the_quick_run_before_the_sanitizers_and_keeps_the_probe_from_them(tmp_path, stand_in_path):
+    """With the wgmma checks passing: the quick run of every family (the stage's measurement)
+    comes before the sanitizers, which may be slow over kernels they have not seen; the sanitizers
+    check every kernel but the probe, whose bounded waits are meant for the bare GPU."""
+    checker = '#!/bin/bash\necho "args: $*" >&2\necho "ok   $1 check"\necho "1 of 1 kernel checks passed"\nexit 0\n'
+    r, out = run_stage(tmp_path, stand_in_path, "smoke", checker=checker)
+    assert r.returncode == 0, r.stderr
+    summary = (out / "smoke.txt").read_text()
+    steps = [line.split()[0] for line in summary.splitlines() if " exit " in line]
+    assert steps == ["kernel_check", "wgmma_probe", "kernel_check_wgmma", "quick_all", "sanitizer_memcheck",
+                     "sanitizer_racecheck", "sanitizer_synccheck", "sanitizer_initcheck",
+                     "quick_bandwidth_memcheck"], summary
+    assert "wgmma: its kernel check" not in summary  # it passed: nothing left out
+    with tarfile.open(out / "smoke.tar.gz") as t:
+        for tool in ("memcheck", "racecheck", "synccheck", "initcheck"):
+            log = t.extractfile(f"smoke/sanitizer_{tool}.log").read().decode()
+            assert "args: -wgmma_probe" in log, (tool, log)
+
+
 def test_the_wgmma_stage_checks_then_measures_and_profiles_the_hopper_gemm(tmp_path, stand_in_path):
     """The fix loop for the Hopper GEMM: the probe and the GEMM's checks, then (they passed) its
     rows with and without clusters and a profile of each, and nothing of the other families."""
