@@ -126,3 +126,10 @@ def test_a_build_without_launchers_is_refused(tmp_path):
     r = run_script("cuda12_api_check.py", fake_build(tmp_path, GUARDED, launcher=False))
     assert r.returncode == 2, r.stdout + r.stderr
     assert "no family launcher (.cu) in" in r.stderr
+
+
+def test_without_clang_16_it_stops_with_one_line_saying_what_to_install(tmp_path):
+    r = run_script("cuda12_api_check.py", fake_build(tmp_path, GUARDED), env={"PATH": str(tmp_path)})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.strip().splitlines() == [
+        "cuda12_api_check: clang++-16 not found: it compiles the launchers' host half (Debian: apt-get install clang-16)"]
