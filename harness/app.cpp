@@ -294,7 +294,8 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
 // default action ends a process, and which reach a benchmark in practice, stop it the same way,
 // or they left the temporary result behind: SIGUSR1/SIGUSR2 (Slurm's --signal=USR1@N before a
 // job's time limit), SIGALRM and SIGVTALRM (a timer of a wrapper), SIGXCPU (`ulimit -t`) and
-// SIGXFSZ (`ulimit -f`: the write then fails instead, and the result is not published). A
+// SIGXFSZ (`ulimit -f`: the write then fails instead, and the result is not published; like
+// SIGPIPE, asking once and ignored after). A
 // signal the parent ignored (nohup's SIGHUP) stays ignored. Only async-signal-safe calls in the
 // handler.
 constexpr int kStopSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGPIPE, SIGUSR1,
@@ -304,12 +305,14 @@ char g_created_folder[4096] = {};  // the store folder this run made ("" when no
 std::atomic<int> g_signals{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
 void on_signal(int sig) {
-  if (sig == SIGPIPE) {
+  // SIGPIPE and SIGXFSZ come again with every later write (to the closed pipe, past the file size
+  // limit): the first asks for the stop, the rest are no second signal from anyone.
+  if (sig == SIGPIPE || sig == SIGXFSZ) {
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
-    (void)sigaction(SIGPIPE, &ignore, nullptr);
-    if (interrupt_signal() == 0) request_interrupt(SIGPIPE);
+    (void)sigaction(sig, &ignore, nullptr);
+    if (interrupt_signal() == 0) request_interrupt(sig);
     return;
   }
   if (g_signals.fetch_add(1) == 0) {

@@ -1,7 +1,12 @@
 #include "harness/memory_check.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -129,19 +134,34 @@ bool add_context_entries_to_file(const std::string& path, const ContextEntries& 
   }
   if (!insert_context_entries(json, entries, error)) return false;
   // A new file renamed over the old one: either the whole new document or the old one, intact.
-  const std::string side = path + ".context";
+  // Named short beside it (a result name near the length limit leaves no room for a suffix) and
+  // created only if nothing has that name: never written through a link or over a file someone
+  // left there.
+  const std::size_t slash = path.find_last_of('/');
+  const std::string side = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) +
+                           ".gpubench-context.tmp." + std::to_string(::getpid());
   {
-    std::ofstream out(side, std::ios::binary | std::ios::trunc);
-    out << json;
-    out.close();
-    if (!out) {
-      std::remove(side.c_str());
-      if (error) *error = "cannot write '" + side + "'";
+    const int fd = ::open(side.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      if (error) *error = "cannot create '" + side + "': " + std::strerror(errno);
+      return false;
+    }
+    std::size_t done = 0;
+    while (done < json.size()) {
+      const ssize_t n = ::write(fd, json.data() + done, json.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    const int saved = errno;
+    if (::close(fd) != 0 || done < json.size()) {
+      ::unlink(side.c_str());
+      if (error) *error = "cannot write '" + side + "': " + std::strerror(done < json.size() ? saved : errno);
       return false;
     }
   }
   if (std::rename(side.c_str(), path.c_str()) != 0) {
-    std::remove(side.c_str());
+    ::unlink(side.c_str());
     if (error) *error = "cannot replace '" + path + "'";
     return false;
   }

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/json_syntax.h"
+
 namespace gpubench {
 
 namespace {
@@ -50,16 +52,26 @@ bool publish_file(const std::string& tmp, const std::string& final_path, std::st
 }
 
 bool whole_json_document(const std::string& path, std::string* error) {
+  // The reporter's own file, not a link someone left in its place: publishing links the name.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (error) *error = "'" + path + "' is not the regular file the run wrote";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto first = text.find_first_not_of(" \t\r\n");
-  const auto last = text.find_last_not_of(" \t\r\n");
   if (!in.is_open() || first == std::string::npos) {
     if (error) *error = "'" + path + "' is empty";
     return false;
   }
-  if (text[first] != '{' || text[last] != '}' || text.find("\"benchmarks\": [") == std::string::npos) {
-    if (error) *error = "'" + path + "' ends part way through (" + std::to_string(text.size()) + " bytes)";
+  // The whole syntax: a file cut right after an entry's closing brace still ends in '}'.
+  if (const std::string why = json_syntax_error(text); !why.empty()) {
+    if (error) *error = "'" + path + "' " + (why.rfind("ends part way", 0) == 0 ? why : "is not valid JSON: " + why);
+    return false;
+  }
+  if (text[first] != '{' || text.find("\"benchmarks\": [") == std::string::npos) {
+    if (error) *error = "'" + path + "' holds no Google Benchmark result";
     return false;
   }
   return true;

@@ -423,6 +423,45 @@ def test_a_result_that_cannot_be_written_whole_is_not_published(tmp_path, store)
     assert [f for f in tmp_path.rglob("*") if f.is_file()] == []
 
 
+def test_a_file_size_limit_stops_the_run_once_not_as_a_second_signal(tmp_path):
+    """`ulimit -f` with SIGXFSZ left to gpubench: every write past the limit raises it again, which
+    read as a second signal ("stopped at once by a second signal", though nobody sent one)."""
+    import resource
+    from conftest import BIN
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    p = subprocess.run([str(BIN), "--device=host", "--quick", "--benchmark_repetitions=1",
+                        "--benchmark_min_time=0.01", "--filter=bandwidth/copy/kernel/bytes:4KiB$",
+                        f"--out={tmp_path / 'r.json'}"],
+                       capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    assert p.returncode == 128 + 25, p.stderr  # SIGXFSZ
+    assert "gpubench: interrupted (SIGXFSZ); no result written" in p.stderr
+    assert "second signal" not in p.stderr
+    assert [f for f in tmp_path.rglob("*") if f.is_file()] == []
+
+
+def test_a_link_planted_where_the_context_side_file_goes_is_not_written_through(tmp_path):
+    """The end-of-run context goes into the result through a side file beside it, whose name is
+    the folder and the pid: a link left there had the result written into its target (lost), and
+    the published result was that link."""
+    from conftest import BIN
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious data\n")
+    p = subprocess.run(["bash", "-c", 'ln -s victim.txt .gpubench-context.tmp.$$ && exec "$0" "$@"', str(BIN),
+                        "--device=host", "--quick", "--benchmark_repetitions=1", "--benchmark_min_time=0.01",
+                        "--filter=bandwidth/copy/kernel/bytes:4KiB$", "--out=r.json"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert victim.read_text() == "precious data\n"
+    out = tmp_path / "r.json"
+    assert out.is_file() and not out.is_symlink()
+    assert "the memory at the end of the run is not in the result's context (cannot create" in p.stderr
+    assert json.loads(out.read_text())["benchmarks"]
+
+
 def test_an_out_path_holding_a_dangling_link_is_refused_before_the_run(tmp_path):
     """Publishing onto a symbolic link fails even when its target is missing: refused at once, not
     after the whole run."""

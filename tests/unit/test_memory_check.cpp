@@ -3,6 +3,8 @@
 // reading of /proc, and the runner's memory_used_bytes counter as Google Benchmark runs it.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -198,7 +200,8 @@ TEST(ContextInsertion, TheFileIsReplacedWholeOrLeftAsItWas) {
   std::string error;
   ASSERT_TRUE(add_context_entries_to_file(path, kEnd, &error)) << error;
   EXPECT_EQ(slurp(path), head + kEndText + rest);
-  EXPECT_FALSE(std::ifstream(path + ".context").good()) << "the side file is gone";
+  const std::string side = testing::TempDir() + ".gpubench-context.tmp." + std::to_string(::getpid());
+  EXPECT_FALSE(std::ifstream(side).good()) << "the side file is gone";
 
   { std::ofstream(path, std::ios::binary | std::ios::trunc) << "not json"; }
   EXPECT_FALSE(add_context_entries_to_file(path, kEnd, &error));
@@ -209,6 +212,30 @@ TEST(ContextInsertion, TheFileIsReplacedWholeOrLeftAsItWas) {
   EXPECT_FALSE(add_context_entries_to_file(path, kEnd, &error));
   EXPECT_NE(error.find("cannot read"), std::string::npos) << error;
   EXPECT_FALSE(std::ifstream(path).good()) << "no file made up";
+}
+
+TEST(ContextInsertion, NeverWritesThroughALinkLeftAtTheSideFilesName) {
+  // A link planted where the side file goes (its name is predictable: the folder and the pid)
+  // would have had the new document written into its target, and the result published as a link.
+  const std::string path = testing::TempDir() + "gpubench_memory_context_link.json";
+  const std::string victim = testing::TempDir() + "gpubench_memory_context_victim.txt";
+  const std::string side = testing::TempDir() + ".gpubench-context.tmp." + std::to_string(::getpid());
+  const std::string doc = "{\n  \"context\": {\n    \"date\": \"x\"\n  },\n  \"benchmarks\": []\n}\n";
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << doc; }
+  { std::ofstream(victim, std::ios::binary | std::ios::trunc) << "precious"; }
+  ::unlink(side.c_str());
+  ASSERT_EQ(::symlink(victim.c_str(), side.c_str()), 0);
+  std::string error;
+  EXPECT_FALSE(add_context_entries_to_file(path, kEnd, &error));
+  EXPECT_NE(error.find("cannot create '" + side + "'"), std::string::npos) << error;
+  EXPECT_EQ(slurp(victim), "precious");
+  EXPECT_EQ(slurp(path), doc) << "the result as it was";
+  struct stat st {};
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  ::unlink(side.c_str());
+  std::remove(victim.c_str());
+  std::remove(path.c_str());
 }
 
 // ---- the host's reading ----
