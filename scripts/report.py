@@ -57,7 +57,9 @@ def main(argv=None) -> int:
     # (f.write: a full disk names the report, not only "No space left on device")
     with NewFile(out, overwrite=a.force, label=f"--out {out}") as f:
         page = build_report(r)
-        f.write(lambda tmp: tmp.write_text(page, encoding="utf-8"))
+        # backslashreplace: a result's file name that is not UTF-8 reaches the page as Python
+        # holds it (surrogate escapes), shown as \udcff rather than failing the report.
+        f.write(lambda tmp: tmp.write_text(page, encoding="utf-8", errors="backslashreplace"))
     print(out)
     return 0
 

@@ -59,7 +59,8 @@ def exit_on_signals(tool: str, module_name: str) -> None:
     imported, not run): until run_cli takes over, Ctrl-C and STOP_SIGNALS end the tool at once
     with one line, "<tool>: interrupted (SIGINT)", and exit 128 + the signal. Without it, a
     Ctrl-C while the script loads its modules (matplotlib takes a while) printed a
-    KeyboardInterrupt traceback of the import it stopped. Signals that are ignored stay so."""
+    KeyboardInterrupt traceback of the import it stopped. Signals that are ignored stay so. And
+    the tool's output streams escape what the locale cannot encode (_encodable_output)."""
     import signal
     import threading
 
@@ -67,11 +68,25 @@ def exit_on_signals(tool: str, module_name: str) -> None:
     if module_name != "__main__" or threading.current_thread() is not threading.main_thread():
         return
     _starting_tool = tool
+    _encodable_output()
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _exit_at_once)
     for signum in _stop_signals():
         if signal.getsignal(signum) == signal.SIG_DFL:
             signal.signal(signum, _exit_at_once)
+
+
+def _encodable_output() -> None:
+    """stdout and stderr write what their encoding cannot hold as escapes (\\xe9, \\udcff):
+    under a locale that is not UTF-8 (LC_ALL=C with PYTHONUTF8=0, an ISO-8859-1 locale) a
+    result's non-ASCII device or host name, or a file name that is not UTF-8, ended the tool in a
+    UnicodeEncodeError traceback, after it had written its files."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _rearm_interruption(unraisable, print_others):

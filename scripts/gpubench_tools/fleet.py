@@ -145,10 +145,25 @@ def _context_text(result: Result, key: str) -> str:
     return value
 
 
+def node_name(raw: str) -> str | None:
+    """short_node(raw), or None when `raw` is no host name: nothing before its first "." (".",
+    "..", ".x" all became "", one node), or a control character or a space inside (no --nodes
+    could name it, and it reached the report raw)."""
+    node = short_node(raw)
+    if not node or any(c.isspace() or not c.isprintable() for c in raw.strip()):
+        return None
+    return node
+
+
 def gpu_of(result: Result) -> GpuId:
-    """The (node, GPU) a result was measured on; UsageError when its context does not say."""
-    return GpuId(short_node(_context_text(result, "host_name")),
-                 _context_text(result, "device_ordinal"))
+    """The (node, GPU) a result was measured on; UsageError when its context does not say, or
+    its host_name is no host name (node_name)."""
+    raw = _context_text(result, "host_name")
+    node = node_name(raw)
+    if node is None:
+        raise UsageError(f"{result.path}: host_name {visible(raw)[:60]!r} is not a host name (no node "
+                         f"name before its first '.'); results of such names would merge into one node")
+    return GpuId(node, _context_text(result, "device_ordinal"))
 
 
 def card_of(result: Result) -> tuple[str, str, str]:
@@ -259,8 +274,8 @@ def _record_node(doc: dict, path: Path) -> str:
     a string, empty, or holding a control character or a space (no --nodes could name it, and
     it reached the report raw)."""
     raw = _record_text(doc, "node", path)
-    node = short_node(raw)
-    if not node or any(c.isspace() or not c.isprintable() for c in raw.strip()):
+    node = node_name(raw)
+    if node is None:
         raise UsageError(f"{path}: not a gpubench failure record: node {visible(raw)[:60]!r} is "
                          f"not a host name")
     return node

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .inputs import read_input
+from .output import visible
 
 #: Context keys every gpubench result has; their absence means "not a gpubench result".
 REQUIRED_CONTEXT = ("gpubench_version", "backend", "device_name", "device_key")
@@ -604,7 +605,35 @@ def parse_json(text: str, path: Path, what: str = "result"):
     if doc is _TOO_DEEP or _depth_over(doc, MAX_JSON_DEPTH):
         raise UsageError(f"{path}: not a gpubench {what}: nested too deeply (more than "
                          f"{MAX_JSON_DEPTH} levels of lists and objects)")
+    if _SURROGATE_ESCAPE_RE.search(text):
+        lone = _lone_surrogate(doc)
+        if lone is not None:
+            raise UsageError(f"{path}: not a gpubench {what}: the text {visible(lone)[:60]!r} holds an "
+                             f"unpaired UTF-16 surrogate escape, which no UTF-8 writer produces")
     return doc
+
+
+#: A \uD800-\uDFFF escape in JSON text: the only way a surrogate gets into a parsed string (the
+#: text itself is decoded from UTF-8); a pair is one character once parsed, a lone one is not.
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(doc) -> str | None:
+    """The first key or text of `doc` holding a lone surrogate (printing or writing it as UTF-8
+    raised: a traceback in the plots, the report and run_cost), or None."""
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        items = list(node.items()) if isinstance(node, dict) else [(None, v) for v in node] \
+            if isinstance(node, list) else []
+        for key, value in items:
+            for text in (key, value):
+                if isinstance(text, str) and _SURROGATE_RE.search(text):
+                    return text
+            if isinstance(value, (dict, list)):
+                stack.append(value)
+    return None
 
 
 _TOO_DEEP = object()

@@ -379,6 +379,17 @@ def test_a_result_without_node_or_gpu_is_bad_input(store_copy, base_doc, key):
     expect_bad_input([store_copy], f"{path}: result lacks context key '{key}'")
 
 
+@pytest.mark.parametrize("host", [".", "..", ".hidden", "n 01", "n\x1b01"])
+def test_a_result_whose_host_name_is_no_host_name_is_bad_input(store_copy, base_doc, host):
+    """".", ".." and ".x" have no node name before their first "." (all became "": results of
+    different machines merged into one node, exit 0); a space or a control character cannot be
+    named by --nodes. The same rule as a failure record's node."""
+    doc = gpu_doc(base_doc, host, "0", START + dt.timedelta(hours=2), {})
+    path = write_result(store_copy, doc)
+    expect_bad_input([store_copy], f"{path}: host_name ")
+    expect_bad_input([store_copy], "is not a host name")
+
+
 def test_a_missing_expected_node_is_bad_input(fleet_store):
     expect_bad_input([fleet_store, "--nodes", ",".join(NODES + ["n09", "n10"])],
                      "expected nodes without results or a failure record: n09, n10")

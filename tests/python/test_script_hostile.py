@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -723,3 +725,73 @@ def test_the_cache_plateau_comes_only_from_sets_of_1_64_of_the_cache_up(host_doc
     (line,) = [c for c in result_series(full, load_cards()).ceilings if c.kind == "l2" and c.empirical]
     assert all(full.benchmarks[n].median("working_set_bytes") >= l2 / 64
                for n in line.source.split(": ", 1)[1].split(", "))
+
+
+def _with_lone_surrogate(host_doc, tmp_path, where: str) -> Path:
+    """The result with an unpaired surrogate escape (valid JSON syntax, never written by a UTF-8
+    writer) in its device name or in an entry's error message."""
+    doc = json.loads(json.dumps(host_doc))
+    if where == "device_name":
+        doc["context"]["device_name"] = "CPU \ud800 forged"
+    else:
+        i, _ = _first_iteration(doc)
+        doc["benchmarks"][i].update(error_occurred=True, error_message="failed \udfff here")
+    path = tmp_path / f"surrogate_{where}.json"
+    path.write_text(json.dumps(doc))  # ensure_ascii: written as the escape \ud800
+    assert "\\ud800" in path.read_text() or "\\udfff" in path.read_text()
+    return path
+
+
+@pytest.mark.parametrize("where", ["device_name", "error_message"])
+@pytest.mark.parametrize("tool, args", [("run_cost.py", []), ("report.py", ["--out", "{tmp}/r.html"]),
+                                        ("plot.py", ["--out-dir", "{tmp}/plots"]),
+                                        ("roofline.py", ["--out", "{tmp}/r.png"]), ("compare.py", ["{r}"])])
+def test_a_lone_surrogate_in_a_result_is_one_line_not_a_traceback(tool, args, where, host_doc, host_result,
+                                                                   tmp_path):
+    """printing or writing it as UTF-8 raised UnicodeEncodeError: tracebacks in run_cost, the
+    report and both plots."""
+    bad = _with_lone_surrogate(host_doc, tmp_path, where)
+    code, out, err = cli(tool, bad, *[a.format(tmp=tmp_path, r=host_result) for a in args])
+    _one_line(tool, code, out, err, str(bad), "unpaired UTF-16 surrogate")
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.png").exists()
+    assert not (tmp_path / "plots").exists() or not any((tmp_path / "plots").iterdir())
+
+
+def test_a_surrogate_pair_is_one_character_and_accepted(host_doc, tmp_path):
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"]["device_name"] = "CPU \U0001F600"  # written as \ud83d\ude00
+    path = tmp_path / "pair.json"
+    path.write_text(json.dumps(doc))
+    assert "\\ud83d\\ude00" in path.read_text()
+    code, out, err = cli("run_cost.py", path)
+    assert code == 0, err
+    assert "CPU \U0001F600" in out
+
+
+def test_a_report_of_a_file_whose_name_is_not_utf8_is_written(host_result, tmp_path):
+    """The name reached the page as a surrogate-escaped str, and writing the page as UTF-8
+    raised."""
+    name = os.fsdecode(b"r\xff.json")
+    (tmp_path / name).write_bytes(host_result.read_bytes())
+    out = tmp_path / "r.html"
+    code, stdout, err = cli("report.py", tmp_path / name, "--out", out)
+    assert code == 0, err
+    assert "r\\udcff.json" in out.read_text(encoding="utf-8")
+
+
+def test_output_in_a_locale_that_is_not_utf8_is_escaped_not_a_traceback(host_doc, tmp_path):
+    """LC_ALL=C without Python's UTF-8 mode: stdout is ASCII, and a non-ASCII device name ended
+    run_cost.py in a UnicodeEncodeError (after validate.py and fleet.py had written their files)."""
+    import subprocess
+
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"]["device_name"] = "Ryzen\u2122 \u7bc0\u70b9"
+    path = tmp_path / "unicode.json"
+    path.write_text(json.dumps(doc))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k not in ("LANG", "PYTHONUTF8")}
+    env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONIOENCODING="")
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "run_cost.py"), str(path)], capture_output=True,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    assert b"Traceback" not in r.stderr
+    assert b"Ryzen\\u2122 \\u7bc0\\u70b9" in r.stdout
