@@ -533,6 +533,19 @@ def test_an_out_name_at_the_file_system_limit_is_written_and_one_past_it_refused
     assert [p.name for p in tmp_path.iterdir()] == [at_limit.name]
 
 
+def test_an_out_name_that_leaves_room_for_the_temporary_name_only_keeps_its_leak_check(tmp_path):
+    """'<name>.tmp.<pid>' fitted but the side file '<name>.tmp.<pid>.context' did not: the run
+    published its result without memory_leak_check (its own naming, not the user's input)."""
+    most = os.pathconf(tmp_path, "PC_NAME_MAX")
+    temporary_suffix = len(f".tmp.{2 ** 22}")  # the longest pid Linux hands out
+    out = tmp_path / ("r" * (most - temporary_suffix - 5) + ".json")
+    proc = gpubench("--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$", f"--out={out}")
+    assert proc.returncode == 0, proc.stderr
+    assert "not in the result's context" not in proc.stderr, proc.stderr
+    assert json.loads(out.read_text())["context"]["memory_leak_check"].startswith("ok: ")
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]
+
+
 def test_a_second_signal_ends_a_run_whose_sample_never_finishes(tmp_path):
     """A hung kernel never finishes its sample, so the first signal's graceful stop never comes:
     the second SIGTERM ends the process at once (gpubench_stuck: tests/e2e/gpubench_stuck.cpp)."""
