@@ -66,6 +66,15 @@ class PoolThreshold {
   PoolThreshold(const PoolThreshold&) = delete;
   PoolThreshold& operator=(const PoolThreshold&) = delete;
 
+  /// Memory the pool holds, in use or not.
+  std::uint64_t reserved_bytes() const {
+    std::uint64_t reserved = 0;
+    GPUBENCH_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    return reserved;
+  }
+  /// Gives the driver back what the pool holds unused beyond `bytes` (cudaMemPoolTrimTo).
+  void trim_to(std::uint64_t bytes) const { GPUBENCH_CUDA_CHECK(cudaMemPoolTrimTo(pool_, bytes)); }
+
   /// Memory the pool holds and no allocation uses (what it can hand out without the driver).
   std::uint64_t unused_bytes() const {
     std::uint64_t reserved = 0, used = 0;
@@ -133,6 +142,24 @@ class AllocatorCalls {
       case Allocator::pinned_host: GPUBENCH_CUDA_CHECK(cudaFreeHost(p)); break;
       case Allocator::host_register: GPUBENCH_CUDA_CHECK(cudaHostUnregister(p)); break;
     }
+  }
+
+  /// release(p) on an error path: nothing thrown (the error being reported is another), and a
+  /// pooled block's free completed before the pool is trimmed (a free the host has not seen
+  /// complete can count as in use, cudaMemPoolTrimTo).
+  void release_quietly(void* p) noexcept {
+    switch (a_) {
+      case Allocator::cuda_malloc: (void)cudaFree(p); break;
+      case Allocator::async_pool_miss:
+      case Allocator::async_pool_hit:
+        (void)cudaFreeAsync(p, dev_.stream());
+        (void)cudaStreamSynchronize(dev_.stream());
+        break;
+      case Allocator::preallocated: free_list_.push_back(p); break;
+      case Allocator::pinned_host: (void)cudaFreeHost(p); break;
+      case Allocator::host_register: (void)cudaHostUnregister(p); break;
+    }
+    (void)cudaGetLastError();
   }
 
   /// Copies `n` bytes of `pattern` into block `p` and back into `out` (host memory is written
@@ -234,7 +261,13 @@ class AllocWorkload final : public Workload {
       times_.add(allocated + seconds_since(t1));
     }
     void* p = calls_.allocate();  // the untimed probe (see the top of the file)
-    const std::string kind_error = calls_.probe(p, pattern_.data(), out_.data(), probe_bytes_);
+    std::string kind_error;
+    try {
+      kind_error = calls_.probe(p, pattern_.data(), out_.data(), probe_bytes_);
+    } catch (...) {
+      calls_.release_quietly(p);  // a failed copy left a block of up to 1 GiB: the leak check would flag it
+      throw;
+    }
     if (bad_block_.empty() && !kind_error.empty()) bad_block_ = kind_error;
     calls_.release(p);
     return times_.total();
@@ -457,8 +490,8 @@ class FragmentationWorkload final : public Workload {
       largest_ = largest_block();
     } catch (...) {
       for (void* p : larges)
-        if (p) (void)(pool_kind_ ? cudaFreeAsync(p, dev_.stream()) : cudaFree(p));
-      for (void* p : smalls) (void)(pool_kind_ ? cudaFreeAsync(p, dev_.stream()) : cudaFree(p));
+        if (p) release_quietly(p);
+      for (void* p : smalls) release_quietly(p);
       throw;
     }
     for (void* p : smalls) release(p);
@@ -473,10 +506,21 @@ class FragmentationWorkload final : public Workload {
     std::size_t free_now = 0, total = 0;
     GPUBENCH_CUDA_CHECK(cudaMemGetInfo(&free_now, &total));
     available_ = free_now + (pool_ ? static_cast<std::size_t>(pool_->unused_bytes()) : 0);
+    // The pool keeps a released probe's memory (its threshold is the maximum), and a pool does
+    // not hand its idle memory to the driver for a larger request: every later probe would get
+    // that much less, and the search would end below the largest block. Trimmed back to what it
+    // held before the search after each probe (which idle memory the driver takes back is its
+    // choice: possibly the freed large blocks' instead; the row's description says so).
+    const std::uint64_t held_before = pool_ ? pool_->reserved_bytes() : 0;
+    const auto release_probe = [&](void* q) {
+      release(q);
+      if (pool_) pool_->trim_to(held_before);
+    };
     std::size_t lo = large_, hi = std::max(available_, large_);
     void* p = allocate(hi, true);
     if (p != nullptr) {
       probe_ends_and_release(p, hi);
+      if (pool_) pool_->trim_to(held_before);
       return hi;
     }
     const std::size_t step = std::max<std::size_t>((hi - lo) / 64, 1);
@@ -484,7 +528,7 @@ class FragmentationWorkload final : public Workload {
       const std::size_t mid = lo + (hi - lo) / 2;
       void* q = allocate(mid, true);
       if (q) {
-        release(q);
+        release_probe(q);
         lo = mid;
       } else {
         hi = mid;
@@ -493,6 +537,7 @@ class FragmentationWorkload final : public Workload {
     p = allocate(lo, true);
     if (!p) return 0;
     probe_ends_and_release(p, lo);
+    if (pool_) pool_->trim_to(held_before);
     return lo;
   }
 
@@ -502,10 +547,22 @@ class FragmentationWorkload final : public Workload {
     try {
       probe_ends(p, bytes);
     } catch (...) {
-      (void)(pool_kind_ ? cudaFreeAsync(p, dev_.stream()) : cudaFree(p));
+      release_quietly(p);
       throw;
     }
     release(p);
+  }
+
+  // release(p) on an error path: nothing thrown, and a pooled block's free completed before
+  // ~PoolThreshold trims the pool (a free the host has not seen complete can count as in use).
+  void release_quietly(void* p) noexcept {
+    if (pool_kind_) {
+      (void)cudaFreeAsync(p, dev_.stream());
+      (void)cudaStreamSynchronize(dev_.stream());
+    } else {
+      (void)cudaFree(p);
+    }
+    (void)cudaGetLastError();
   }
 
   // The pattern written at the start and the end of the block and read back into out_.

@@ -10,7 +10,8 @@
 //   demand_fault     reset: the managed buffer prefetched to the host. Timed: the kernel, which
 //                    faults the pages over (us_per_4KiB_page, us_per_2MiB_page).
 //   prefetch         reset: to the host. Timed: cudaMemPrefetchAsync to the device, then the
-//                    kernel (prefetch_GB/s and kernel_GB/s separately).
+//                    kernel (prefetch_GB/s and kernel_GB/s separately; an untimed L2 flush
+//                    between them, so the kernel reads device memory, as for explicit_copy).
 //   read_mostly      cudaMemAdviseSetReadMostly once; reset: the CPU adds 1 to one word per page,
 //                    which drops the device's read-only copies (a stale copy would miss the new
 //                    word, and the checksum with it). Timed: the kernel.
@@ -116,8 +117,7 @@ class ManagedWorkload final : public CudaWorkload {
     events_.resize(2);
     if (route_ == Route::read_mostly) GPUBENCH_CUDA_CHECK(advise_read_mostly(managed_->words(), bytes_, dev_.index()));
     if (route_ == Route::device_resident) to_device();
-    if (route_ != Route::to_host && route_ != Route::device_resident && route_ != Route::prefetch)
-      dev_.flusher().allocate(stream());
+    if (route_ != Route::to_host && route_ != Route::device_resident) dev_.flusher().allocate(stream());
   }
 
   void poison() override {
@@ -127,8 +127,6 @@ class ManagedWorkload final : public CudaWorkload {
 
   double run(int batch) override {
     double seconds = 0;
-    first_stage_seconds_ = 0;
-    last_batch_ = batch;
     if (route_ == Route::device_resident) {
       return timed(batch, [this](CUstream_st* s, int) {
         return kernels::launch_checksum(consumed(), n_, partial_.as<std::uint32_t>(), max_blocks_, &blocks_, sms(), s);
@@ -148,14 +146,21 @@ class ManagedWorkload final : public CudaWorkload {
         events_[0].record_start(stream());
         GPUBENCH_CUDA_CHECK(enqueue_first_stage());
         events_[0].record_stop(stream());
+        // Untimed, between the two stages: what the first stage wrote leaves the L2 (at 2-32 MiB
+        // the kernel would read it from there, not device memory), and the stream is held while
+        // the kernel is queued (its launch latency out of its interval).
+        dev_.flusher().flush(stream());
       }
       events_[1].record_start(stream());
       GPUBENCH_CUDA_CHECK(kernels::launch_checksum(consumed(), n_, partial_.as<std::uint32_t>(), max_blocks_, &blocks_,
                                                    sms(), stream()));
       events_[1].record_stop(stream());
       const double first = first_stage ? events_[0].seconds() : 0;
+      const double kernel = events_[1].seconds();
       first_stage_seconds_ += first;
-      seconds += first + events_[1].seconds();
+      kernel_seconds_ += kernel;
+      ++stage_ops_;
+      seconds += first + kernel;
     }
     return seconds;
   }
@@ -179,15 +184,22 @@ class ManagedWorkload final : public CudaWorkload {
   std::map<std::string, double> extra_counters(double seconds_per_op) override {
     std::map<std::string, double> k;
     const double pages = static_cast<double>(bytes_) / kPage;
+    // Each stage's mean over every operation since the last counters (the repetition's samples,
+    // and before the first repetition its warm-ups), not the last sample's against the
+    // repetition's mean: their difference was the kernel's time only when the samples agreed.
+    const double ops = static_cast<double>(stage_ops_);
+    const double first = ops > 0 ? first_stage_seconds_ / ops : 0;
+    const double kernel = ops > 0 ? kernel_seconds_ / ops : 0;
+    first_stage_seconds_ = kernel_seconds_ = 0;
+    stage_ops_ = 0;
     if (route_ == Route::demand_fault && seconds_per_op > 0) {
       k["us_per_4KiB_page"] = seconds_per_op * 1e6 / pages;
       k["us_per_2MiB_page"] = seconds_per_op * 1e6 / (static_cast<double>(bytes_) / kLargePage);
     }
-    if ((route_ == Route::prefetch || route_ == Route::explicit_copy) && last_batch_ > 0 && seconds_per_op > 0) {
-      const double first = first_stage_seconds_ / last_batch_;
+    if (route_ == Route::prefetch || route_ == Route::explicit_copy) {
       const char* name = route_ == Route::prefetch ? "prefetch_GB/s" : "copy_GB/s";
       if (first > 0) k[name] = static_cast<double>(bytes_) / first / 1e9;
-      if (seconds_per_op > first) k["kernel_GB/s"] = static_cast<double>(bytes_) / (seconds_per_op - first) / 1e9;
+      if (kernel > 0) k["kernel_GB/s"] = static_cast<double>(bytes_) / kernel / 1e9;
     }
     k["pages_4KiB"] = pages;
     return k;
@@ -269,10 +281,11 @@ class ManagedWorkload final : public CudaWorkload {
 
   Route route_;
   std::size_t bytes_, n_;
-  int max_blocks_ = 0, blocks_ = 1, last_batch_ = 0;
+  int max_blocks_ = 0, blocks_ = 1;
   std::uint32_t expected_ = 0, host_sum_ = 0;
-  std::uint32_t resets_ = 0;  ///< read_mostly resets so far (each adds `pages` to the sum)
-  double first_stage_seconds_ = 0;
+  std::uint32_t resets_ = 0;                             ///< read_mostly resets so far (each adds `pages` to the sum)
+  double first_stage_seconds_ = 0, kernel_seconds_ = 0;  ///< the two stages' event times, summed
+  long stage_ops_ = 0;                                   ///< operations in those sums
   std::unique_ptr<ManagedBuffer> managed_;
   std::unique_ptr<HostBuffer> host_;
   DeviceBuffer device_, partial_;

@@ -283,6 +283,46 @@ TEST_F(FakeMemory, PrefetchAndReadMostlyRowsUseTheirCalls) {
   }
 }
 
+// A probe whose copy fails (a sticky device error, here) gives its block back before the error
+// goes up: a 1 GiB cudaMalloc block left behind was beyond the run's leak tolerance.
+TEST_F(FakeMemory, AFailedProbeReleasesItsBlock) {
+  auto w = backend().create(row("memory/alloc/cuda_malloc"));
+  w->prepare();
+  const std::size_t live = fake_cuda::state().sizes.size();
+  const std::size_t free_before = fake_cuda::state().free_bytes;
+  fake_cuda::state().sticky = cudaErrorIllegalAddress;
+  EXPECT_THROW(w->run(2), std::exception);
+  fake_cuda::state().sticky = cudaSuccess;
+  EXPECT_EQ(fake_cuda::state().sizes.size(), live) << "the probe's block was left allocated";
+  EXPECT_EQ(fake_cuda::state().free_bytes, free_before);
+}
+
+// The two-stage routes: an untimed L2 flush between the first stage and the kernel (what the
+// prefetch or the copy wrote would otherwise be read from the L2 at 2-32 MiB), and each stage's
+// counter from its own event times summed over every operation since the last counters, never
+// the repetition's mean less the last sample's first stage.
+TEST_F(FakeMemory, TwoStageRoutesFlushBetweenTheStagesAndTimeEachStageOverTheRepetition) {
+  for (const char* name : {"memory/managed/prefetch", "memory/managed/explicit_copy"}) {
+    SCOPED_TRACE(name);
+    auto w = backend().create(row(name));
+    w->prepare();
+    (void)w->extra_counters(1e-3);  // what prepare() left behind, if anything
+    const int before = fake_cuda::state().kernel_launches;
+    w->run(3);
+    w->run(2);
+    const int per_op = std::string(name).find("prefetch") != std::string::npos ? 2 : 3;  // + a flush before the copy
+    EXPECT_EQ(fake_cuda::state().kernel_launches - before, 5 * per_op) << "checksum, and a flush before it";
+    // A mean per operation below the first stage alone: the kernel's rate still comes from its
+    // own events (the subtraction dropped it).
+    const auto k = w->extra_counters(1e-15);
+    EXPECT_EQ(k.count("kernel_GB/s"), 1u);
+    EXPECT_GT(k.at("kernel_GB/s"), 0.0);
+    EXPECT_EQ(k.count(std::string(name).find("prefetch") != std::string::npos ? "prefetch_GB/s" : "copy_GB/s"), 1u);
+    const auto again = w->extra_counters(1e-3);  // no operation since: no stage rates
+    EXPECT_EQ(again.count("kernel_GB/s"), 0u);
+  }
+}
+
 // read_mostly's reset writes new values on the CPU, so a device that kept its read-only copies
 // (a driver that did not drop them) reads old data and fails the checksum, instead of passing
 // with the device's speed as read_mostly's.
