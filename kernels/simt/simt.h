@@ -253,6 +253,11 @@ template <class T>
 inline T __ldg(const T* p) {
   return *p;
 }
+/// ld.global.cg (cached in the L2 only): a plain load here, as __ldg.
+template <class T>
+inline T __ldcg(const T* p) {
+  return *p;
+}
 
 /// Atomics are plain read-modify-writes: fibers of a block never interleave inside them.
 template <class T>
