@@ -125,7 +125,9 @@ std::vector<BenchCase> families::global_memory::cases(const SweepOptions& o) {
   for (std::uint64_t bytes : geometric(64 * KiB, std::min<std::uint64_t>(top, o.quick ? 16 * MiB : 1 * GiB), 16)) {
     const std::string p = "bytes:" + size_token(bytes);
     for (const char* variant : {"kernel", "thrust"}) {
-      cases.push_back(make("gather", variant, p, gather_work(static_cast<double>(bytes) / 4, 4, 4, sector), o));
+      cases.push_back(
+          make("gather", variant, p,
+               gather_work(static_cast<double>(bytes) / 4, 4, 4, sector, static_cast<double>(o.l2_bytes) / 2), o));
       cases.back().args["bytes"] = static_cast<double>(bytes);
     }
   }

@@ -60,11 +60,15 @@ WorkModel strided_work(double span_bytes, int stride, int elem_bytes, const Traf
   return w;
 }
 
-WorkModel gather_work(double n, int elem_bytes, int index_bytes, const TrafficGeometry& g) {
+WorkModel gather_work(double n, int elem_bytes, int index_bytes, const TrafficGeometry& g,
+                      double resident_input_bytes) {
   WorkModel w;
-  // Index read and output write are sequential; every gathered read is a whole fetch unit.
+  // Index read and output write are sequential; every gathered read is a whole fetch unit,
+  // unless the input stays cached: then it is read once.
+  const bool resident = n * elem_bytes <= resident_input_bytes;
+  const double gathered = resident ? elem_bytes : std::max(g.fetch_bytes, static_cast<double>(elem_bytes));
   w.useful_bytes = n * (index_bytes + 2.0 * elem_bytes);
-  w.traffic_bytes = n * (index_bytes + elem_bytes + std::max(g.fetch_bytes, static_cast<double>(elem_bytes)));
+  w.traffic_bytes = n * (index_bytes + elem_bytes + gathered);
   w.working_set_bytes = n * (index_bytes + 2.0 * elem_bytes);
   w.peak = PeakKind::dram;
   return w;

@@ -73,8 +73,12 @@ WorkModel block_set_read_work(double bytes, int readers);
 WorkModel strided_work(double span_bytes, int stride, int elem_bytes, const TrafficGeometry& g = kGpuSectors);
 /// Random gather out[i] = in[idx[i]] of `n` elements of `elem_bytes` with `index_bytes` indices:
 /// each random read costs a whole fetch unit (no reuse assumed: an upper bound where the input
-/// partly fits in the cache); index reads and output writes are sequential.
-WorkModel gather_work(double n, int elem_bytes, int index_bytes, const TrafficGeometry& g = kGpuSectors);
+/// partly fits in the cache); index reads and output writes are sequential. An input of at most
+/// `resident_input_bytes` (half the last-level cache: it stays there once touched, while the
+/// index and the output stream past it) is read from memory once, its own size: at 16 MiB on an
+/// H100 a fetch unit per element modelled 6.6 TB/s of DRAM traffic, twice the DRAM peak.
+WorkModel gather_work(double n, int elem_bytes, int index_bytes, const TrafficGeometry& g = kGpuSectors,
+                      double resident_input_bytes = 0);
 /// Dependent pointer chase of `loads` loads of `elem_bytes` each over `span_bytes`.
 WorkModel chase_work(double loads, double span_bytes, int elem_bytes, const TrafficGeometry& g = kGpuSectors);
 /// GEMM C = A*B (M x K times K x N): 2MNK FLOP; minimal bytes (MK + KN + MN) x elem.

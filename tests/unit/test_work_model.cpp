@@ -41,6 +41,20 @@ TEST(WorkModel, GatherCostsASectorPerRandomRead) {
   EXPECT_DOUBLE_EQ(w.traffic_bytes, 1000 * (4.0 + 4.0 + 32.0));
 }
 
+// An input that stays in the cache (at most half of it) is read from memory once: its traffic is
+// its own size, not a fetch unit per gathered element (twice the DRAM peak at 16 MiB, run 6).
+TEST(WorkModel, AGatheredInputThatStaysCachedIsReadOnce) {
+  const TrafficGeometry h100 = gpu_traffic_geometry(64, true);
+  const double l2 = 50.0 * 1024 * 1024;
+  const double n16 = 16.0 * 1024 * 1024 / 4;
+  EXPECT_DOUBLE_EQ(gather_work(n16, 4, 4, h100, l2 / 2).traffic_bytes, n16 * 12.0);
+  EXPECT_DOUBLE_EQ(gather_work(n16, 4, 4, h100).traffic_bytes, n16 * (8.0 + 64.0));  // no cache given
+  const double n256 = 256.0 * 1024 * 1024 / 4;  // beyond the cache: a fetch unit per element
+  EXPECT_DOUBLE_EQ(gather_work(n256, 4, 4, h100, l2 / 2).traffic_bytes, n256 * (8.0 + 64.0));
+  // At the edge: an input of exactly half the cache still counts as resident.
+  EXPECT_DOUBLE_EQ(gather_work(l2 / 8, 4, 4, h100, l2 / 2).traffic_bytes, l2 / 8 * 12.0);
+}
+
 // The H100 geometry (64-byte L2 fetch, ECC on) against Nsight Compute's DRAM byte counts of the
 // first GPU run (results/h100_80gb_hbm3-79gib-sm90-drv580-cuda13.0/kit_20261123T0706Z/ncu_*.log,
 // dram__bytes_read.sum + dram__bytes_write.sum of one launch): the model within 2 % for strided
