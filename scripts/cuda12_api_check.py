@@ -62,8 +62,10 @@ CRT = {"12.0": "nvidia-cuda-nvcc-cu12==12.0.76", "12.9": "nvidia-cuda-nvcc-cu12=
 CLANG = "clang++-16"
 #: clang's CUDA mode flags. It warns that it only knows CUDA up to 11.8, and does not know
 #: __grid_constant__'s attribute (a device-side one); every other warning fails, as under nvcc.
+#: clang_cuda_shims.h declares the cache-hint loads (__ldcg) that clang 16's CUDA headers lack.
 CLANG_FLAGS = ["-x", "cuda", "--cuda-host-only", "-nocudalib", "--cuda-gpu-arch=sm_90", "-Wall", "-Wextra",
-               "-Werror", "-Wno-unknown-cuda-version", "-Wno-unknown-attributes", "-fsyntax-only"]
+               "-Werror", "-Wno-unknown-cuda-version", "-Wno-unknown-attributes", "-fsyntax-only",
+               "-include", str(Path(__file__).resolve().parent / "gpubench_tools" / "clang_cuda_shims.h")]
 
 
 def die(message: str) -> None:
