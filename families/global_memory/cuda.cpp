@@ -100,10 +100,22 @@ class CudaMemoryWorkload : public CudaWorkload {
   double timed_passes(int batch, std::size_t bytes, const PassLaunch& launch) {
     dev_.activate();
     if (passes_ == 0) passes_ = calibrate_passes(bytes, launch);
+    if (grown_passes_ > passes_) {
+      // A launch ran short of the minimum (see below): more passes from this run on, and the
+      // graphs captured with the old count dropped.
+      passes_ = grown_passes_;
+      timer_.invalidate();
+    }
     const kernels::Passes plan{passes_, c_.slots, slot_stride(bytes)};
     const int launches = (std::max(batch, 1) + passes_ - 1) / passes_;
     const double seconds = timer_.time(
         launches, [launch, plan](CUstream_st* s, int) { return launch(s, plan); }, nullptr);
+    // The calibrating launch may have run slower than the later ones (the GPU still at its idle
+    // clocks, a loaded host): a launch well short of the minimum grows the count for the next run
+    // (not this one: verify() reads what the last launch made with passes_).
+    const double per_launch = seconds / launches;
+    if (per_launch > 0 && per_launch < 0.9 * min_launch_seconds() && passes_ < kMaxPasses / c_.slots * c_.slots)
+      grown_passes_ = grown(passes_, 1.25 * min_launch_seconds() / per_launch);
     return seconds * batch / (static_cast<double>(launches) * passes_);
   }
   /// 100 us for cache-resident rows, 200 us for DRAM-sized ones: a kernel boundary (2-3 us on
@@ -116,8 +128,14 @@ class CudaMemoryWorkload : public CudaWorkload {
   // every slot alike) until one lasts min_launch_seconds(), then keeps a margin of 25 % over it,
   // so that a later launch running faster than the calibrating one (clocks up, a quieter
   // machine) still lasts the minimum. The first launch also loads the module, outside any timing.
+  static constexpr int kMaxPasses = 1 << 20;
+  /// `passes` x `factor`, up to a multiple of the slot count, at most kMaxPasses.
+  int grown(int passes, double factor) const {
+    const int slots = c_.slots;
+    const double want = std::ceil(static_cast<double>(passes) * factor / slots) * slots;
+    return static_cast<int>(std::min(want, static_cast<double>(kMaxPasses / slots * slots)));
+  }
   int calibrate_passes(std::size_t bytes, const PassLaunch& launch) {
-    constexpr int kMaxPasses = 1 << 20;
     const int slots = c_.slots;
     int passes = slots;
     GPUBENCH_CUDA_CHECK(launch(stream(), kernels::Passes{passes, slots, slot_stride(bytes)}));
@@ -130,19 +148,16 @@ class CudaMemoryWorkload : public CudaWorkload {
       const double t = events.seconds();
       const double grow = t > 0 ? std::min(1.25 * min_launch_seconds() / t, 1024.0) : 1024.0;
       if (t >= min_launch_seconds()) {
-        if (grow > 1.0) {
-          const double want = std::ceil(static_cast<double>(passes) * grow / slots) * slots;
-          passes = static_cast<int>(std::min(want, static_cast<double>(kMaxPasses / slots * slots)));
-        }
+        if (grow > 1.0) passes = grown(passes, grow);
         break;
       }
-      const double want = std::ceil(static_cast<double>(passes) * std::max(grow, 2.0) / slots) * slots;
-      passes = static_cast<int>(std::min(want, static_cast<double>(kMaxPasses / slots * slots)));
+      passes = grown(passes, std::max(grow, 2.0));
     }
     return passes;
   }
 
-  int passes_ = 0;  // 0 until calibrated
+  int passes_ = 0;        // 0 until calibrated
+  int grown_passes_ = 0;  // the count the next run takes, when a launch ran short of the minimum
 };
 
 // A fresh device buffer of at least `bytes` (`device_bytes` when larger) whose first `bytes` hold
