@@ -77,8 +77,8 @@ class PoolThreshold {
 
   /// Memory the pool holds and no allocation uses (what it can hand out without the driver).
   std::uint64_t unused_bytes() const {
-    std::uint64_t reserved = 0, used = 0;
-    GPUBENCH_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    const std::uint64_t reserved = reserved_bytes();
+    std::uint64_t used = 0;
     GPUBENCH_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemCurrent, &used));
     return reserved > used ? reserved - used : 0;
   }
