@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,30 @@ E2E_DIR = BIN.resolve().parent / "tests" / "e2e"
 HOST_FILTER = "^(bandwidth/(copy|write|strided|pcie_h2d)/|roofline/intensity(_fp32/|/fp32/))"
 #: Throughput counters scaled together when a test derives a slower/faster result.
 THROUGHPUT_COUNTERS = ("GB/s", "sector_GB/s", "TFLOPS", "pct_of_peak", "pct_of_cublas")
+
+
+def stale_build_reason(binary: Path, root: Path) -> str:
+    """Why `binary`, a build of `root`, is not a build of root's checked-out commit ("" when it is,
+    or is no build of `root`). The tests of scripts/run.sh bring build/gpubench up to date: after a
+    commit, that relink (the revision is compiled in) ran while other workers executed the binary,
+    and they failed with EACCES."""
+    header = binary.parent / "generated" / "version.h"
+    cache = binary.parent / "CMakeCache.txt"
+    if not binary.exists() or not header.exists() or not cache.exists():
+        return ""
+    if f"CMAKE_HOME_DIRECTORY:INTERNAL={root}\n" not in cache.read_text(errors="replace"):
+        return ""
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=60)
+    built = re.search(r'GPUBENCH_GIT_REVISION "([0-9a-f]+)"', header.read_text(errors="replace"))
+    if head.returncode != 0 or not built or head.stdout.startswith(built.group(1)):
+        return ""
+    return (f"{binary} was built at git {built.group(1)}, the checkout is at {head.stdout.strip()[:12]}: build it "
+            f"first (cmake --build {binary.parent}); the run.sh tests would relink it while other tests run it")
+
+
+def pytest_sessionstart(session):
+    if reason := stale_build_reason(BIN, ROOT):
+        pytest.exit(reason, returncode=2)
 
 
 def gpubench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
