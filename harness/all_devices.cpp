@@ -61,7 +61,8 @@ std::vector<std::string> child_args(const std::vector<std::string>& args, const 
 
 struct Child {
   pid_t pid = 0;
-  std::string log;  // "" when printing straight through
+  std::string out_log;  // the run's standard output, "" when printing straight through
+  std::string err_log;  // its standard error, likewise
 };
 
 // This process's environment and the marker that makes a run a GPU of --device=all: this
@@ -90,19 +91,24 @@ Child start(const std::string& program, const DeviceRun& run, bool capture) {
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  int fd = -1;  // the run's output file when captured (printed straight through without one)
+  // Captured, each stream to its own file: stderr carries the "result: PATH" lines that run.sh
+  // and nightly.py read there, so it must not end up on stdout.
+  int fds[2] = {-1, -1};
   if (capture) {
-    char path[] = "/tmp/gpubench-device-XXXXXX";
-    fd = ::mkstemp(path);
-    if (fd >= 0) {
-      child.log = path;
-      posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
-      posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
-      posix_spawn_file_actions_addclose(&actions, fd);
+    std::string* logs[2] = {&child.out_log, &child.err_log};
+    const int targets[2] = {STDOUT_FILENO, STDERR_FILENO};
+    for (int k = 0; k < 2; ++k) {
+      char path[] = "/tmp/gpubench-device-XXXXXX";
+      fds[k] = ::mkstemp(path);
+      if (fds[k] < 0) continue;
+      *logs[k] = path;
+      posix_spawn_file_actions_adddup2(&actions, fds[k], targets[k]);
+      posix_spawn_file_actions_addclose(&actions, fds[k]);
     }
   }
   if (posix_spawn(&child.pid, program.c_str(), &actions, nullptr, argv.data(), env.data()) != 0) child.pid = 0;
-  if (fd >= 0) ::close(fd);
+  for (int fd : fds)
+    if (fd >= 0) ::close(fd);
   posix_spawn_file_actions_destroy(&actions);
   return child;
 }
@@ -115,19 +121,25 @@ int wait_for(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-// A captured run's output under a line naming its GPU; nothing for a run that printed nothing
-// (its row scope was empty). Read whole: streaming an empty buffer into std::cout would set its
-// failbit and silence everything printed after it.
-void print_log(const DeviceRun& run, const std::string& log) {
-  if (log.empty()) return;
+// The text of a captured stream's file, which is removed ("" for none).
+std::string take_log(const std::string& log) {
+  if (log.empty()) return "";
   std::string text;
   {
     std::ifstream in(log);
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   std::remove(log.c_str());
-  if (text.empty()) return;
-  std::cout << "== GPU " << run.device << " (" << row_scope_name(run.scope) << " rows) ==\n" << text << std::flush;
+  return text;
+}
+
+// A captured run's output and errors, each on its own stream under a line naming its GPU; nothing
+// for a stream the run printed nothing on (an empty scope prints nothing at all). Read whole:
+// streaming an empty buffer into std::cout would set its failbit and silence everything after it.
+void print_logs(const DeviceRun& run, const Child& child) {
+  const std::string header = "== GPU " + std::to_string(run.device) + " (" + row_scope_name(run.scope) + " rows) ==\n";
+  if (const std::string out = take_log(child.out_log); !out.empty()) std::cout << header << out << std::flush;
+  if (const std::string err = take_log(child.err_log); !err.empty()) std::cerr << header << err << std::flush;
 }
 
 }  // namespace
@@ -171,7 +183,7 @@ int run_device_plan(const std::vector<std::vector<DeviceRun>>& plan, const std::
       } else {
         std::cerr << "gpubench: cannot start the run for GPU " << phase[i].device << "\n";
       }
-      print_log(phase[i], children[i].log);
+      print_logs(phase[i], children[i]);
       if (code == kNothingInScope) continue;
       ++with_rows;
       worst = std::max(worst, code);

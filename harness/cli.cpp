@@ -372,8 +372,9 @@ Bandwidth and roofline microbenchmarks for NVIDIA GPUs (and the host, where no G
                      (defaults here: --benchmark_repetitions=3, --benchmark_min_time=0.05,
                      0.01 with --quick)
 
-Exit status: 0 all ran and verified; 1 a benchmark failed verification or the device was lost;
-2 bad usage or the requested device is not usable.
+Exit status: 0 all ran and verified; 1 a benchmark failed verification, the device was lost or
+the run leaked memory (the result is still written); 2 bad usage or the requested device
+is not usable.
 )";
 }
 

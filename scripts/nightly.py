@@ -66,6 +66,9 @@ def main(argv=None) -> int:
                    help="longest a gpubench run may take (default 6 h)")
     a = p.parse_args(argv)
     check_timeout(a.timeout)
+    if a.device.strip() == "all":  # one result per GPU and phase: the history is a device key's
+        raise UsageError("--device all: nightly.py compares one GPU's result with that GPU's history; "
+                         "run it once per GPU (--device 0, --device 1, ...)")
     if a.repetitions < 2 or a.last < 1 or a.trend_window < 2:
         raise UsageError("--repetitions >= 2, --last >= 1 and --trend-window >= 2 are needed")
     o = NightlyOptions(

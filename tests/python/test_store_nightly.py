@@ -555,3 +555,17 @@ def test_a_deeply_nested_stored_file_is_left_out_of_the_night_with_a_note(tmp_pa
     assert f"note: left out of the trends: {why}" in out.splitlines()
     report = json.loads((night(tmp_path) / "report.json").read_text())
     assert [p.split("/")[-1] for p in report["baselines"]] == ["20260101T000000Z_seed.json"]
+
+
+@pytest.mark.parametrize("device", ["all", " all"])
+def test_device_all_is_refused_before_gpubench_runs(tmp_path, device):
+    """gpubench --device=all publishes a result per GPU and phase; the night compared only the last
+    "result:" line's file (one GPU's links rows) and said nothing of the others."""
+    exe = tmp_path / "fake"
+    exe.write_text(f"#!/bin/sh\ntouch {tmp_path}/ran\nexit 0\n")
+    exe.chmod(0o755)
+    code, out, err = cli("nightly.py", "--gpubench", exe, "--device", device, "--results-dir", tmp_path / "r",
+                         "--report-dir", tmp_path / "rep", "--allow-empty-history")
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith("nightly.py: error: --device all: ") and "--device 0, --device 1" in err, err
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "rep").exists()

@@ -72,9 +72,9 @@ TEST(AllDevices, OneAtATimeAndOutFilesPerGpuAndPhase) {
   EXPECT_EQ(joined(single[0][0].args), "--device=0");
 }
 
-// A stand-in for gpubench: appends "start <args>" and "end <args>" to a log, 0.3 s apart, and
-// prints "output of <args>" - except GPU 0's own rows, which print nothing and exit 4 (nothing in
-// that scope, as gpubench does); GPU 1's own rows exit 1.
+// A stand-in for gpubench: appends "start <args>" and "end <args>" to a log, 0.3 s apart, prints
+// "output of <args>" and, on stderr, "result: <args>" (where gpubench names its result) - except GPU 0's own rows,
+// which print nothing and exit 4 (nothing in that scope, as gpubench does); GPU 1's own rows exit 1.
 std::string write_stand_in(const std::string& dir) {
   const std::string path = dir + "/stand_in.sh";
   const std::string log = dir + "/log";
@@ -84,6 +84,7 @@ std::string write_stand_in(const std::string& dir) {
                       << "echo \"end $*\" >> " << log << "\n"
                       << "case \"$*\" in *--device=0*--row-scope=local*) exit 4;; esac\n"
                       << "echo \"output of $*\"\n"
+                      << "echo \"result: $*\" >&2\n"
                       << "case \"$*\" in *--device=1*--row-scope=local*) exit 1;; esac\n"
                       << "exit 0\n";
   ::chmod(path.c_str(), 0755);
@@ -98,10 +99,12 @@ TEST(AllDevices, APhaseRunsAtOnceAndTheWorstStatusWins) {
   o.device.kind = DeviceChoice::Kind::all;
   const auto plan = plan_all_devices({"--device=all"}, o, 2);
   testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
   const auto t0 = std::chrono::steady_clock::now();
   const int status = run_device_plan(plan, program);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << "after the plan\n";  // still printed: a silent run must not silence std::cout
+  const std::string err = testing::internal::GetCapturedStderr();
   const std::string out = testing::internal::GetCapturedStdout();
   EXPECT_EQ(status, 1);  // GPU 1's own rows failed; GPU 0's "nothing in scope" is not an error
   // Two runs at once, then two one after another: about 3 x 0.3 s, not 4 x 0.3 s.
@@ -119,6 +122,12 @@ TEST(AllDevices, APhaseRunsAtOnceAndTheWorstStatusWins) {
   EXPECT_LT(gpu1, links0);
   EXPECT_LT(links0, links1);
   EXPECT_NE(out.find("after the plan"), std::string::npos) << out;
+  // Each stream stays itself: the captured run's "result:" line on stderr under its GPU's line,
+  // where run.sh and nightly.py read result lines (on stdout, run.sh drew none of that phase).
+  EXPECT_EQ(out.find("result:"), std::string::npos) << out;
+  EXPECT_NE(err.find("== GPU 1 (local rows) ==\nresult: --device=1 --row-scope=local"), std::string::npos) << err;
+  EXPECT_NE(err.find("result: --device=0 --row-scope=links"), std::string::npos) << err;
+  EXPECT_EQ(err.find("== GPU 0 (local rows) =="), std::string::npos) << err;
   std::ifstream log(dir + "/log");
   std::stringstream all;
   all << log.rdbuf();
