@@ -6,9 +6,9 @@
 // serializes them (one load, one store) or splits a vector into narrower accesses fails here. The
 // body is the PCIe SM copy's (kernels/link_copy.cuh), and so is the contract (pcie/contract.h).
 // Reading a peer's memory costs a round trip over NVLink or PCIe of a microsecond or more, so
-// the bytes in flight matter even more than for DRAM: at full occupancy (32 registers, 8 blocks
-// of 256 per SM) that is 128 KiB per SM. No local memory (a spilled vector would double the
-// traffic); the budget is what nvcc 13 gives the same loop shape in the PCIe copy (sm_80/sm_90:
+// the bytes in flight matter even more than for DRAM: the grid holds kBlocksPerSm (4) blocks of
+// 256 per SM, 64 KiB in flight per SM, within the full occupancy the contract asks for. No local memory (a spilled
+// vector would double the traffic); the budget is what nvcc 13 gives the same loop shape in the PCIe copy (sm_80/sm_90:
 // 32 registers; ptxas for sm_100/sm_120 uses more, occupancy still >= 75 %).
 #pragma once
 

@@ -238,6 +238,12 @@ class P2pWorkload final : public CudaWorkload {
 
   /// Frees what lives on the peer with the peer current (never throws: a destructor's path).
   void release_peer_side() noexcept {
+    // Nothing of this row may still run when its buffers go: a sample that threw midway can
+    // leave a copy queued on either device that reads or writes the other's memory.
+    if (peer_stream_) {
+      (void)cudaStreamSynchronize(stream());
+      (void)cudaStreamSynchronize(peer_stream_->get());
+    }
     try {
       ScopedDevice on_peer(peer_);
       for (Copy& k : copies_) {

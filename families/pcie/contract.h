@@ -4,8 +4,9 @@
 // Why these numbers: the SM-driven copy keeps kVectorsPerThread (4) 16-byte loads in flight per
 // thread before its stores: exactly 4 128-bit loads in the PTX, so a refactor that serializes
 // them (one load, one store) fails here. Over PCIe the round trip is about a microsecond, so the
-// bytes in flight matter even more than for DRAM: at full occupancy (32 registers, 8 blocks of
-// 256 per SM) that is 128 KiB per SM. The spin kernel is one thread by design; what matters is
+// bytes in flight matter even more than for DRAM: the grid holds kBlocksPerSm (4) blocks of 256
+// per SM, 64 KiB in flight per SM, and the contract asks for full occupancy (32 registers: 8 such
+// blocks could be resident), so none of the 4 waits for room. The spin kernel is one thread by design; what matters is
 // that it polls with a volatile load (a cached load would never see the host's release), reads
 // the global timer for its timeout, sleeps between polls and fences at system scope before
 // exiting so the host sees its status.

@@ -21,7 +21,15 @@ HostBuffer::HostBuffer(std::size_t bytes, HostMemory kind) : bytes_(bytes), kind
                                                        : cudaHostAllocDefault;
   // cudaErrorMemoryAllocation (pinned memory is limited by RAM and ulimits) becomes SkipCase.
   GPUBENCH_CUDA_CHECK(cudaHostAlloc(&ptr_, n, flags));
-  if (kind == HostMemory::mapped) GPUBENCH_CUDA_CHECK(cudaHostGetDevicePointer(&device_view_, ptr_, 0));
+  if (kind != HostMemory::mapped) return;
+  try {
+    GPUBENCH_CUDA_CHECK(cudaHostGetDevicePointer(&device_view_, ptr_, 0));
+  } catch (...) {
+    // A constructor that throws runs no destructor: the pinned block would be lost.
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFreeHost(ptr_));
+    ptr_ = nullptr;
+    throw;
+  }
 }
 
 HostBuffer::~HostBuffer() {

@@ -14,7 +14,7 @@ const char* const kPcieTiming =
     "4MiB up, events "
     "around the batch. pageable transfers: host steady_clock around the batch (host_clock_timed=1). "
     "bidirectional: the measured direction on its own stream while the other direction runs on a "
-    "second stream with twice the batch, so it overlaps the whole timed interval. Bytes counted "
+    "second stream with twice the batch and one more, so it overlaps the whole timed interval. Bytes counted "
     "once per transfer; pct_of_peak against the negotiated link per direction, pct_of_protocol_limit "
     "against what it carries after TLP overhead at the max payload size (peak_pcie_protocol_GBps)";
 

@@ -67,6 +67,7 @@ cudaError_t cudaFreeHost(void* p) {
 }
 
 cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned int flags) {
+  if (state().device_view_fails) return cudaErrorUnknown;
   auto it = state().host_allocs.find(host);
   if (flags != 0 || it == state().host_allocs.end() || !(it->second.second & cudaHostAllocMapped))
     return cudaErrorInvalidValue;

@@ -19,6 +19,7 @@ struct State {
   /// Mapped memory's device address is its host address: for tests whose kernels run under the
   /// emulation and dereference it (the memory family's zero-copy row).
   bool device_view_is_host = false;
+  bool device_view_fails = false;  ///< cudaHostGetDevicePointer fails (cudaErrorUnknown)
   int spin_launches = 0;
   std::vector<const void*> spin_flags;  ///< the release flag of each spin launch, in order
   int sm_copy_launches = 0;

@@ -196,6 +196,16 @@ TEST_F(FakePcie, NoMappingOrNoPinnedMemoryIsASkip) {
   EXPECT_THROW(big->prepare(), SkipCase);
 }
 
+// The mapped row's buffer when its device address cannot be had: an error, and the pinned block
+// it had allocated is freed (TearDown: no pinned host memory left).
+TEST_F(FakePcie, AMappedBufferWithoutItsDeviceAddressFreesItsPinnedMemory) {
+  fake_pcie::state().device_view_fails = true;
+  auto sm = backend().create(find_case(cases_, "bandwidth/pcie_h2d/pinned_sm/bytes:4KiB"));
+  EXPECT_THROW(sm->prepare(), std::runtime_error);
+  sm.reset();
+  EXPECT_TRUE(fake_pcie::state().host_allocs.empty());
+}
+
 TEST_F(FakePcie, ProbeReadsTheLinkAndLoadsItOnlyWhenItLooksDowngraded) {
   const std::string& root = pcie::kSysfsFixtures;
   bool reread = true;
