@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The peer-to-peer bandwidth matrix of a node from its `gpubench --device=all` results (one file
 per GPU, e.g. the run's <stem>.deviceN.json files): tables on stdout, row = the GPU that ran,
-column = its peer, one table per row kind (copy engine write and bidirectional, SM write, read
+column = its peer, one table per row kind (copy engine write, read and bidirectional, SM write, read
 and bidirectional), GB/s with bytes counted once per direction, and the link of every pair from
 NVML's topology; with --out, the same as a heatmap PNG (each cell annotated with its GB/s and
 link up to 16 GPUs, colours only beyond).

@@ -3,12 +3,14 @@
 // so collects the whole matrix (scripts/gpubench_tools/p2p_matrix.py draws it).
 //
 // Names: bandwidth/<kernel>/<direction>/peer:<J>,bytes:<size>
-//   kernel     p2p_ce  copy engines: cudaMemcpyPeerAsync on a stream of this device
+//   kernel     p2p_ce  copy engines: cudaMemcpyPeerAsync on a stream of this device, so this
+//                      device's copy engine does the work (as nvbandwidth's CE tests issue a
+//                      write from the source's context and a read from the destination's)
 //              p2p_sm  a copy kernel on this device's SMs, reaching the peer's memory through
 //                      peer access (16-byte loads and stores)
-//   direction  write   this device's buffer -> peer J's buffer
-//              read    peer J's buffer -> this device's buffer (p2p_sm only: a copy engine reads
-//                      and writes the same way whichever device issues it)
+//   direction  write   this device's buffer -> peer J's buffer (this device pushes)
+//              read    peer J's buffer -> this device's buffer (this device pulls: remote reads
+//                      are non-posted requests, unlike writes, and may run at another rate)
 //              bidir   both at once: one copy I -> J issued on device I and one J -> I issued on
 //                      device J, each of <size>; the bytes of both are counted
 // Every kernel segment starts with "p2p", so --filter=bandwidth/p2p selects this family alone.
@@ -36,8 +38,8 @@ struct Row {
 };
 
 constexpr Row kRows[] = {
-    {"p2p_ce", "write", 1}, {"p2p_ce", "bidir", 2}, {"p2p_sm", "write", 1},
-    {"p2p_sm", "read", 1},  {"p2p_sm", "bidir", 2},
+    {"p2p_ce", "write", 1}, {"p2p_ce", "read", 1}, {"p2p_ce", "bidir", 2},
+    {"p2p_sm", "write", 1}, {"p2p_sm", "read", 1}, {"p2p_sm", "bidir", 2},
 };
 
 /// Bytes across the link per operation, once per direction; the buffers both devices hold.

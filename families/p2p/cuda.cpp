@@ -281,6 +281,7 @@ std::unique_ptr<Workload> make(const BenchCase& c, Backend& b) {
 
 void families::p2p::add_cuda_workloads(WorkloadTable& table) {
   table.add("bandwidth/p2p_ce/write", make<Engine::copy, Direction::write>);
+  table.add("bandwidth/p2p_ce/read", make<Engine::copy, Direction::read>);
   table.add("bandwidth/p2p_ce/bidir", make<Engine::copy, Direction::bidir>);
   table.add("bandwidth/p2p_sm/write", make<Engine::sm, Direction::write>);
   table.add("bandwidth/p2p_sm/read", make<Engine::sm, Direction::read>);

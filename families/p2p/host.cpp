@@ -8,8 +8,8 @@ GPUBENCH_FAMILY(p2p)
 namespace gpubench {
 
 void families::p2p::add_host_workloads(WorkloadTable& table) {
-  for (const char* key : {"bandwidth/p2p_ce/write", "bandwidth/p2p_ce/bidir", "bandwidth/p2p_sm/write",
-                          "bandwidth/p2p_sm/read", "bandwidth/p2p_sm/bidir"})
+  for (const char* key : {"bandwidth/p2p_ce/write", "bandwidth/p2p_ce/read", "bandwidth/p2p_ce/bidir",
+                          "bandwidth/p2p_sm/write", "bandwidth/p2p_sm/read", "bandwidth/p2p_sm/bidir"})
     table.not_here(key, "a copy between two GPUs");
 }
 

@@ -1,7 +1,7 @@
 """The peer-to-peer bandwidth matrix of a node, from the results of one `gpubench --device=all`
 run (one result file per GPU; the run on CUDA device I holds row I of the matrix).
 
-gpubench's peer-to-peer rows (families/p2p: `bandwidth/p2p_ce/{write,bidir}/peer:J,bytes:S`,
+gpubench's peer-to-peer rows (families/p2p: `bandwidth/p2p_ce/{write,read,bidir}/peer:J,bytes:S`,
 `bandwidth/p2p_sm/{write,read,bidir}/peer:J,bytes:S`) are recognised by what their label says,
 level=p2p, and carry the link to the peer as path= (nvlink, pcie_switch, pcie_host_bridge, ...,
 unknown: harness/cuda/peer_topology.h). A result's own GPU is its context's device_ordinal, the
@@ -28,10 +28,11 @@ from .results import Benchmark, Result, parse_size, to_number
 #: The level gpubench's peer-to-peer rows carry in their label.
 P2P_LEVEL = "p2p"
 #: The row kinds in the order they are shown (kernel/variant).
-KINDS = ("p2p_ce/write", "p2p_ce/bidir", "p2p_sm/write", "p2p_sm/read", "p2p_sm/bidir")
+KINDS = ("p2p_ce/write", "p2p_ce/read", "p2p_ce/bidir", "p2p_sm/write", "p2p_sm/read", "p2p_sm/bidir")
 #: What each kind measures, for titles.
 KIND_TITLES = {
     "p2p_ce/write": "copy engine, I -> J",
+    "p2p_ce/read": "copy engine of I, J -> I",
     "p2p_ce/bidir": "copy engine, both ways (sum)",
     "p2p_sm/write": "SM copy, I writes J",
     "p2p_sm/read": "SM copy, I reads J",

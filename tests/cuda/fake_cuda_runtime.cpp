@@ -289,6 +289,7 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
   if (fake_cuda::device_holding(dst, bytes) != dst_device || fake_cuda::device_holding(src, bytes) != src_device)
     return fail(cudaErrorInvalidValue);
   ++state().peer_copies;
+  state().last_peer_copy = {src_device, dst_device, s != nullptr ? s->device : state().current_device};
   return enqueue(s, [=] { std::memmove(dst, src, bytes); });
 }
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t s) {

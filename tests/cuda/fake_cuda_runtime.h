@@ -101,6 +101,11 @@ struct State {
   long peer_mappings = 0;
   std::set<std::pair<int, int>> peer_access;  ///< (device, peer) enabled by cudaDeviceEnablePeerAccess
   int peer_copies = 0;                        ///< cudaMemcpyPeerAsync calls
+  /// The last cudaMemcpyPeerAsync: source device, destination device and the device of the
+  /// stream it was issued on (whose copy engine does the work).
+  struct PeerCopy {
+    int src = -1, dst = -1, issuer = -1;
+  } last_peer_copy;
 };
 
 /// The fake runtime's state.

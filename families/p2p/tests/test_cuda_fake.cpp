@@ -93,7 +93,7 @@ class FakeP2p : public ::testing::Test {
     for (int self = 0; self < devices; ++self) {
       NodeBackend& b = backend(self);
       const auto cases = rows(self, bytes);
-      EXPECT_EQ(cases.size(), static_cast<std::size_t>(5 * (devices - 1)));
+      EXPECT_EQ(cases.size(), static_cast<std::size_t>(6 * (devices - 1)));
       for (const BenchCase& c : cases) {
         SCOPED_TRACE(c.name() + " on device " + std::to_string(self));
         run_one(b, c, self);
@@ -128,6 +128,13 @@ class FakeP2p : public ::testing::Test {
     EXPECT_TRUE(fake_cuda::state().sizes.empty()) << "left allocated";
     if (c.kernel == "p2p_ce") {
       EXPECT_GT(fake_cuda::state().peer_copies, copies_before);
+      // Whose copy engine moves what: write pushes I's buffer to J, read pulls J's into I, each
+      // issued on I; bidir's last copy is J -> I, issued on J.
+      const auto& last = fake_cuda::state().last_peer_copy;
+      const bool pull = c.variant != "write";
+      EXPECT_EQ(last.src, pull ? peer : self);
+      EXPECT_EQ(last.dst, pull ? self : peer);
+      EXPECT_EQ(last.issuer, c.variant == "bidir" ? peer : self);
       EXPECT_EQ(fake_p2p::state().sm_copy_launches, launches_before);
     } else {
       EXPECT_EQ(fake_cuda::state().peer_copies, copies_before);
@@ -139,10 +146,10 @@ class FakeP2p : public ::testing::Test {
 
 TEST_F(FakeP2p, EveryRowOfEveryDeviceRunsAndVerifiesOnTwoAndFourGpus) {
   // Two GPUs at the real --quick size; four at an odd size (a byte tail, several tiles).
-  EXPECT_EQ(run_every_row(0).size(), 5u);
+  EXPECT_EQ(run_every_row(0).size(), 6u);
   EXPECT_EQ(fake_cuda::state().peer_access, (std::set<std::pair<int, int>>{{0, 1}, {1, 0}}));
   node(4);
-  EXPECT_EQ(run_every_row((1 << 20) + 4096 + 7).size(), 5u);
+  EXPECT_EQ(run_every_row((1 << 20) + 4096 + 7).size(), 6u);
   EXPECT_EQ(fake_cuda::state().peer_access.size(), 12u) << "every ordered pair, enabled once";
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "enabling an enabled pair must not leave its error behind";
 }
@@ -210,7 +217,7 @@ TEST_F(FakeP2p, WithoutPeerAccessSmRowsAreSkippedWithTheReasonAndCopyEngineRowsR
     ++ran;
   }
   EXPECT_EQ(skipped, 3);
-  EXPECT_EQ(ran, 2);
+  EXPECT_EQ(ran, 3);  // the copy-engine rows: write, read, bidir
   EXPECT_TRUE(fake_cuda::state().peer_access.empty()) << "nothing enabled that cannot be";
 }
 
