@@ -131,6 +131,7 @@ class P2pWorkload final : public CudaWorkload {
       require_device_memory(per_device, c_.name() + " on its peer, CUDA device " + std::to_string(peer_));
       peer_stream_ = std::make_unique<OwnedStream>();
       peer_done_ = std::make_unique<OrderEvent>();  // recorded on the peer's stream: made there
+      if (direction_ == Direction::bidir) backward_timer_ = std::make_unique<EventPair>();
       GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&peer_sms_, cudaDevAttrMultiProcessorCount, peer_));
     }
     switch (direction_) {
@@ -144,6 +145,7 @@ class P2pWorkload final : public CudaWorkload {
     if (direction_ == Direction::bidir) {
       self_go_ = std::make_unique<OrderEvent>();
       bidir_timer_ = std::make_unique<EventPair>();
+      forward_timer_ = std::make_unique<EventPair>();
     } else if (engine_ == Engine::copy) {
       timer_.use_stream_launches();
     }
@@ -189,6 +191,17 @@ class P2pWorkload final : public CudaWorkload {
     k["peer"] = peer_;
     k["peer_access"] = peer_access_ ? 1.0 : 0.0;
     if (engine_ == Engine::sm) k["sm_copy_blocks"] = kernels::p2p_copy_blocks(bytes_, sms());
+    // Each direction's rate from its own stream's events, over the repetition's samples: their
+    // sum is nvbandwidth's bidirectional figure (the row's GB/s counts both directions' bytes
+    // over the time until both have finished: the same for a symmetric link, lower when one
+    // direction lags), and a lagging direction shows here.
+    if (direction_ == Direction::bidir && forward_seconds_ > 0 && backward_seconds_ > 0) {
+      const double bytes = static_cast<double>(bytes_) * static_cast<double>(bidir_ops_);
+      k["forward_GB/s"] = bytes / forward_seconds_ / 1e9;
+      k["backward_GB/s"] = bytes / backward_seconds_ / 1e9;
+    }
+    forward_seconds_ = backward_seconds_ = 0;
+    bidir_ops_ = 0;
     return k;
   }
 
@@ -225,15 +238,32 @@ class P2pWorkload final : public CudaWorkload {
     const Copy& forward = copies_[0];   // I -> J, issued on I
     const Copy& backward = copies_[1];  // J -> I, issued on J
     bidir_timer_->record_start(stream());
+    forward_timer_->record_start(stream());
     self_go_->order(stream(), peer_stream_->get());
+    {
+      ScopedDevice on_peer(peer_);  // an event is recorded on a stream of its own device
+      backward_timer_->record_start(peer_stream_->get());
+    }
     for (int i = 0; i < batch; ++i) {
       GPUBENCH_CUDA_CHECK(enqueue(forward, stream()));
       ScopedDevice on_peer(peer_);  // a kernel is launched on a stream of the current device
       GPUBENCH_CUDA_CHECK(enqueue(backward, peer_stream_->get()));
     }
+    forward_timer_->record_stop(stream());
+    {
+      ScopedDevice on_peer(peer_);
+      backward_timer_->record_stop(peer_stream_->get());
+    }
     peer_done_->order(peer_stream_->get(), stream());
     bidir_timer_->record_stop(stream());
-    return bidir_timer_->seconds();
+    const double both = bidir_timer_->seconds();
+    forward_seconds_ += forward_timer_->seconds();
+    {
+      ScopedDevice on_peer(peer_);
+      backward_seconds_ += backward_timer_->seconds();
+    }
+    bidir_ops_ += batch;
+    return both;
   }
 
   /// Frees what lives on the peer with the peer current (never throws: a destructor's path).
@@ -250,6 +280,7 @@ class P2pWorkload final : public CudaWorkload {
         if (k.dst_device == peer_) k.dst = DeviceBuffer();
         if (k.src_device == peer_) k.src = DeviceBuffer();
       }
+      backward_timer_.reset();
       peer_done_.reset();
       peer_stream_.reset();
     } catch (...) {
@@ -269,6 +300,11 @@ class P2pWorkload final : public CudaWorkload {
   std::unique_ptr<OrderEvent> peer_done_;  ///< the peer's stream releases this device's (bidir)
   std::unique_ptr<OrderEvent> self_go_;    ///< this device's stream releases the peer's (bidir)
   std::unique_ptr<EventPair> bidir_timer_;
+  std::unique_ptr<EventPair> forward_timer_;   ///< bidir: I's copies on I's stream
+  std::unique_ptr<EventPair> backward_timer_;  ///< bidir: J's copies on J's stream (made on J)
+  double forward_seconds_ = 0;                 ///< bidir: summed since the last extra_counters
+  double backward_seconds_ = 0;
+  std::int64_t bidir_ops_ = 0;
   std::vector<Copy> copies_;
 };
 

@@ -116,6 +116,14 @@ class FakeP2p : public ::testing::Test {
       EXPECT_EQ(k.at("peer_access"), 1.0);
       EXPECT_EQ(k.count("sm_copy_blocks"), c.kernel == "p2p_sm" ? 1u : 0u);
       EXPECT_EQ(k.at("cuda_graph"), c.kernel == "p2p_sm" && c.variant != "bidir" ? 1.0 : 0.0);
+      // A bidirectional row's directions, each timed on its own device's stream; counted once,
+      // then gone until more samples run.
+      EXPECT_EQ(k.count("forward_GB/s") + k.count("backward_GB/s"), c.variant == "bidir" ? 2u : 0u);
+      if (c.variant == "bidir") {
+        EXPECT_GT(k.at("forward_GB/s"), 0.0);
+        EXPECT_GT(k.at("backward_GB/s"), 0.0);
+        EXPECT_EQ(w->extra_counters(1e-3).count("forward_GB/s"), 0u);
+      }
       EXPECT_EQ(fake_cuda::state().current_device, self) << "the run's device is current again";
       // While the workload lives: one buffer per copy end on each of the two devices.
       std::map<int, int> per_device;
