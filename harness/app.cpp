@@ -535,12 +535,19 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
         return usage_error("--benchmark_context: '" + key + "' is written by gpubench and cannot be set");
   }
 
-  // --numa-bind: before any buffer is allocated, so pinned memory lands on the GPU's node. Not
-  // binding (no GPU, unknown node) is said in one line and the run goes on unbound.
-  std::string numa_bind = "off";
-  if (o.numa_bind) {
+  // The GPU's NUMA node: before any buffer is allocated, so pinned and pageable memory land
+  // there. --numa-bind says in one line what it did or why it could not (no GPU, unknown node)
+  // and the run goes on; by default a binding, or a failed attempt, is one line, and a machine
+  // where binding cannot matter (one NUMA node, no GPU) says nothing.
+  std::string numa_bind = "off (--no-numa-bind)";
+  if (o.numa_bind == Options::NumaBind::on) {
     const pcie::BindResult bound = pcie::bind_to_gpu_node(backend->gpu_numa_node(), pcie::kSysfsRoot);
     std::cerr << "gpubench: " << bound.message << "\n";
+    numa_bind = bound.message;
+  } else if (o.numa_bind == Options::NumaBind::automatic) {
+    const pcie::BindResult bound = pcie::auto_bind_to_gpu_node(backend->gpu_numa_node(), pcie::kSysfsRoot);
+    if (bound.ok || bound.message.find("cannot bind") != std::string::npos)
+      std::cerr << "gpubench: NUMA " << bound.message << " (--no-numa-bind leaves the CPU affinity as it is)\n";
     numa_bind = bound.message;
   }
 

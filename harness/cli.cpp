@@ -96,7 +96,8 @@ void check_filter_shape(const std::string& f) {
 
 // gpubench's flags without a value, and those that take one (--name=value).
 bool is_switch(const std::string& name) {
-  for (const char* s : {"--list", "--quick", "--numa-bind", "--validate", "--one-at-a-time", "--version", "--help"})
+  for (const char* s :
+       {"--list", "--quick", "--numa-bind", "--no-numa-bind", "--validate", "--one-at-a-time", "--version", "--help"})
     if (name == s) return true;
   return false;
 }
@@ -233,9 +234,12 @@ Options parse_cli(const std::vector<std::string>& args) {
     } else if (a == "--quick") {
       once(a);
       o.quick = true;
-    } else if (a == "--numa-bind") {
+    } else if (a == "--numa-bind" || a == "--no-numa-bind") {
       once(a);
-      o.numa_bind = true;
+      const auto wanted = a == "--numa-bind" ? Options::NumaBind::on : Options::NumaBind::off;
+      if (o.numa_bind != Options::NumaBind::automatic && o.numa_bind != wanted)
+        throw UsageError("--numa-bind and --no-numa-bind are exclusive");
+      o.numa_bind = wanted;
     } else if (a == "--validate") {
       once(a);
       o.validate = true;
@@ -356,7 +360,10 @@ Bandwidth and roofline microbenchmarks for NVIDIA GPUs (and the host, where no G
   --out=FILE         write Google Benchmark JSON to FILE (never overwrites an existing file)
   --results-dir=DIR  write DIR/<device key>/<UTC time>_<git revision>.json (the results store)
   --quick            small sizes, for smoke runs and CI
-  --numa-bind        run on the CPUs of the GPU's NUMA node (PCIe transfers)
+  --numa-bind        run on the CPUs of the GPU's NUMA node (PCIe transfers, pinned and
+                     pageable buffers), and say why not where it cannot; without it this
+                     happens where the machine has two NUMA nodes with CPUs or more
+  --no-numa-bind     leave the CPU affinity as it is
   --validate         the acceptance run's rows only (DRAM copy, cache plateau, pinned PCIe,
                      SGEMM and FP16 GEMM with cuBLAS, peak FMA); scripts/validate.py gives
                      each a PASS/WARN/FAIL against the card's expected bands

@@ -23,13 +23,16 @@ struct DeviceChoice {
 
 /// Parsed command line.
 struct Options {
-  std::string filter;          ///< --filter / --benchmark_filter (empty: everything)
-  bool list = false;           ///< --list: print the names that would run, then exit
-  DeviceChoice device;         ///< --device=auto|host|N|all
-  std::string out;             ///< --out=FILE / --benchmark_out=FILE: Google Benchmark JSON
-  std::string results_dir;     ///< --results-dir=DIR: DIR/<device key>/<UTC time>_<rev>.json
-  bool quick = false;          ///< --quick: small sizes
-  bool numa_bind = false;      ///< --numa-bind: run on the CPUs of the GPU's NUMA node
+  std::string filter;       ///< --filter / --benchmark_filter (empty: everything)
+  bool list = false;        ///< --list: print the names that would run, then exit
+  DeviceChoice device;      ///< --device=auto|host|N|all
+  std::string out;          ///< --out=FILE / --benchmark_out=FILE: Google Benchmark JSON
+  std::string results_dir;  ///< --results-dir=DIR: DIR/<device key>/<UTC time>_<rev>.json
+  bool quick = false;       ///< --quick: small sizes
+  /// Whether the run moves to the CPUs of the GPU's NUMA node: automatic (neither flag: where
+  /// the machine has two NUMA nodes with CPUs or more and the GPU's is known), on (--numa-bind:
+  /// and says why not where it cannot) or off (--no-numa-bind).
+  enum class NumaBind { automatic, on, off } numa_bind = NumaBind::automatic;
   bool validate = false;       ///< --validate: the acceptance run's compact row set (harness/row_scope.h)
   bool one_at_a_time = false;  ///< --one-at-a-time: --device=all runs the GPUs one after another
   /// --row-scope=all|local|links: the rows of one GPU (local), or those that load links shared

@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     p.add_argument("--trend-window", type=int, default=30, metavar="N",
                    help="runs shown in the trend plots (default 30)")
     p.add_argument("--gpubench-arg", action="append", default=[], metavar="ARG",
-                   help="extra argument passed to gpubench, e.g. --gpubench-arg=--numa-bind")
+                   help="extra argument passed to gpubench, e.g. --gpubench-arg=--no-numa-bind")
     p.add_argument("--timeout", type=float, default=6 * 3600, metavar="SECONDS",
                    help="longest a gpubench run may take (default 6 h)")
     a = p.parse_args(argv)

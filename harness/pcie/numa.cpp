@@ -85,6 +85,12 @@ int node_of_cpu(const std::string& sysfs_root, int cpu) {
 
 int current_cpu() { return ::sched_getcpu(); }
 
+int nodes_with_cpus(const std::string& sysfs_root) {
+  int n = 0;
+  for (int node : list_nodes(sysfs_root)) n += node_cpus(sysfs_root, node).empty() ? 0 : 1;
+  return n;
+}
+
 BindResult bind_to_numa_node(const std::string& sysfs_root, int node) {
   BindResult r;
   const std::string where = "NUMA node " + std::to_string(node);

@@ -24,6 +24,10 @@ int node_of_cpu(const std::string& sysfs_root, int cpu);
 /// The CPU the calling thread runs on now (sched_getcpu), -1 when unavailable.
 int current_cpu();
 
+/// NUMA nodes under <root>/devices/system/node that list CPUs (memory-only nodes, such as
+/// HBM or CXL expanders, do not count).
+int nodes_with_cpus(const std::string& sysfs_root);
+
 /// Outcome of binding to a node: which CPUs were applied, or why nothing was done.
 struct BindResult {
   bool ok = false;

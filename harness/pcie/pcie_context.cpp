@@ -75,4 +75,19 @@ BindResult bind_to_gpu_node(std::optional<int> gpu_node, const std::string& sysf
   return r;
 }
 
+BindResult auto_bind_to_gpu_node(std::optional<int> gpu_node, const std::string& sysfs_root) {
+  BindResult r;
+  if (!gpu_node) {
+    r.message = "auto: no GPU, not bound";
+  } else if (*gpu_node < 0) {
+    r.message = "auto: the GPU's NUMA node is unknown, not bound";
+  } else if (nodes_with_cpus(sysfs_root) < 2) {
+    r.message = "auto: one NUMA node with CPUs, not bound";
+  } else {
+    r = bind_to_numa_node(sysfs_root, *gpu_node);
+    r.message = "auto: " + r.message;
+  }
+  return r;
+}
+
 }  // namespace gpubench::pcie

@@ -39,4 +39,9 @@ std::map<std::string, std::string> bench_cpu_context(const std::string& sysfs_ro
 /// message saying why; nothing is changed then.
 BindResult bind_to_gpu_node(std::optional<int> gpu_node, const std::string& sysfs_root);
 
+/// Neither --numa-bind nor --no-numa-bind: binds as --numa-bind does where that can matter (a
+/// GPU whose node is known on a machine with two NUMA nodes with CPUs or more), as nvbandwidth
+/// binds by default; elsewhere changes nothing. The message starts with "auto: ".
+BindResult auto_bind_to_gpu_node(std::optional<int> gpu_node, const std::string& sysfs_root);
+
 }  // namespace gpubench::pcie

@@ -237,7 +237,8 @@ def _link_causes(result: Result) -> list[str]:
     gpu_node, cpu_node = result.ctx("gpu_numa_node"), result.ctx("bench_cpu_numa_node")
     if gpu_node.isdigit() and cpu_node.isdigit() and gpu_node != cpu_node:
         causes.append(f"the benchmark ran on NUMA node {cpu_node}, the GPU sits on node {gpu_node} "
-                      "(run with --numa-bind, or bind the job to the GPU's CPUs)")
+                      f"(numa_bind: {result.ctx('numa_bind') or 'not recorded'}; gpubench binds to the GPU's "
+                      "node unless --no-numa-bind, or bind the job to the GPU's CPUs)")
     return causes
 
 

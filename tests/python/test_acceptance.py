@@ -156,10 +156,11 @@ def test_pcie_is_judged_at_a_sustained_size_not_at_a_faster_small_one():
 def test_wrong_numa_node_is_named_for_a_slow_transfer():
     doc = healthy_h100()
     doc["context"]["bench_cpu_numa_node"] = "1"
+    doc["context"]["numa_bind"] = "off (--no-numa-bind)"
     set_counter(doc, "bandwidth/pcie_h2d/pinned_ce/bytes:256MiB", **{"GB/s": 46.0})
     v = verdicts(doc)["pcie_h2d_GBps"]
     assert v.verdict == WARN
-    assert any("NUMA node 1, the GPU sits on node 0" in c for c in v.causes)
+    assert any("NUMA node 1, the GPU sits on node 0 (numa_bind: off (--no-numa-bind);" in c for c in v.causes)
 
 
 def test_throttled_clocks_ecc_errors_other_processes_and_mig_are_named():

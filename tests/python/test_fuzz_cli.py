@@ -21,7 +21,7 @@ VALUES = ["", "0", "-1", "1", "3", "nan", "inf", "-inf", "1e309", "0.001", "abc"
 GPUBENCH_FLAGS = ["--filter", "--benchmark_filter", "--device", "--out", "--benchmark_out", "--results-dir",
                   "--benchmark_repetitions", "--benchmark_min_time", "--benchmark_format", "--benchmark_time_unit",
                   "--benchmark_context", "--benchmark_list_tests", "--benchmark_out_format",
-                  "--benchmark_display_aggregates_only", "--numa-bind", "--quick", "--list", "--help", "--version",
+                  "--benchmark_display_aggregates_only", "--numa-bind", "--no-numa-bind", "--quick", "--list", "--help", "--version",
                   "--frobnicate", "stray", "-", "--"]
 
 
@@ -29,7 +29,7 @@ def gpubench_args(rng: random.Random) -> list[str]:
     args = []
     for _ in range(rng.randint(0, 4)):
         flag = rng.choice(GPUBENCH_FLAGS)
-        if flag.startswith("--") and flag not in ("--numa-bind", "--quick", "--list", "--help", "--version", "--") \
+        if flag.startswith("--") and flag not in ("--numa-bind", "--no-numa-bind", "--quick", "--list", "--help", "--version", "--") \
                 and rng.random() < 0.85:
             args.append(f"{flag}={rng.choice(VALUES)}")
         else:

@@ -52,6 +52,20 @@ def test_numa_bind_without_a_gpu_is_one_line_and_recorded(pcie_run):
     assert doc["context"]["peak_pcie_h2d_GBps"] == "unknown"
 
 
+@pytest.mark.parametrize("flag, recorded", [(None, "auto: no GPU, not bound"),
+                                             ("--no-numa-bind", "off (--no-numa-bind)")])
+def test_without_numa_bind_the_run_says_nothing_of_numa_where_binding_cannot_matter(tmp_path, flag, recorded):
+    """By default a run binds only where it can matter (a GPU on a machine of two NUMA nodes with
+    CPUs or more): on the host backend it says nothing and records why it did not."""
+    out = tmp_path / "r.json"
+    proc = gpubench("--device=host", "--quick", *([flag] if flag else []),
+                    "--filter=bandwidth/pcie_h2d/pageable_memcpy/bytes:4KiB$", "--benchmark_repetitions=1",
+                    f"--out={out}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not [l for l in proc.stderr.splitlines() if l.startswith("gpubench:") and "NUMA" in l.upper()]
+    assert json.loads(out.read_text())["context"]["numa_bind"] == recorded
+
+
 def test_numa_bind_with_a_value_is_a_usage_error():
     proc = gpubench("--device=host", "--numa-bind=1", "--list")
     assert proc.returncode == 2

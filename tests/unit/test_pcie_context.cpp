@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "harness/model/card_table.h"
@@ -117,6 +120,56 @@ TEST(PcieNumaBind, RefusesWithoutAKnownGpuNode) {
   const BindResult memory_only = bind_to_gpu_node(2, kSysfsFixtures);  // empty cpulist
   EXPECT_FALSE(memory_only.ok);
   EXPECT_EQ(memory_only.message, "--numa-bind: cannot bind: NUMA node 2 lists no CPUs");
+}
+
+// Without --numa-bind or --no-numa-bind: a binding only where it can matter (a GPU whose node is
+// known, two NUMA nodes with CPUs or more: the fixtures' node0 and node1, node2 holds memory only).
+TEST(PcieNumaBind, AutomaticBindsOnlyWhereItCanMatter) {
+  EXPECT_EQ(nodes_with_cpus(kSysfsFixtures), 2);
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  const auto unchanged = [&before] {
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    return sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&before, &now);
+  };
+  EXPECT_EQ(auto_bind_to_gpu_node(std::nullopt, kSysfsFixtures).message, "auto: no GPU, not bound");
+  EXPECT_EQ(auto_bind_to_gpu_node(-1, kSysfsFixtures).message, "auto: the GPU's NUMA node is unknown, not bound");
+  // One node with CPUs (and a memory-only one): nothing to choose between.
+  char dir[] = "/tmp/gpubench-numa-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path root(dir);
+  std::filesystem::create_directories(root / "devices/system/node/node0");
+  std::filesystem::create_directories(root / "devices/system/node/node1");
+  std::ofstream(root / "devices/system/node/node0/cpulist") << "0-63\n";
+  std::ofstream(root / "devices/system/node/node1/cpulist") << "\n";
+  EXPECT_EQ(nodes_with_cpus(root.string()), 1);
+  const BindResult single = auto_bind_to_gpu_node(0, root.string());
+  EXPECT_FALSE(single.ok);
+  EXPECT_EQ(single.message, "auto: one NUMA node with CPUs, not bound");
+  std::filesystem::remove_all(root);
+  EXPECT_TRUE(unchanged());
+  // Two: it binds as --numa-bind does, or says why it could not.
+  const BindResult memory_only = auto_bind_to_gpu_node(2, kSysfsFixtures);
+  EXPECT_FALSE(memory_only.ok);
+  EXPECT_EQ(memory_only.message, "auto: cannot bind: NUMA node 2 lists no CPUs");
+  EXPECT_TRUE(unchanged());
+  // A fixture node holding a CPU this process may use binds; where none does (a machine whose
+  // CPUs are all beyond the fixtures' 16), the attempt says why not.
+  int node = -1;
+  for (int n : {0, 1})
+    for (int c : node_cpus(kSysfsFixtures, n))
+      if (CPU_ISSET(c, &before)) node = n;
+  const BindResult bound = auto_bind_to_gpu_node(node >= 0 ? node : 0, kSysfsFixtures);
+  if (node >= 0) {
+    EXPECT_TRUE(bound.ok) << bound.message;
+    EXPECT_EQ(bound.message.rfind("auto: bound to NUMA node " + std::to_string(node), 0), 0u) << bound.message;
+  } else {
+    EXPECT_FALSE(bound.ok);
+    EXPECT_NE(bound.message.find("is in this process's affinity mask"), std::string::npos) << bound.message;
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
 }
 
 }  // namespace
