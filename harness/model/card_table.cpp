@@ -113,7 +113,8 @@ Peaks theoretical_peaks(const DeviceDescription& d) {
     if (p.pcie_GBps == 0) {
       p.pcie_GBps = pcie_GBps_per_direction(card->pcie_gen, card->pcie_width);
       p.pcie_protocol_GBps = pcie_protocol_GBps(
-          p.pcie_GBps, d.pcie_max_payload_bytes > 0 ? d.pcie_max_payload_bytes : kAssumedMaxPayloadBytes);
+          p.pcie_GBps, d.pcie_max_payload_bytes > 0 ? d.pcie_max_payload_bytes : kAssumedMaxPayloadBytes,
+          card->pcie_gen);
     }
     p.source = "card table: " + card->key;
   }

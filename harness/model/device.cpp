@@ -65,15 +65,24 @@ double pcie_GBps_per_direction(int gen, int width) {
     case 5: gts = 32.0; break;
     case 6:
       gts = 64.0;
-      efficiency = 1.0;
-      break;  // PAM4 + FLIT mode: no 128b/130b code
+      // PAM4 in FLIT mode: no 128b/130b code, but each 256-byte flit spends 6 bytes on FEC and
+      // 8 on its CRC (what the line code costs the older generations); its other 242 bytes are
+      // the link layer's (TLPs and DLLPs: pcie_protocol_GBps).
+      efficiency = static_cast<double>(kFlitBytes - kFlitFecCrcBytes) / kFlitBytes;
+      break;
     default: return 0.0;
   }
   return gts * width * efficiency / 8.0;
 }
 
-double pcie_protocol_GBps(double raw_GBps, int payload_bytes) {
+double pcie_protocol_GBps(double raw_GBps, int payload_bytes, int gen) {
   if (raw_GBps <= 0 || payload_bytes <= 0) return 0;
+  if (gen >= 6) {
+    // FLIT mode: 236 of a flit's 242 link-layer bytes carry TLPs (6 carry DLLPs), and a TLP
+    // carries its header alone (no per-packet framing, sequence number or LCRC).
+    const double tlp_share = static_cast<double>(kFlitTlpBytes) / (kFlitBytes - kFlitFecCrcBytes);
+    return raw_GBps * tlp_share * payload_bytes / (payload_bytes + kFlitTlpHeaderBytes);
+  }
   return raw_GBps * payload_bytes / (payload_bytes + kTlpOverheadBytes);
 }
 
@@ -97,7 +106,7 @@ Peaks formula_peaks(const DeviceDescription& d) {
       d.sm_count * fp8_tensor_flop_per_clock_per_sm(d.cc_major, d.cc_minor, d.geforce) * clock_Hz / 1e12;
   p.pcie_GBps = pcie_GBps_per_direction(d.pcie_gen, d.pcie_width);
   p.pcie_protocol_GBps = pcie_protocol_GBps(
-      p.pcie_GBps, d.pcie_max_payload_bytes > 0 ? d.pcie_max_payload_bytes : kAssumedMaxPayloadBytes);
+      p.pcie_GBps, d.pcie_max_payload_bytes > 0 ? d.pcie_max_payload_bytes : kAssumedMaxPayloadBytes, d.pcie_gen);
   p.source = "formula";
   return p;
 }

@@ -65,16 +65,24 @@ int bf16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce);
 /// from sm_89 on (Ada, Hopper, Blackwell), 0 before (no FP8 tensor cores) or when unknown.
 int fp8_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce);
 
-/// Per-direction PCIe bandwidth in GB/s of a link (gen 1..6, width lanes); 0 when unknown.
+/// Per-direction PCIe bandwidth in GB/s of a link (gen 1..6, width lanes) after the physical
+/// layer's coding (8b/10b, 128b/130b; Gen6: each flit's FEC and CRC); 0 when unknown.
 double pcie_GBps_per_direction(int gen, int width);
 
 /// Bytes of TLP header (16, 64-bit addressing), sequence number and framing (4) and LCRC (4) in
-/// every PCIe transaction layer packet (harness/pcie/payload.h reads the payload size).
+/// every PCIe transaction layer packet up to Gen5 (harness/pcie/payload.h reads the payload size).
 constexpr int kTlpOverheadBytes = 24;
+/// Gen6 FLIT mode (PCIe 6.0): a 256-byte flit holds 236 bytes of TLPs, 6 of DLLPs, 8 of CRC and
+/// 6 of FEC; a TLP there costs its header (16 bytes with 64-bit addressing) and nothing else.
+constexpr int kFlitBytes = 256;
+constexpr int kFlitFecCrcBytes = 14;
+constexpr int kFlitTlpBytes = 236;
+constexpr int kFlitTlpHeaderBytes = 16;
 /// The max payload size assumed when config space cannot be read (common on GPUs and root ports).
 constexpr int kAssumedMaxPayloadBytes = 256;
-/// Data per direction of a link of `raw_GBps` whose packets carry `payload_bytes` (0 if unknown).
-double pcie_protocol_GBps(double raw_GBps, int payload_bytes);
+/// Data per direction of a link of `raw_GBps` (pcie_GBps_per_direction of generation `gen`)
+/// whose packets carry `payload_bytes` (0 if unknown).
+double pcie_protocol_GBps(double raw_GBps, int payload_bytes, int gen);
 
 /// Shared-memory bandwidth of all SMs in GB/s: 32 banks x 4 bytes per clock per SM on
 /// sm_70 and newer (0 for the host or when the clock is unknown).

@@ -34,10 +34,11 @@ def pcie_GBps_per_direction(gen: int, width: int) -> float:
     """Per-direction bandwidth of a PCIe link in GB/s; 0 when unknown.
 
     GT/s per lane x lanes x line-code efficiency / 8: Gen1-2 use 8b/10b, Gen3-5 128b/130b,
-    Gen6 (PAM4, FLIT mode) has no such code. Same formula as harness/model/device.cpp.
+    Gen6 (PAM4, FLIT mode) has no such code but spends 14 bytes of every 256-byte flit on FEC and
+    CRC. Same formula as harness/model/device.cpp.
     """
     rates = {1: (2.5, 0.8), 2: (5.0, 0.8), 3: (8.0, 128 / 130), 4: (16.0, 128 / 130),
-             5: (32.0, 128 / 130), 6: (64.0, 1.0)}
+             5: (32.0, 128 / 130), 6: (64.0, 242 / 256)}
     if width <= 0 or gen not in rates:
         return 0.0
     gts, efficiency = rates[gen]

@@ -58,11 +58,24 @@ TEST(PciePayload, ReadFromSysfs) {
   fs::remove_all(root);
 }
 
+// FLIT mode: 121.0 GB/s of a Gen6 x16 link's 128 reach the link layer (242 of every 256-byte
+// flit), 236 of those 242 carry TLPs, and a TLP costs its 16-byte header alone.
+TEST(PciePayload, ProtocolLimitOfAGen6x16LinkInFlitMode) {
+  const double raw = pcie_GBps_per_direction(6, 16);
+  EXPECT_NEAR(raw, 121.0, 1e-9);                               // 128 x 242 / 256
+  EXPECT_NEAR(pcie_protocol_GBps(raw, 256, 6), 111.06, 0.01);  // 121 x 236 / 242 x 256 / 272
+  EXPECT_NEAR(pcie_protocol_GBps(raw, 512, 6), 114.43, 0.01);  // x 512 / 528
+  DeviceDescription d;
+  d.pcie_gen = 6;
+  d.pcie_width = 16;
+  EXPECT_NEAR(formula_peaks(d).pcie_protocol_GBps, 111.06, 0.01);
+}
+
 TEST(PciePayload, ProtocolLimitOfAGen5x16Link) {
-  const double raw = pcie_GBps_per_direction(5, 16);       // 63.0 GB/s
-  EXPECT_NEAR(pcie_protocol_GBps(raw, 256), 57.61, 0.01);  // 63.015 x 256 / 280
-  EXPECT_NEAR(pcie_protocol_GBps(raw, 128), 53.07, 0.01);  // 63.015 x 128 / 152
-  EXPECT_EQ(pcie_protocol_GBps(raw, 0), 0);
+  const double raw = pcie_GBps_per_direction(5, 16);          // 63.0 GB/s
+  EXPECT_NEAR(pcie_protocol_GBps(raw, 256, 5), 57.61, 0.01);  // 63.015 x 256 / 280
+  EXPECT_NEAR(pcie_protocol_GBps(raw, 128, 5), 53.07, 0.01);  // 63.015 x 128 / 152
+  EXPECT_EQ(pcie_protocol_GBps(raw, 0, 5), 0);
   DeviceDescription d;
   d.pcie_gen = 5;
   d.pcie_width = 16;
