@@ -268,6 +268,7 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
   if (kind == cudaMemcpyDeviceToDevice) ++state().d2d_copies;
+  if (state().on_enqueue) state().on_enqueue("memcpy");
   return enqueue(s, [=] {
     std::memmove(dst, src, bytes);
     fake_cuda::State& st = state();
@@ -308,6 +309,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
 }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   if (s && s->device != e->device) return fail(cudaErrorInvalidResourceHandle);
+  if (state().on_enqueue) state().on_enqueue("event");
   if (s && s->capturing) {
     s->invalidated = true;
     return fail(cudaErrorStreamCaptureUnsupported);

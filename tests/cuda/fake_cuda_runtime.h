@@ -101,6 +101,9 @@ struct State {
   long peer_mappings = 0;
   std::set<std::pair<int, int>> peer_access;  ///< (device, peer) enabled by cudaDeviceEnablePeerAccess
   int peer_copies = 0;                        ///< cudaMemcpyPeerAsync calls
+  /// Called as work is queued: "memcpy" (cudaMemcpyAsync), "event" (cudaEventRecord), and what a
+  /// family's fake launchers name; a test that checks the order of what is queued sets it.
+  std::function<void(const char* what)> on_enqueue;
   /// The last cudaMemcpyPeerAsync: source device, destination device and the device of the
   /// stream it was issued on (whose copy engine does the work).
   struct PeerCopy {

@@ -7,9 +7,11 @@
 //    only device addresses (device allocations or mapped views) and fail with
 //    cudaErrorIllegalAddress otherwise;
 //  - the spin kernel writes its status through the mapped view.
-// Not modelled: holding the stream. Work runs when it is enqueued, so the fake cannot show
-// that the host releases the spin kernel before waiting; the status path (timed out) is tested
-// by injecting it.
+// Not modelled: holding the stream. Work runs when it is enqueued; what is queued behind a
+// spin kernel, in order, and whether its release flag was still unset at the time, is reported
+// to fake_cuda::state().on_enqueue ("spin", "sm_copy", and the generic "memcpy" and "event"),
+// which is how a test sees each chunk queued whole before its release. The status path (timed
+// out) is tested by injecting it.
 #include "families/pcie/tests/fake_runtime.h"
 
 #include <cuda_runtime_api.h>
@@ -46,6 +48,18 @@ void* resolve(const void* device_address, std::size_t bytes) {
 }
 
 }  // namespace
+
+void* host_of(const void* address) {
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  for (const auto& [p, info] : state().host_allocs) {
+    const auto base = reinterpret_cast<std::uintptr_t>(p);
+    if (a >= base && a < base + info.first) return const_cast<void*>(address);
+    if ((info.second & cudaHostAllocMapped) && a >= base + kDeviceViewOffset &&
+        a < base + kDeviceViewOffset + info.first)
+      return reinterpret_cast<void*>(a - kDeviceViewOffset);
+  }
+  return nullptr;
+}
 }  // namespace fake_pcie
 
 using fake_pcie::state;
@@ -95,6 +109,7 @@ int launch_pcie_spin(const std::uint32_t* release_flag, std::uint32_t* status, s
   if (!s) return cudaErrorIllegalAddress;
   ++state().spin_launches;
   state().spin_flags.push_back(release_flag);
+  if (fake_cuda::state().on_enqueue) fake_cuda::state().on_enqueue("spin");
   *s = state().spin_times_out ? kSpinTimedOut : kSpinReleased;
   return cudaSuccess;
 }
@@ -109,6 +124,7 @@ int launch_pcie_sm_copy(const void* src, void* dst, std::size_t bytes, int, Stre
   void* d = fake_pcie::resolve(dst, bytes);
   if (!s || !d) return cudaErrorIllegalAddress;
   ++state().sm_copy_launches;
+  if (fake_cuda::state().on_enqueue) fake_cuda::state().on_enqueue("sm_copy");
   std::memmove(d, s, bytes);
   if (state().corrupt_sm_copy && bytes > 5) static_cast<unsigned char*>(d)[5] ^= 0x10;
   return cudaSuccess;

@@ -29,6 +29,9 @@ struct State {
 /// The fake's state.
 State& state();
 
+/// The host address behind a mapped allocation's device address (or a host address itself).
+void* host_of(const void* address);
+
 /// The device address the fake hands out for mapped host memory: a different number from the
 /// host address, so a kernel given the host pointer instead of the device one is caught.
 constexpr std::uintptr_t kDeviceViewOffset = std::uintptr_t{1} << 44;

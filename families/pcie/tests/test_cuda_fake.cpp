@@ -105,6 +105,66 @@ TEST_F(FakePcie, SmallBatchesAreChunkedBehindTheSpinKernel) {
   EXPECT_TRUE(v.ok) << v.message;
 }
 
+// What a spin-held run queues, in order, and whether the stream was still held (the latest spin
+// kernel's release flag unset) as each piece was queued: the fake runs work at once, so this is
+// how it sees that every chunk is queued whole behind its spin kernel before the host lets it go.
+struct Queued {
+  std::string what;
+  bool held;
+};
+std::vector<Queued> queue_log_of_run(Workload& w, int batch) {
+  std::vector<Queued> log;
+  fake_cuda::state().on_enqueue = [&log](const char* what) {
+    const auto& flags = fake_pcie::state().spin_flags;
+    // A spin kernel is logged after its flag is recorded: the stream is held from it on.
+    const bool held =
+        !flags.empty() && *static_cast<const volatile std::uint32_t*>(fake_pcie::host_of(flags.back())) == 0;
+    log.push_back({what, held});
+  };
+  w.run(batch);
+  fake_cuda::state().on_enqueue = nullptr;
+  return log;
+}
+
+TEST_F(FakePcie, EachChunkIsQueuedWholeBehindItsSpinKernelBeforeItsRelease) {
+  for (const char* name : {"bandwidth/pcie_h2d/pinned_ce/bytes:4KiB", "bandwidth/pcie_d2h/pinned_sm/bytes:4KiB",
+                           "bandwidth/pcie_bidir_d2h/pinned_ce/bytes:64KiB"}) {
+    SCOPED_TRACE(name);
+    auto w = backend().create(find_case(cases_, name));
+    w->prepare();
+    w->poison();
+    const std::vector<Queued> log = queue_log_of_run(*w, 300);
+    ASSERT_FALSE(log.empty());
+    EXPECT_EQ(log.front().what, "spin") << "something was queued (or the start recorded) before the first spin kernel";
+    int spins = 0, transfers = 0;
+    bool event_since_spin = false, transfer_since_event = false;
+    for (std::size_t i = 0; i < log.size(); ++i) {
+      const Queued& q = log[i];
+      EXPECT_TRUE(q.held) << q.what << " (entry " << i << ") was queued after its chunk was released";
+      if (q.what == "spin") {
+        EXPECT_FALSE(transfer_since_event) << "a chunk's last transfer has no stop event after it";
+        ++spins;
+        event_since_spin = false;
+      } else if (q.what == "event") {
+        event_since_spin = true;
+        transfer_since_event = false;
+      } else {
+        EXPECT_TRUE(event_since_spin) << q.what << " (entry " << i << ") came before its chunk's start event";
+        transfer_since_event = true;
+        ++transfers;
+      }
+    }
+    EXPECT_FALSE(transfer_since_event) << "the last chunk's last transfer has no stop event after it";
+    const bool bidir = std::string(name).find("bidir") != std::string::npos;
+    const std::vector<int> chunks = pcie::spin_chunks(300, bidir ? 3 : 1);
+    int expected = 0;  // each chunk's measured transfers, and with bidir its opposite ones
+    for (int n : chunks) expected += n + (bidir ? pcie::counter_transfers(n) : 0);
+    EXPECT_EQ(spins, static_cast<int>(chunks.size()));
+    EXPECT_EQ(transfers, expected);
+    EXPECT_TRUE(w->verify().ok);
+  }
+}
+
 TEST_F(FakePcie, LargeTransfersUseNoSpinKernel) {
   auto w = backend().create(find_case(cases_, "bandwidth/pcie_d2h/pinned_sm/bytes:16MiB"));
   w->prepare();
