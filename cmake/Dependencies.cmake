@@ -14,6 +14,13 @@ if(NOT benchmark_FOUND)
     GIT_TAG v1.8.3)
   FetchContent_MakeAvailable(benchmark)
 endif()
+# From 1.8 Google Benchmark reads --benchmark_min_time as <seconds>s (or <iterations>x) and logs
+# a line for every benchmark given a bare number: gpubench passes the form the library reads.
+if(NOT benchmark_FOUND OR benchmark_VERSION VERSION_GREATER_EQUAL 1.8)
+  set(GPUBENCH_GBENCH_MIN_TIME_SUFFIX 1)
+else()
+  set(GPUBENCH_GBENCH_MIN_TIME_SUFFIX 0)
+endif()
 
 if(GPUBENCH_TESTS)
   find_package(GTest 1.10 QUIET)

@@ -34,6 +34,10 @@
 #include "harness/workload_table.h"
 #include "version.h"
 
+#ifndef GPUBENCH_GBENCH_MIN_TIME_SUFFIX  // set by cmake/Dependencies.cmake from the library's version
+#define GPUBENCH_GBENCH_MIN_TIME_SUFFIX 0
+#endif
+
 namespace gpubench {
 
 namespace {
@@ -258,8 +262,9 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
   static std::vector<std::string> gb;
   gb = {printable_argv0(argv0)};
   if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
+  constexpr bool kMinTimeSuffix = GPUBENCH_GBENCH_MIN_TIME_SUFFIX != 0;
   if (!has_flag(o.passthrough, "--benchmark_min_time"))
-    gb.push_back(std::string("--benchmark_min_time=") + (o.quick ? "0.01" : "0.05"));
+    gb.push_back("--benchmark_min_time=" + google_benchmark_min_time(o.quick ? "0.01" : "0.05", kMinTimeSuffix));
   if (!has_flag(o.passthrough, "--benchmark_time_unit")) gb.push_back("--benchmark_time_unit=us");
   // Every registered row runs: gpubench's own filter chose them (--filter, or BENCHMARK_FILTER
   // taken as it). Google Benchmark read BENCHMARK_FILTER into its default before main, so without
@@ -269,7 +274,12 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
   // Benchmark's console, asked for with --benchmark_format=console is not, shows aggregates.
   if (!has_flag(o.passthrough, "--benchmark_display_aggregates_only") && !uses_console_table(o))
     gb.push_back("--benchmark_display_aggregates_only=true");
-  for (const auto& p : o.passthrough) gb.push_back(p);
+  for (const auto& p : o.passthrough) {
+    const std::string min_time = "--benchmark_min_time=";
+    gb.push_back(p.rfind(min_time, 0) == 0
+                     ? min_time + google_benchmark_min_time(p.substr(min_time.size()), kMinTimeSuffix)
+                     : p);
+  }
   if (o.list) gb.push_back("--benchmark_list_tests=true");
   if (!dest.tmp.empty()) {
     gb.push_back("--benchmark_out=" + dest.tmp);

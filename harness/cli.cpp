@@ -163,10 +163,13 @@ void check_benchmark_flag(const std::string& name, const std::string& v) {
     if (v.empty() || blank_first || *end != '\0' || n < 1 || n > 100000)
       throw UsageError(flag + ": '" + v + "' is not a whole number from 1 to 100000");
   } else if (name == "benchmark_min_time") {
+    // Seconds, bare or with Google Benchmark 1.8's "s" (google_benchmark_min_time passes the
+    // form the linked library reads).
     char* end = nullptr;
     const double t = std::strtod(v.c_str(), &end);
-    if (v.empty() || blank_first || *end != '\0' || !(t > 0) || t > 1e6)
-      throw UsageError(flag + ": '" + v + "' is not a number of seconds above 0 and at most 1e6");
+    const bool seconds_suffix = end != nullptr && end != v.c_str() && *end == 's' && end[1] == '\0';
+    if (v.empty() || blank_first || (*end != '\0' && !seconds_suffix) || !(t > 0) || t > 1e6)
+      throw UsageError(flag + ": '" + v + "' is not a number of seconds above 0 and at most 1e6 (e.g. 0.5 or 0.5s)");
   } else if (name == "benchmark_min_warmup_time") {
     char* end = nullptr;
     const double t = std::strtod(v.c_str(), &end);
@@ -215,6 +218,12 @@ void check_benchmark_flag(const std::string& name, const std::string& v) {
 }
 
 }  // namespace
+
+std::string google_benchmark_min_time(const std::string& checked_value, bool with_suffix) {
+  std::string bare = checked_value;
+  if (!bare.empty() && bare.back() == 's') bare.pop_back();
+  return with_suffix ? bare + "s" : bare;
+}
 
 Options parse_cli(const std::vector<std::string>& args) {
   Options o;

@@ -22,6 +22,10 @@ struct DeviceChoice {
 };
 
 /// Parsed command line.
+/// The --benchmark_min_time value (checked: seconds, bare or with "s") in the form Google
+/// Benchmark reads: with "s" from 1.8 (`with_suffix`), bare before.
+std::string google_benchmark_min_time(const std::string& checked_value, bool with_suffix);
+
 struct Options {
   std::string filter;       ///< --filter / --benchmark_filter (empty: everything)
   bool list = false;        ///< --list: print the names that would run, then exit

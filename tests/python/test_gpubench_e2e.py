@@ -202,6 +202,17 @@ def test_google_benchmarks_environment_variables_are_checked_as_its_flags(tmp_pa
     assert not out.exists()
 
 
+def test_min_time_with_a_seconds_suffix_runs(tmp_path):
+    """Google Benchmark 1.8's form ("0.01s") is taken whichever version is linked."""
+    out = tmp_path / "x.json"
+    proc = gpubench("--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$",
+                    "--benchmark_min_time=0.01s", "--benchmark_repetitions=2", f"--out={out}")
+    assert proc.returncode == 0, proc.stderr
+    assert "LOG(" not in proc.stderr  # no Google Benchmark log line about the form
+    rows = [e for e in json.loads(out.read_text())["benchmarks"] if e["run_type"] == "iteration"]
+    assert len(rows) == 2 and all(e["verified"] == 1 for e in rows)
+
+
 def test_benchmark_out_with_a_results_dir_names_the_variable(tmp_path):
     """BENCHMARK_OUT in the environment of a run with --results-dir (as run.sh passes it) said
     "--out and --results-dir are exclusive", naming a flag the user never typed."""

@@ -143,8 +143,23 @@ TEST(Cli, ErrorMessagesNameTheProblem) {
     parse({"--benchmark_min_time=1e7"});
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()), "--benchmark_min_time: '1e7' is not a number of seconds above 0 and at most 1e6");
+    EXPECT_EQ(std::string(e.what()),
+              "--benchmark_min_time: '1e7' is not a number of seconds above 0 and at most 1e6 (e.g. 0.5 or 0.5s)");
   }
+}
+
+// Google Benchmark 1.8 reads "0.5s" (and logs a line per benchmark for a bare "0.5"); 1.7 reads
+// "0.5" only: either form is taken, and passed on as the linked library reads it.
+TEST(Cli, MinTimeInSecondsBareOrWithAnSSuffix) {
+  EXPECT_NO_THROW(parse({"--benchmark_min_time=0.5s"}));
+  EXPECT_NO_THROW(parse({"--benchmark_min_time=2"}));
+  for (const char* bad : {"--benchmark_min_time=100x", "--benchmark_min_time=s", "--benchmark_min_time=0.5ss",
+                          "--benchmark_min_time=0.5 s", "--benchmark_min_time=0s", "--benchmark_min_time=2e6s"})
+    EXPECT_THROW(parse({bad}), UsageError) << bad;
+  EXPECT_EQ(google_benchmark_min_time("0.5s", false), "0.5");
+  EXPECT_EQ(google_benchmark_min_time("0.5", false), "0.5");
+  EXPECT_EQ(google_benchmark_min_time("0.5", true), "0.5s");
+  EXPECT_EQ(google_benchmark_min_time("0.5s", true), "0.5s");
 }
 
 TEST(Cli, NumbersWithLeadingWhiteSpaceAreRefusedAsTrailingOnesAre) {
