@@ -628,6 +628,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     std::cout.flush();
   }
   const int status = report_outcome(outcome);
+  if (!memory.note.empty()) std::cerr << memory.note << "\n";
   if (memory.leaked) {
     std::cerr << memory.line << "\n";
     return 1;

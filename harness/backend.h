@@ -103,6 +103,9 @@ struct MemoryReading {
   std::string used_what;
   /// How far used_bytes may rise over a run before the rise is called a leak.
   std::uint64_t leak_tolerance_bytes = 0;
+  /// Other processes that held the memory at the reading ("1 (pids 4242)"; "" for none or not
+  /// known): device-wide memory that grew while they ran cannot be laid at this run's door.
+  std::string shared_with;
 };
 
 /// One runnable benchmark instance on one backend. Lifetime: prepare, poison, run (warm-up and

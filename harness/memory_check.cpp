@@ -59,7 +59,13 @@ MemoryCheck check_memory(const std::optional<MemoryReading>& start, const std::o
   const std::uint64_t tolerance = start->leak_tolerance_bytes;
   const std::string figures = what + ": " + mib(start->used_bytes) + " MiB at the start, " + mib(end->used_bytes) +
                               " MiB at the end, tolerance " + mib(tolerance) + " MiB";
-  if (end->used_bytes > start->used_bytes && end->used_bytes - start->used_bytes > tolerance) {
+  const std::string shared = !start->shared_with.empty() ? start->shared_with : end->shared_with;
+  if (end->used_bytes > start->used_bytes && end->used_bytes - start->used_bytes > tolerance && !shared.empty()) {
+    // Device-wide memory: what another process allocated meanwhile is in it too.
+    m.summary = "not attributed: " + figures + "; other processes used the device: " + shared;
+    m.note = "gpubench: note: " + what + " grew by " + mib(end->used_bytes - start->used_bytes) +
+             " MiB over the run while other processes used the device (" + shared + "): not counted as this run's leak";
+  } else if (end->used_bytes > start->used_bytes && end->used_bytes - start->used_bytes > tolerance) {
     m.leaked = true;
     m.summary = "leak: " + figures;
     m.line = "gpubench: memory leak: " + what + " grew from " + mib(start->used_bytes) +

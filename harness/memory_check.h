@@ -35,6 +35,9 @@ struct MemoryCheck {
   std::string summary;
   /// When leaked: the one line for stderr, "gpubench: memory leak: ...".
   std::string line;
+  /// Not leaked, but worth a line: memory grew beyond the tolerance while other processes used
+  /// the device ("gpubench: note: ...").
+  std::string note;
 };
 
 /// The leak rule: a leak when the memory in use at the end exceeds the start by more than the

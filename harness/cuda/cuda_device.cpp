@@ -1,11 +1,13 @@
 #include "harness/cuda/cuda_device.h"
 
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "harness/cuda/cuda_check.h"
+#include "harness/cuda/node_health.h"
 #include "harness/cuda/nvml.h"
 #include "harness/memory_check.h"
 
@@ -82,6 +84,10 @@ std::optional<MemoryReading> CudaDevice::memory_reading() const {
   r.used_bytes = total_bytes - std::min(free_bytes, total_bytes);
   r.used_what = "device memory in use (cudaMemGetInfo: total - free)";
   r.leak_tolerance_bytes = cuda_leak_tolerance_bytes(total_bytes, flusher_.buffer_bytes());
+  if (nvml_) {
+    const auto others = other_gpu_processes(*nvml_, static_cast<int>(::getpid()));
+    if (others && others->count > 0) r.shared_with = other_gpu_processes_text(others);
+  }
   return r;
 }
 

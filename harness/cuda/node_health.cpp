@@ -1,5 +1,6 @@
 #include "harness/cuda/node_health.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "harness/cuda/nvml.h"
@@ -89,6 +90,31 @@ std::string number(const std::optional<T>& v) {
 
 }  // namespace
 
+std::optional<OtherGpuProcesses> other_gpu_processes(const Nvml& nvml, int own_pid) {
+  auto ids = process_ids<ProcessInfo>(nvml, "nvmlDeviceGetComputeRunningProcesses_v3");
+  if (!ids) ids = process_ids<ProcessInfo>(nvml, "nvmlDeviceGetComputeRunningProcesses_v2");
+  if (!ids) ids = process_ids<ProcessInfoV1>(nvml, "nvmlDeviceGetComputeRunningProcesses");
+  if (!ids) return std::nullopt;
+  OtherGpuProcesses o;
+  const bool listed = std::find(ids->begin(), ids->end(), static_cast<unsigned>(own_pid)) != ids->end();
+  o.pid_namespace = !listed && !ids->empty();
+  for (unsigned pid : *ids) {
+    if (static_cast<int>(pid) == own_pid) continue;
+    o.ids += (o.ids.empty() ? "" : ",") + std::to_string(pid);
+  }
+  // This process is one of the listed, under its own id or under one it cannot know.
+  o.count = ids->empty() ? 0 : static_cast<int>(ids->size()) - 1;
+  if (o.count == 0) o.ids.clear();
+  return o;
+}
+
+std::string other_gpu_processes_text(const std::optional<OtherGpuProcesses>& others) {
+  if (!others) return "unknown";
+  if (others->count == 0) return "0";
+  return std::to_string(others->count) + " (pids " + others->ids +
+         (others->pid_namespace ? "; one of them this process, seen from outside its PID namespace)" : ")");
+}
+
 NodeHealth read_node_health(const Nvml& nvml, int own_pid) {
   NodeHealth h;
   h.ecc_enabled = enable_state(nvml, "nvmlDeviceGetEccMode");
@@ -115,17 +141,10 @@ NodeHealth read_node_health(const Nvml& nvml, int own_pid) {
       h.remap_failed = failed != 0;
     }
   }
-  auto ids = process_ids<ProcessInfo>(nvml, "nvmlDeviceGetComputeRunningProcesses_v3");
-  if (!ids) ids = process_ids<ProcessInfo>(nvml, "nvmlDeviceGetComputeRunningProcesses_v2");
-  if (!ids) ids = process_ids<ProcessInfoV1>(nvml, "nvmlDeviceGetComputeRunningProcesses");
-  if (ids) {
-    int others = 0;
-    for (unsigned pid : *ids) {
-      if (static_cast<int>(pid) == own_pid) continue;
-      ++others;
-      h.other_process_ids += (h.other_process_ids.empty() ? "" : ",") + std::to_string(pid);
-    }
-    h.other_processes = others;
+  if (const auto others = other_gpu_processes(nvml, own_pid)) {
+    h.other_processes = others->count;
+    h.other_process_ids = others->ids;
+    h.pid_namespace = others->pid_namespace;
   }
   {
     using Fn = int (*)(Device, unsigned int*, unsigned int*);
@@ -149,10 +168,10 @@ std::map<std::string, std::string> node_health_context(const NodeHealth& h) {
   c["remapped_rows_uncorrectable"] = number(h.remapped_rows_uncorrectable);
   c["row_remap_pending"] = yes_no(h.remap_pending);
   c["row_remap_failure"] = yes_no(h.remap_failed);
-  c["other_gpu_processes"] = !h.other_processes ? "unknown"
-                             : *h.other_processes == 0
-                                 ? "0"
-                                 : std::to_string(*h.other_processes) + " (pids " + h.other_process_ids + ")";
+  c["other_gpu_processes"] =
+      other_gpu_processes_text(h.other_processes ? std::optional<OtherGpuProcesses>(OtherGpuProcesses{
+                                                       *h.other_processes, h.other_process_ids, h.pid_namespace})
+                                                 : std::nullopt);
   c["mig_mode"] = !h.mig_supported ? "not supported" : !h.mig_enabled ? "unknown" : *h.mig_enabled ? "on" : "off";
   return c;
 }

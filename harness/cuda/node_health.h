@@ -25,12 +25,30 @@ struct NodeHealth {
   std::optional<bool> remap_failed;
   std::optional<int> other_processes;  ///< compute processes on the GPU besides this one
   std::string other_process_ids;       ///< their ids, comma-separated
+  /// This process's id was not among NVML's (a PID namespace: a container): one of the listed
+  /// ids is this process's, seen from outside.
+  bool pid_namespace = false;
   std::optional<bool> mig_enabled;
   bool mig_supported = true;  ///< false when NVML says the GPU has no MIG
 };
 
 /// Reads every field NVML can give (each optional: an old driver lacks some entry points).
 NodeHealth read_node_health(const Nvml& nvml, int own_pid);
+
+/// The compute processes on the GPU besides this one, from NVML (nullopt: it cannot list them).
+/// Asked while this process holds a context on the GPU, so this process is in NVML's list: when
+/// `own_pid` is not (NVML gives ids as the host sees them, and a container has its own), one
+/// of the listed processes is this one, and `pid_namespace` says so.
+struct OtherGpuProcesses {
+  int count = 0;
+  std::string ids;  ///< every listed id but this process's, comma-separated (all of them in a namespace)
+  bool pid_namespace = false;
+};
+std::optional<OtherGpuProcesses> other_gpu_processes(const Nvml& nvml, int own_pid);
+
+/// The context's words for them: "0", "1 (pids 4242)", "unknown"; in a PID namespace the ids
+/// include this process's, and the text says so.
+std::string other_gpu_processes_text(const std::optional<OtherGpuProcesses>& others);
 
 /// The context entries: ecc_mode, ecc_errors_corrected_volatile,
 /// ecc_errors_uncorrected_volatile, ecc_errors_uncorrected_aggregate, retired_pages,

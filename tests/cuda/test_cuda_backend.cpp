@@ -229,6 +229,12 @@ TEST(Nvml, LoadsAndReadsALibraryWithTheNvmlEntryPoints) {
     EXPECT_EQ(health.at("row_remap_failure"), "yes");
     EXPECT_EQ(health.at("row_remap_pending"), "no");
     EXPECT_EQ(health.at("other_gpu_processes"), "1 (pids 4242)");  // this process is not counted
+    // In a container NVML's ids are the host's: this process (which holds a context, so NVML
+    // lists it) is one of them under an id it cannot know.
+    const int outside = static_cast<int>(::getpid()) + 1;
+    EXPECT_EQ(node_health_context(read_node_health(*nvml, outside)).at("other_gpu_processes"),
+              "1 (pids " + std::to_string(::getpid()) +
+                  ",4242; one of them this process, seen from outside its PID namespace)");
     EXPECT_EQ(health.at("mig_mode"), "not supported");
   }
   // Every init was shut down again (the library stays loaded while we ask).

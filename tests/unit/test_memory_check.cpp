@@ -69,6 +69,31 @@ TEST(LeakCheck, TheStartReadingsToleranceApplies) {
   EXPECT_TRUE(check_memory(reading(0, 100 * kMiB), reading(150 * kMiB, 1000 * kMiB)).leaked);
 }
 
+// Device-wide memory that grew while another process used the device (a monitoring agent, a
+// second job) is not this run's leak: said in a note, not failed; without them it is a leak.
+TEST(LeakCheck, GrowthWhileOtherProcessesUsedTheDeviceIsANoteNotALeak) {
+  for (const bool at_start : {true, false}) {
+    MemoryReading start = reading(100 * kMiB), end = reading(900 * kMiB);
+    (at_start ? start : end).shared_with = "1 (pids 4242)";
+    const MemoryCheck m = check_memory(start, end);
+    EXPECT_FALSE(m.leaked);
+    EXPECT_TRUE(m.line.empty());
+    EXPECT_EQ(m.summary,
+              "not attributed: device memory in use: 100.0 MiB at the start, 900.0 MiB at the end, tolerance 64.0 "
+              "MiB; other processes used the device: 1 (pids 4242)");
+    EXPECT_EQ(m.note,
+              "gpubench: note: device memory in use grew by 800.0 MiB over the run while other processes used the "
+              "device (1 (pids 4242)): not counted as this run's leak");
+  }
+  MemoryReading start = reading(100 * kMiB), end = reading(120 * kMiB);
+  start.shared_with = "1 (pids 4242)";
+  const MemoryCheck within = check_memory(start, end);  // within the tolerance: ok as ever
+  EXPECT_FALSE(within.leaked);
+  EXPECT_TRUE(within.note.empty());
+  EXPECT_EQ(within.summary.rfind("ok: ", 0), 0u);
+  EXPECT_TRUE(check_memory(reading(100 * kMiB), reading(900 * kMiB)).leaked);
+}
+
 TEST(LeakCheck, WithoutAReadingTheRunIsNotCheckedNotFailed) {
   const MemoryCheck no_end = check_memory(reading(0), std::nullopt);
   EXPECT_FALSE(no_end.leaked);
