@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gpubench {
@@ -299,6 +301,11 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
       }
       if (left_in_sample == 0) {
         const double seconds = w->run(batch);
+        // A sample that took no time is no measurement, and Google Benchmark, seeing none,
+        // would ask for ten times the iterations again and again.
+        if (!(seconds > 0))
+          throw std::runtime_error("a timed sample of " + std::to_string(batch) +
+                                   " operations measured no time (the timer saw no work)");
         per_op = seconds / batch;
         samples.push_back(per_op);
         left_in_sample = batch;

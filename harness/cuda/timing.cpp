@@ -94,15 +94,16 @@ double BatchTimer::time(int batch, const EnqueueFn& enqueue, L2Flusher* flusher)
 CUgraphExec_st* BatchTimer::graph_for(int batch, const EnqueueFn& enqueue) {
   for (const auto& [b, exec] : graphs_)
     if (b == batch) return exec;
-  if (!graph_ok_) return nullptr;
   if (!warmed_) {
     // One plain execution first: with lazy module loading (the default since CUDA 12.2) the
     // first launch loads the kernel, which drivers older than CUDA 12.3 cannot do inside a
-    // capture. Its output is overwritten by every later run.
+    // capture, and a row timed by plain launches (no graph) must not time that load either.
+    // Its output is overwritten by every later run.
     GPUBENCH_CUDA_CHECK(enqueue(stream_, 0));
     GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
     warmed_ = true;
   }
+  if (!graph_ok_) return nullptr;
   // ThreadLocal: any unsafe call from this thread (a synchronize, cudaMalloc) inside the
   // enqueues fails the capture instead of silently serializing.
   GPUBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));

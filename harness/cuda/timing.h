@@ -10,11 +10,12 @@
 //    captured once into a CUDA graph, and the graph is launched between two events, so the
 //    CPU cost of ~2-3 us per launch is not what is timed (a graph node costs ~1 us less and
 //    is already on the device). The instantiated graphs of the last two batch sizes are
-//    cached (the runner alternates a warm-up run(1) with run(batch)). The first capture is
-//    preceded by one plain execution (lazy module loading cannot happen inside a capture on
-//    drivers older than CUDA 12.3). If the operation cannot be captured (a library call
-//    that synchronizes), the timer falls back for good to plain stream launches between the
-//    same two events and says so in used_graph().
+//    cached (batch sizing runs run(1) beside run(batch), and the single operation's graph is
+//    wanted again later). The first capture is preceded by one plain execution (lazy module
+//    loading cannot happen inside a capture on drivers older than CUDA 12.3), and so is the
+//    first timed run of a row timed by plain launches. If the operation cannot be captured (a
+//    library call that synchronizes), the timer falls back for good to plain stream launches
+//    between the same two events and says so in used_graph().
 //  - cold (flusher given; working sets >= L2/2): for each of the `batch` executions, the L2
 //    is flushed, then an event pair brackets that one execution; the result is the sum of the
 //    bracketed intervals. The first call starts with one plain, untimed execution (lazy
@@ -116,8 +117,8 @@ class BatchTimer {
   CUstream_st* stream_;
   std::optional<EventPair> whole_;  // created on first use: workloads allocate in prepare() only
   std::vector<EventPair> per_run_;
-  /// Instantiated graphs by batch size, oldest first: the runner alternates between a warm-up
-  /// run(1) and run(batch) on each repetition, so two entries avoid re-capturing every time.
+  /// Instantiated graphs by batch size, oldest first: sizing runs run(1) beside run(batch), so
+  /// two entries avoid re-capturing.
   std::vector<std::pair<int, CUgraphExec_st*>> graphs_;
   static constexpr std::size_t kMaxGraphs = 2;
   bool graph_ok_ = true;

@@ -37,7 +37,8 @@ enum class Plant {
   warm_up_only,
   skips_in_prepare,
   unavailable,
-  loses_device_in_counters
+  loses_device_in_counters,
+  measures_no_time
 };
 
 const std::map<std::string, Plant>& plants() {
@@ -47,7 +48,8 @@ const std::map<std::string, Plant>& plants() {
                                                  {"warm_up_only", Plant::warm_up_only},
                                                  {"skips_in_prepare", Plant::skips_in_prepare},
                                                  {"unavailable", Plant::unavailable},
-                                                 {"loses_device_in_counters", Plant::loses_device_in_counters}};
+                                                 {"loses_device_in_counters", Plant::loses_device_in_counters},
+                                                 {"measures_no_time", Plant::measures_no_time}};
   return p;
 }
 
@@ -76,7 +78,7 @@ class PlantedWorkload final : public Workload {
       for (std::size_t i = 0; i < out_.size(); ++i) out_[i] = static_cast<std::uint32_t>(kPattern + i);
     }
     if (plant_ == Plant::wrong_last) out_.back() ^= 0x10u;
-    return batch * kPerOp;
+    return plant_ == Plant::measures_no_time ? 0.0 : batch * kPerOp;
   }
   Verification verify() override {
     ++calls_->verifies;
@@ -178,6 +180,18 @@ TEST(RunnerSafetyNet, AnOutputNeverWrittenIsAFailedRow) {
   EXPECT_EQ(r.outcome.failed_benchmarks, std::vector<std::string>{planted_case("writes_nothing").name()});
   EXPECT_EQ(r.outcome.skipped, 0);
   EXPECT_EQ(backend.calls["writes_nothing"].verifies, errors);  // verified every time, never let through
+}
+
+// A timer that saw no work (0 s for a sample): an error row, where Google Benchmark, given no
+// time, would have asked for ten times the iterations without end.
+TEST(RunnerSafetyNet, ASampleThatMeasuredNoTimeIsAnErrorNotAnEndlessTrial) {
+  PlantedBackend backend;
+  const Result r = run_rows(backend, {"measures_no_time"});
+  const int errors = expect_errors(r.runs.at("measures_no_time"), "error: a timed sample of ");
+  for (const auto& run : r.runs.at("measures_no_time"))
+    EXPECT_NE(run.error_message.find("measured no time"), std::string::npos) << run.error_message;
+  EXPECT_EQ(r.outcome.failed, errors);
+  EXPECT_LE(backend.calls["measures_no_time"].runs, 40) << "each call gives up at its first sample";
 }
 
 // (b) A wrong element at the last index: the error names that index and both values.

@@ -14,6 +14,7 @@
 
 #include "harness/cuda/cuda_backend.h"
 #include "harness/cuda/cuda_device.h"
+#include "harness/cuda/timing.h"
 #include "harness/family.h"
 #include "harness/model/device.h"
 #include "tests/cuda/fake_backend.h"
@@ -23,6 +24,35 @@ GPUBENCH_FAMILY(global_memory)
 
 namespace gpubench {
 namespace {
+
+// A row timed by plain launches (no graph: a library call that cannot be captured, or a row set
+// to stream launches) gets the same untimed first execution as a graphed one, before any event:
+// lazy module loading never falls inside its first timed run.
+TEST(FakeBatchTimer, PlainLaunchesGetAnUntimedFirstRunBeforeAnyEvent) {
+  fake_cuda::state() = fake_cuda::State{};
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  {
+    BatchTimer timer(stream);
+    timer.use_stream_launches();
+    std::vector<std::string> log;
+    fake_cuda::state().on_enqueue = [&log](const char* what) { log.emplace_back(what); };
+    const EnqueueFn enqueue = [&log](CUstream_st*, int) {
+      log.emplace_back("operation");
+      return 0;
+    };
+    EXPECT_GT(timer.time(3, enqueue, nullptr), 0.0);
+    ASSERT_FALSE(log.empty());
+    EXPECT_EQ(log.front(), "operation");
+    EXPECT_EQ(std::count(log.begin(), log.end(), "operation"), 4);  // the untimed one and 3 timed
+    EXPECT_FALSE(timer.used_graph());
+    (void)timer.time(3, enqueue, nullptr);
+    EXPECT_EQ(std::count(log.begin(), log.end(), "operation"), 7);  // once only
+    fake_cuda::state().on_enqueue = nullptr;
+  }
+  ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  fake_cuda::state() = fake_cuda::State{};
+}
 
 using fake_backend::find_case;
 using fake_backend::kL2Bytes;
