@@ -380,9 +380,13 @@ std::size_t run_benchmarks(benchmark::BenchmarkReporter* console, const std::str
 // The leak check, once every workload is released (run_benchmarks): the memory in use against
 // the start's. Its figures go into the result's context, which Google Benchmark wrote at the
 // start of the file; a file they cannot be added to is published as it is, saying so.
-MemoryCheck check_memory_at_end(Backend& backend, const std::optional<MemoryReading>& start, const Destination& dest) {
-  const std::optional<MemoryReading> end = backend.memory_reading();
+MemoryCheck check_memory_at_end(Backend& backend, const std::optional<MemoryReading>& start, const Destination& dest,
+                                bool device_hung) {
+  // A hung device is not asked (a reading may wait for it), and what its lost workload holds
+  // is no leak.
+  const std::optional<MemoryReading> end = device_hung ? std::nullopt : backend.memory_reading();
   MemoryCheck check = check_memory(start, end);
+  if (device_hung) check.summary = "not checked: the device hung";
   std::string error;
   if (!dest.tmp.empty() && !add_context_entries_to_file(dest.tmp, end_memory_context(end, check), &error))
     std::cerr << "gpubench: the memory at the end of the run is not in the result's context (" << error
@@ -596,15 +600,27 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
                                                 registered, progress, terminal);
   }
   const std::size_t ran = run_benchmarks(console.get(), dest.tmp, dest.created_folder);
+  // After work that never finished, nothing that waits for the device may run: not the leak
+  // check's reading, not the destructors that free its memory and streams. The process ends
+  // here, once what can be said and published is.
+  const auto finish = [&outcome](int status) {
+    if (outcome.device_hung) {
+      std::cout.flush();
+      std::cerr << "gpubench: the device is left running work that never finished; exiting without releasing it\n";
+      std::cerr.flush();
+      std::_Exit(status);
+    }
+    return status;
+  };
   if (const int sig = interrupt_signal(); sig != 0) {
     discard(dest);
     std::cerr << "gpubench: interrupted (" << signal_name(sig) << "); no result written\n";
-    return 128 + sig;
+    return finish(128 + sig);
   }
   if (ran == 0) {
     discard(dest);
-    return usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
-                       " backend (see --list)");
+    return finish(usage_error("--filter=" + o.filter + " matches no benchmark on the " + backend->kind() +
+                              " backend (see --list)"));
   }
   // What watching the device cost (NVML readings in a background thread): a figure to check on
   // a new driver, since some NVML queries hold driver locks.
@@ -614,12 +630,12 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   if (std::string why; !dest.tmp.empty() && !whole_json_document(dest.tmp, &why)) {
     discard(dest);  // a cut document is no result, and no file is left half written
     std::cerr << "gpubench: the result was not written whole (is the disk full?): " << why << "; nothing published\n";
-    return 2;
+    return finish(2);
   }
   MemoryCheck memory;
-  if (!o.list) memory = check_memory_at_end(*backend, memory_start, dest);
+  if (!o.list) memory = check_memory_at_end(*backend, memory_start, dest, outcome.device_hung);
   std::string published;
-  if (const int status = publish_result(o, dest, &published); status != 0) return status;
+  if (const int status = publish_result(o, dest, &published); status != 0) return finish(status);
   if (console) {
     for (const std::string& line :
          closing_summary(console->lines(), {published, !dest.tmp.empty(), backend->kind() == "host",
@@ -631,9 +647,9 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   if (!memory.note.empty()) std::cerr << memory.note << "\n";
   if (memory.leaked) {
     std::cerr << memory.line << "\n";
-    return 1;
+    return finish(1);
   }
-  return o.list ? answered(status) : status;
+  return finish(o.list ? answered(status) : status);
 }
 
 }  // namespace gpubench

@@ -66,6 +66,14 @@ class DeviceLost : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The device lost to work that never finished (a hung kernel or copy): beyond DeviceLost,
+/// nothing that waits for the device (freeing its memory, destroying its streams) may run
+/// again, or the process would hang with it.
+class DeviceHung : public DeviceLost {
+ public:
+  using DeviceLost::DeviceLost;
+};
+
 /// Result of checking a workload's outputs against its reference.
 struct Verification {
   bool ok = false;

@@ -380,6 +380,11 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
     ++outcome->skipped;
     return;
   } catch (const DeviceLost& e) {
+    if (dynamic_cast<const DeviceHung*>(&e) != nullptr) {
+      // Freeing its buffers would wait for the work that never finishes: leave them be.
+      outcome->device_hung = true;
+      (void)last.w.release();
+    }
     last = LastWorkload{};
     outcome->device_lost = e.what();
     skip_run(state, std::string("device lost: ") + e.what(), loop_started);

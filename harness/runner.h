@@ -17,6 +17,9 @@ struct RunOutcome {
   int failed = 0;           ///< runs (repetitions) that failed verification, threw or lost the device
   int skipped = 0;          ///< runs skipped with a reason (too big, unsupported arch, unavailable here)
   std::string device_lost;  ///< the sticky error, when there was one
+  /// The device was lost to work that never finished (DeviceHung): what the lost workload
+  /// holds is left allocated, and the process must end without releasing device resources.
+  bool device_hung = false;
   /// The benchmarks with at least one failed run, each once, in the order they failed.
   std::vector<std::string> failed_benchmarks;
 };

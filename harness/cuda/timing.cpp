@@ -2,6 +2,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
 #include <utility>
 
 #include "families/global_memory/global_memory.h"
@@ -9,6 +13,53 @@
 #include "harness/cuda/cuda_check.h"
 
 namespace gpubench {
+
+// ---- bounded waits ----
+
+namespace {
+double g_wait_limit_seconds = 0;  // 0: the default
+}  // namespace
+
+double device_wait_limit_seconds() { return g_wait_limit_seconds > 0 ? g_wait_limit_seconds : 120.0; }
+void set_device_wait_limit_seconds(double seconds) { g_wait_limit_seconds = seconds > 0 ? seconds : 0; }
+
+void wait_for_event(CUevent_st* event, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const cudaError_t q = cudaEventQuery(event);
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) GPUBENCH_CUDA_CHECK(q);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > device_wait_limit_seconds()) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", device_wait_limit_seconds());
+      throw DeviceHung(std::string(what) + " did not finish within " + limit +
+                       " s: a kernel or copy hung, and the device is left running it");
+    }
+    // Spin (yielding) through the first 2 ms, as long as a sample lasts, then sleep: a sample's
+    // end is seen at once, and a long wait does not hold a core.
+    if (waited < 2e-3) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.1 ? 50 : 1000));
+    }
+  }
+}
+
+void wait_for_stream(CUstream_st* stream, const char* what) {
+  cudaEvent_t done = nullptr;
+  GPUBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  try {
+    GPUBENCH_CUDA_CHECK(cudaEventRecord(done, stream));
+    wait_for_event(done, what);
+  } catch (const DeviceHung&) {
+    throw;  // destroying an event is no wait, but it is one more call to a hung device: leave it
+  } catch (...) {
+    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(done));
+    throw;
+  }
+  GPUBENCH_CUDA_CHECK(cudaEventDestroy(done));
+}
 
 // ---- EventPair ----
 
@@ -42,7 +93,7 @@ void EventPair::record_start(CUstream_st* stream) { GPUBENCH_CUDA_CHECK(cudaEven
 void EventPair::record_stop(CUstream_st* stream) { GPUBENCH_CUDA_CHECK(cudaEventRecord(stop_, stream)); }
 
 double EventPair::seconds() {
-  GPUBENCH_CUDA_CHECK(cudaEventSynchronize(stop_));
+  wait_for_event(stop_, "a timed sample");
   float ms = 0;
   GPUBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
   return static_cast<double>(ms) * 1e-3;
@@ -100,7 +151,7 @@ CUgraphExec_st* BatchTimer::graph_for(int batch, const EnqueueFn& enqueue) {
     // capture, and a row timed by plain launches (no graph) must not time that load either.
     // Its output is overwritten by every later run.
     GPUBENCH_CUDA_CHECK(enqueue(stream_, 0));
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    wait_for_stream(stream_, "the first, untimed run");
     warmed_ = true;
   }
   if (!graph_ok_) return nullptr;
@@ -175,7 +226,7 @@ double BatchTimer::time_cold(int batch, const EnqueueFn& enqueue, L2Flusher& flu
     // loaded) never falls between a start and a stop event, not even in the runner's warm-up
     // run from which it sizes the batch.
     GPUBENCH_CUDA_CHECK(enqueue(stream_, 0));
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    wait_for_stream(stream_, "the first, untimed run");
     warmed_ = true;
   }
   while (per_run_.size() < static_cast<std::size_t>(batch)) per_run_.emplace_back();

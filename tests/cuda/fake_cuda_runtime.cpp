@@ -318,6 +318,12 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   e->recorded = true;
   return cudaSuccess;
 }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
+cudaError_t cudaEventQuery(cudaEvent_t e) {
+  if (state().sticky != cudaSuccess) return fail(state().sticky);
+  if (!e->recorded) return fail(cudaErrorInvalidResourceHandle);
+  return state().work_never_finishes ? cudaErrorNotReady : cudaSuccess;
+}
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   if (state().sticky != cudaSuccess) return fail(state().sticky);
   return e->recorded ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);

@@ -101,6 +101,8 @@ struct State {
   long peer_mappings = 0;
   std::set<std::pair<int, int>> peer_access;  ///< (device, peer) enabled by cudaDeviceEnablePeerAccess
   int peer_copies = 0;                        ///< cudaMemcpyPeerAsync calls
+  /// A hung kernel: cudaEventQuery answers cudaErrorNotReady for ever (the work itself ran).
+  bool work_never_finishes = false;
   /// Called as work is queued: "memcpy" (cudaMemcpyAsync), "event" (cudaEventRecord), and what a
   /// family's fake launchers name; a test that checks the order of what is queued sets it.
   std::function<void(const char* what)> on_enqueue;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,6 +20,7 @@
 #include "harness/model/device.h"
 #include "tests/cuda/fake_backend.h"
 #include "tests/cuda/fake_cuda_runtime.h"
+#include "tests/google_benchmark_run.h"
 
 GPUBENCH_FAMILY(global_memory)
 
@@ -85,6 +87,35 @@ class FakeCuda : public ::testing::Test {
   std::unique_ptr<fake_backend::FakeBackend> backend_;
   std::vector<BenchCase> cases_ = quick_cases();
 };
+
+// Work that never finishes (a hung kernel): the wait gives up at its limit, the device is lost
+// for the rest of the run (the next row is skipped), and the hung row's buffers are left
+// allocated (freeing them would wait for the device) - instead of a run that hangs for good.
+TEST(FakeHang, WorkThatNeverFinishesLosesTheDeviceWithoutWaitingForIt) {
+  fake_cuda::state() = fake_cuda::State{};
+  set_device_wait_limit_seconds(0.2);
+  {
+    fake_backend::FakeBackend backend(families::global_memory::add_cuda_workloads);
+    const std::vector<BenchCase> cases = quick_cases();
+    const BenchCase first = fake_backend::find_case(cases, "bandwidth/copy/kernel/bytes:64KiB");
+    const BenchCase second = fake_backend::find_case(cases, "bandwidth/read/kernel/bytes:64KiB");
+    fake_cuda::state().work_never_finishes = true;
+    RunOutcome outcome;
+    const auto t0 = std::chrono::steady_clock::now();
+    const test_run::Reported reported = test_run::run_rows(backend, {first, second}, outcome, 2);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+    EXPECT_TRUE(outcome.device_hung);
+    EXPECT_NE(outcome.device_lost.find("did not finish within 0.2 s: a kernel or copy hung"), std::string::npos)
+        << outcome.device_lost;
+    ASSERT_FALSE(reported.by_name.at(second.name()).empty());
+    for (const auto& run : reported.by_name.at(second.name()))
+      EXPECT_EQ(run.error_message.rfind("skipped: device lost earlier: ", 0), 0u) << run.error_message;
+    EXPECT_FALSE(fake_cuda::state().sizes.empty()) << "the hung row's buffers were freed (a wait on the device)";
+    fake_cuda::state().work_never_finishes = false;
+  }
+  set_device_wait_limit_seconds(0);
+  fake_cuda::state() = fake_cuda::State{};  // the fake forgets the hung row's buffers
+}
 
 TEST_F(FakeCuda, DescriptionFromTheRuntimeAttributes) {
   std::string bus;

@@ -91,7 +91,6 @@ cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned int fla
   return cudaSuccess;
 }
 
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) {
   if (!s || !e) return cudaErrorInvalidResourceHandle;
