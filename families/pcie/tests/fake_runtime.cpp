@@ -91,7 +91,6 @@ cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned int fla
   return cudaSuccess;
 }
 
-
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) {
   if (!s || !e) return cudaErrorInvalidResourceHandle;
   ++state().stream_waits;
