@@ -549,12 +549,20 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
         return usage_error("--benchmark_context: '" + key + "' is written by gpubench and cannot be set");
   }
 
-  // The GPU's NUMA node: before any buffer is allocated, so pinned and pageable memory land
-  // there. --numa-bind says in one line what it did or why it could not (no GPU, unknown node)
-  // and the run goes on; by default a binding, or a failed attempt, is one line, and a machine
-  // where binding cannot matter (one NUMA node, no GPU) says nothing.
+  std::string error;
+  const std::vector<BenchCase> rows = select_rows(*backend, o, &error);
+  // A GPU of --device=all whose scope holds none of the rows has nothing to do; anyone else is told.
+  if (rows.empty() && o.row_scope != Options::RowScope::all && started_by_device_all()) return kNothingInScope;
+  if (rows.empty()) return usage_error(error);
+  // The GPU's NUMA node, once the run is known to have rows here (not for --list) and before any
+  // buffer is allocated, so pinned and pageable memory land there. --numa-bind says in one line
+  // what it did or why it could not (no GPU, unknown node) and the run goes on; by default a
+  // binding, or a failed attempt, is one line, and a machine where binding cannot matter (one
+  // NUMA node, no GPU) says nothing.
   std::string numa_bind = "off (--no-numa-bind)";
-  if (o.numa_bind == Options::NumaBind::on) {
+  if (o.list) {
+    numa_bind = "not asked (--list)";
+  } else if (o.numa_bind == Options::NumaBind::on) {
     const pcie::BindResult bound = pcie::bind_to_gpu_node(backend->gpu_numa_node(), pcie::kSysfsRoot);
     std::cerr << "gpubench: " << bound.message << "\n";
     numa_bind = bound.message;
@@ -565,11 +573,6 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
     numa_bind = bound.message;
   }
 
-  std::string error;
-  const std::vector<BenchCase> rows = select_rows(*backend, o, &error);
-  // A GPU of --device=all whose scope holds none of the rows has nothing to do; anyone else is told.
-  if (rows.empty() && o.row_scope != Options::RowScope::all && started_by_device_all()) return kNothingInScope;
-  if (rows.empty()) return usage_error(error);
   RunOutcome outcome;
   const int registered = register_cases(*backend, rows, outcome);
   const Destination dest = result_destination(*backend, o, &error);

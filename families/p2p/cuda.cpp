@@ -191,10 +191,11 @@ class P2pWorkload final : public CudaWorkload {
     k["peer"] = peer_;
     k["peer_access"] = peer_access_ ? 1.0 : 0.0;
     if (engine_ == Engine::sm) k["sm_copy_blocks"] = kernels::p2p_copy_blocks(bytes_, sms());
-    // Each direction's rate from its own stream's events, over the repetition's samples: their
-    // sum is nvbandwidth's bidirectional figure (the row's GB/s counts both directions' bytes
-    // over the time until both have finished: the same for a symmetric link, lower when one
-    // direction lags), and a lagging direction shows here.
+    // Each direction's rate from its own stream's events, over the samples since the last call:
+    // forward_GB/s (I -> J while J -> I runs) is what nvbandwidth's bidirectional tests report
+    // (one direction's rate under the opposite copy, not a sum); the row's GB/s counts both
+    // directions' bytes over the time until both have finished, which hides a lagging
+    // direction that these two show.
     if (direction_ == Direction::bidir && forward_seconds_ > 0 && backward_seconds_ > 0) {
       const double bytes = static_cast<double>(bytes_) * static_cast<double>(bidir_ops_);
       k["forward_GB/s"] = bytes / forward_seconds_ / 1e9;

@@ -5,7 +5,7 @@
 // pushes them to the peer, a read pulls them from it); the bidirectional rows run one copy on
 // each GPU at once and count both. No theoretical peak is known for the link (NVLink per-card
 // figures are not in the card table), so no percent of peak.
-// Variants of the family (names in families/p2p/cases.cpp): p2p_ce/{write,bidir} (copy
+// Variants of the family (names in families/p2p/cases.cpp): p2p_ce/{write,read,bidir} (copy
 // engines, cudaMemcpyPeerAsync) and p2p_sm/{write,read,bidir} (this kernel).
 #include "families/p2p/p2p.cuh"
 #include "families/p2p/p2p.h"

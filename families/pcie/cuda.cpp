@@ -238,10 +238,10 @@ class PcieTransferWorkload final : public Workload {
   }
 
   double run_host_clock(int batch) {
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(a_->get()));
+    wait_for_stream(a_->get(), "the stream before a pageable sample");
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < batch; ++i) GPUBENCH_CUDA_CHECK(enqueue(measured_, a_->get()));
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(a_->get()));
+    wait_for_stream(a_->get(), "a pageable sample", /*spin=*/true);  // host-timed: seen at once
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
@@ -251,7 +251,7 @@ class PcieTransferWorkload final : public Workload {
     enqueue_batch(batch);
     timer_->record_stop(a_->get());
     const double s = timer_->seconds();
-    if (spec_.bidir) GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(b_->get()));
+    if (spec_.bidir) wait_for_stream(b_->get(), "the opposite direction's transfers");
     return s;
   }
 
@@ -291,6 +291,9 @@ class PcieTransferWorkload final : public Workload {
         in_flight = k;
       }
       if (in_flight >= 0) collect(in_flight);
+    } catch (const DeviceHung&) {
+      for (SpinControl& spin : spins_) spin.release();  // no wait: the device runs on, hung
+      throw;
     } catch (...) {
       // Never leave a stream held behind a failed enqueue, nor chunks running into buffers the
       // caller may free once this throws (the runner drops a failed workload): release both

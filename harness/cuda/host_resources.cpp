@@ -6,6 +6,7 @@
 
 #include "harness/backend.h"
 #include "harness/cuda/cuda_check.h"
+#include "harness/cuda/timing.h"
 
 namespace gpubench {
 
@@ -55,6 +56,6 @@ void OrderEvent::order(cudaStream_t signal, cudaStream_t waiter) {
   GPUBENCH_CUDA_CHECK(cudaStreamWaitEvent(waiter, e_, 0));
 }
 void OrderEvent::mark(cudaStream_t s) { GPUBENCH_CUDA_CHECK(cudaEventRecord(e_, s)); }
-void OrderEvent::wait() { GPUBENCH_CUDA_CHECK(cudaEventSynchronize(e_)); }
+void OrderEvent::wait() { wait_for_event(e_, "a stream's marked work"); }
 
 }  // namespace gpubench

@@ -61,7 +61,8 @@ class OrderEvent {
   void order(cudaStream_t signal, cudaStream_t waiter);
   /// Marks what is enqueued on `s` so far, for wait().
   void mark(cudaStream_t s);
-  /// Blocks the host until what was enqueued before the last mark() (or order()) is done.
+  /// Blocks the host until what was enqueued before the last mark() (or order()) is done
+  /// (bounded: wait_for_event).
   void wait();
 
  private:

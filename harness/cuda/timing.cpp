@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <utility>
@@ -20,10 +21,19 @@ namespace {
 double g_wait_limit_seconds = 0;  // 0: the default
 }  // namespace
 
-double device_wait_limit_seconds() { return g_wait_limit_seconds > 0 ? g_wait_limit_seconds : 120.0; }
+double device_wait_limit_seconds() {
+  if (g_wait_limit_seconds > 0) return g_wait_limit_seconds;
+  static const double from_environment = [] {
+    const char* v = std::getenv("GPUBENCH_DEVICE_WAIT_SECONDS");
+    char* end = nullptr;
+    const double s = v ? std::strtod(v, &end) : 0;
+    return v && end != v && *end == '\0' && s > 0 && s < 1e7 ? s : 120.0;
+  }();
+  return from_environment;
+}
 void set_device_wait_limit_seconds(double seconds) { g_wait_limit_seconds = seconds > 0 ? seconds : 0; }
 
-void wait_for_event(CUevent_st* event, const char* what) {
+void wait_for_event(CUevent_st* event, const char* what, bool spin) {
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
     const cudaError_t q = cudaEventQuery(event);
@@ -38,7 +48,7 @@ void wait_for_event(CUevent_st* event, const char* what) {
     }
     // Spin (yielding) through the first 2 ms, as long as a sample lasts, then sleep: a sample's
     // end is seen at once, and a long wait does not hold a core.
-    if (waited < 2e-3) {
+    if (spin || waited < 2e-3) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.1 ? 50 : 1000));
@@ -46,12 +56,12 @@ void wait_for_event(CUevent_st* event, const char* what) {
   }
 }
 
-void wait_for_stream(CUstream_st* stream, const char* what) {
+void wait_for_stream(CUstream_st* stream, const char* what, bool spin) {
   cudaEvent_t done = nullptr;
   GPUBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
   try {
     GPUBENCH_CUDA_CHECK(cudaEventRecord(done, stream));
-    wait_for_event(done, what);
+    wait_for_event(done, what, spin);
   } catch (const DeviceHung&) {
     throw;  // destroying an event is no wait, but it is one more call to a hung device: leave it
   } catch (...) {

@@ -47,16 +47,20 @@ using EnqueueFn = std::function<int(CUstream_st* stream, int k)>;
 
 /// A start/stop pair of CUDA events (timing enabled). Move-only.
 /// How long a wait for the device may last before the work waited for is taken to be hung
-/// (DeviceHung): 120 s, far beyond any sample or single operation gpubench times.
+/// (DeviceHung): 120 s, far beyond any sample or single operation gpubench times, unless the
+/// environment's GPUBENCH_DEVICE_WAIT_SECONDS (a number above 0) says otherwise (a run under
+/// compute-sanitizer, whose kernels run many times slower).
 double device_wait_limit_seconds();
 /// Tests: a shorter limit (<= 0 restores the default).
 void set_device_wait_limit_seconds(double seconds);
 /// Waits until `event` has completed (cudaEventSynchronize, bounded): a CUDA error as
 /// GPUBENCH_CUDA_CHECK raises it, DeviceHung after device_wait_limit_seconds(). `what` names
 /// the wait in that error.
-void wait_for_event(CUevent_st* event, const char* what);
-/// The same for everything queued so far on `stream` (cudaStreamSynchronize, bounded).
-void wait_for_stream(CUstream_st* stream, const char* what);
+/// `spin`: never sleep between polls (a wait timed by the host clock must end when the work does).
+void wait_for_event(CUevent_st* event, const char* what, bool spin = false);
+/// The same for everything queued so far on `stream` (cudaStreamSynchronize, bounded); the
+/// stream's device must be current.
+void wait_for_stream(CUstream_st* stream, const char* what, bool spin = false);
 
 class EventPair {
  public:

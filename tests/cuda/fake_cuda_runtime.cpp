@@ -137,6 +137,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  if (state().work_never_finishes) ++state().unbounded_waits_on_hung_work;
   if (s && s->capturing) {
     s->invalidated = true;
     return fail(cudaErrorStreamCaptureUnsupported);
@@ -320,11 +321,13 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
 cudaError_t cudaEventQuery(cudaEvent_t e) {
+  if (state().hang_at_first_query) state().work_never_finishes = true;
   if (state().sticky != cudaSuccess) return fail(state().sticky);
   if (!e->recorded) return fail(cudaErrorInvalidResourceHandle);
   return state().work_never_finishes ? cudaErrorNotReady : cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  if (state().work_never_finishes) ++state().unbounded_waits_on_hung_work;
   if (state().sticky != cudaSuccess) return fail(state().sticky);
   return e->recorded ? cudaSuccess : fail(cudaErrorInvalidResourceHandle);
 }

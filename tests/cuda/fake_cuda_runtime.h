@@ -103,6 +103,12 @@ struct State {
   int peer_copies = 0;                        ///< cudaMemcpyPeerAsync calls
   /// A hung kernel: cudaEventQuery answers cudaErrorNotReady for ever (the work itself ran).
   bool work_never_finishes = false;
+  /// work_never_finishes from the first cudaEventQuery on (the first bounded wait): what a row
+  /// prepared before that finished.
+  bool hang_at_first_query = false;
+  /// cudaStreamSynchronize and cudaEventSynchronize calls made meanwhile: on a GPU each would
+  /// have waited for ever.
+  int unbounded_waits_on_hung_work = 0;
   /// Called as work is queued: "memcpy" (cudaMemcpyAsync), "event" (cudaEventRecord), and what a
   /// family's fake launchers name; a test that checks the order of what is queued sets it.
   std::function<void(const char* what)> on_enqueue;

@@ -37,11 +37,18 @@ def stale_build_reason(binary: Path, root: Path) -> str:
         return ""
     if f"CMAKE_HOME_DIRECTORY:INTERNAL={root}\n" not in cache.read_text(errors="replace"):
         return ""
-    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=60)
-    built = re.search(r'GPUBENCH_GIT_REVISION "([0-9a-f]+)"', header.read_text(errors="replace"))
-    if head.returncode != 0 or not built or head.stdout.startswith(built.group(1)):
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                          text=True, timeout=60)
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, timeout=60)
+    built = re.search(r'GPUBENCH_GIT_REVISION "([0-9a-f]+(-dirty)?)"', header.read_text(errors="replace"))
+    if head.returncode != 0 or dirty.returncode != 0 or not built:
         return ""
-    return (f"{binary} was built at git {built.group(1)}, the checkout is at {head.stdout.strip()[:12]}: build it "
+    # As cmake/WriteVersion.cmake writes it: the commit, "-dirty" for tracked changes.
+    now = head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    if built.group(1) == now:
+        return ""
+    return (f"{binary} was built at git {built.group(1)}, the checkout is at {now}: build it "
             f"first (cmake --build {binary.parent}); the run.sh tests would relink it while other tests run it")
 
 

@@ -99,7 +99,7 @@ TEST(FakeHang, WorkThatNeverFinishesLosesTheDeviceWithoutWaitingForIt) {
     const std::vector<BenchCase> cases = quick_cases();
     const BenchCase first = fake_backend::find_case(cases, "bandwidth/copy/kernel/bytes:64KiB");
     const BenchCase second = fake_backend::find_case(cases, "bandwidth/read/kernel/bytes:64KiB");
-    fake_cuda::state().work_never_finishes = true;
+    fake_cuda::state().hang_at_first_query = true;  // the row's first wait, after its preparation
     RunOutcome outcome;
     const auto t0 = std::chrono::steady_clock::now();
     const test_run::Reported reported = test_run::run_rows(backend, {first, second}, outcome, 2);
@@ -111,7 +111,8 @@ TEST(FakeHang, WorkThatNeverFinishesLosesTheDeviceWithoutWaitingForIt) {
     for (const auto& run : reported.by_name.at(second.name()))
       EXPECT_EQ(run.error_message.rfind("skipped: device lost earlier: ", 0), 0u) << run.error_message;
     EXPECT_FALSE(fake_cuda::state().sizes.empty()) << "the hung row's buffers were freed (a wait on the device)";
-    fake_cuda::state().work_never_finishes = false;
+    EXPECT_EQ(fake_cuda::state().unbounded_waits_on_hung_work, 0);
+    fake_cuda::state().work_never_finishes = fake_cuda::state().hang_at_first_query = false;
   }
   set_device_wait_limit_seconds(0);
   fake_cuda::state() = fake_cuda::State{};  // the fake forgets the hung row's buffers

@@ -17,6 +17,7 @@
 #include "families/pcie/transfer_plan.h"
 #include "harness/cuda/cuda_device.h"
 #include "harness/cuda/pcie_probe.h"
+#include "harness/cuda/timing.h"
 #include "harness/family.h"
 #include "tests/cuda/fake_backend.h"
 #include "tests/cuda/fake_cuda_runtime.h"
@@ -163,6 +164,25 @@ TEST_F(FakePcie, EachChunkIsQueuedWholeBehindItsSpinKernelBeforeItsRelease) {
     EXPECT_EQ(transfers, expected);
     EXPECT_TRUE(w->verify().ok);
   }
+}
+
+// A hang in a spin-held, an event-timed and a host-timed row: each gives up at the wait's limit
+// with DeviceHung, and nothing on the way waits without a bound (on a GPU, for ever).
+TEST_F(FakePcie, AHungTransferIsDeviceHungWithoutAnUnboundedWait) {
+  set_device_wait_limit_seconds(0.1);
+  for (const char* name :
+       {"bandwidth/pcie_bidir_d2h/pinned_ce/bytes:64KiB", "bandwidth/pcie_bidir_h2d/pinned_ce/bytes:16MiB",
+        "bandwidth/pcie_h2d/pageable_ce/bytes:4KiB"}) {
+    SCOPED_TRACE(name);
+    auto w = backend().create(find_case(cases_, name));
+    w->prepare();
+    w->poison();
+    fake_cuda::state().work_never_finishes = true;
+    EXPECT_THROW(w->run(8), DeviceHung);
+    EXPECT_EQ(fake_cuda::state().unbounded_waits_on_hung_work, 0);
+    fake_cuda::state().work_never_finishes = false;
+  }
+  set_device_wait_limit_seconds(0);
 }
 
 TEST_F(FakePcie, LargeTransfersUseNoSpinKernel) {
