@@ -3,13 +3,12 @@
 // pinned memory), one direction at a time or both at once.
 //
 // Timing (families/pcie/transfer_plan.h; also written to the context as pcie_timing):
-//  - pinned / write-combined / mapped transfers below kSpinBelowBytes: each batch is queued in
-//    chunks, each behind its own spin kernel with the start event after it; the host releases a
-//    spin kernel once its chunk is queued, so the chunk's transfers run back to back and the
-//    host's queueing cost is not timed. Two chunks are in flight: the next one is queued while
-//    the previous one runs. The result is the sum of the chunks' event intervals.
-//  - the same from kSpinBelowBytes up: an event pair around the batch (a transfer lasts far
-//    longer than queueing the next one, so the queue never drains).
+//  - pinned / write-combined / mapped transfers, every size: each batch is queued in chunks,
+//    each behind its own spin kernel with the start event after it; the host releases a spin
+//    kernel once its chunk is queued, so the chunk's transfers run back to back and neither the
+//    host's queueing nor the first transfer's submission is timed (as nvbandwidth holds its
+//    copies behind a kernel). Two chunks are in flight: the next one is queued while the
+//    previous one runs. The result is the sum of the chunks' event intervals.
 //  - pageable: cudaMemcpyAsync from pageable memory is synchronous with the host (the driver
 //    stages it through pinned buffers), so it cannot be queued behind anything: the host clock
 //    around the batch, after a stream synchronize on both ends (a pageable host-to-device copy
@@ -107,7 +106,7 @@ class PcieTransferWorkload final : public Workload {
         bytes_(static_cast<std::size_t>(c.arg("bytes"))),
         dev_(dev),
         spec_(spec),
-        timing_(pcie::transfer_timer(spec.memory == HostMemory::pageable, bytes_)) {}
+        timing_(pcie::transfer_timer(spec.memory == HostMemory::pageable)) {}
 
   void prepare() override {
     dev_.activate();
@@ -124,7 +123,6 @@ class PcieTransferWorkload final : public Workload {
       go_ = std::make_unique<OrderEvent>();
       setup(counter_, !spec_.h2d, HostMemory::pinned, spec_.h2d ? kSeedD2h : kSeedH2d);
     }
-    timer_ = std::make_unique<EventPair>();
     // The preload uses the first; spin-held rows hold their chunks with both, in turn.
     spins_ = std::vector<SpinControl>(timing_ == pcie::TransferTimer::spin_held ? 2 : 1);
     if (timing_ == pcie::TransferTimer::spin_held) {
@@ -140,12 +138,7 @@ class PcieTransferWorkload final : public Workload {
   }
 
   double run(int batch) override {
-    switch (timing_) {
-      case pcie::TransferTimer::host_clock: return run_host_clock(batch);
-      case pcie::TransferTimer::spin_held: return run_spin_held(batch);
-      case pcie::TransferTimer::batch_events: break;
-    }
-    return run_events(batch);
+    return timing_ == pcie::TransferTimer::host_clock ? run_host_clock(batch) : run_spin_held(batch);
   }
 
   Verification verify() override {
@@ -245,16 +238,6 @@ class PcieTransferWorkload final : public Workload {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  double run_events(int batch) {
-    if (spec_.bidir) go_->order(a_->get(), b_->get());
-    timer_->record_start(a_->get());
-    enqueue_batch(batch);
-    timer_->record_stop(a_->get());
-    const double s = timer_->seconds();
-    if (spec_.bidir) wait_for_stream(b_->get(), "the opposite direction's transfers");
-    return s;
-  }
-
   // Chunks in flight two at a time: chunk k is queued behind its own spin kernel (control and
   // events k mod 2) while chunk k - 1, already released, runs, so the device no longer idles
   // while the host queues (in run 6 that idling was about 7 s of the run, in 21 rows). Each
@@ -313,7 +296,6 @@ class PcieTransferWorkload final : public Workload {
   pcie::TransferTimer timing_;
   std::unique_ptr<OwnedStream> a_, b_;
   std::unique_ptr<OrderEvent> go_;
-  std::unique_ptr<EventPair> timer_;
   // Spin-held chunks, two in flight (created in prepare(), like every CUDA resource here).
   std::vector<SpinControl> spins_;
   std::vector<EventPair> chunk_timers_;

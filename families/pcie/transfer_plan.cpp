@@ -4,10 +4,7 @@
 
 namespace gpubench::pcie {
 
-TransferTimer transfer_timer(bool pageable, std::size_t bytes) {
-  if (pageable) return TransferTimer::host_clock;
-  return bytes < kSpinBelowBytes ? TransferTimer::spin_held : TransferTimer::batch_events;
-}
+TransferTimer transfer_timer(bool pageable) { return pageable ? TransferTimer::host_clock : TransferTimer::spin_held; }
 
 int counter_transfers(int n) { return 2 * n + 1; }
 

@@ -7,10 +7,6 @@
 
 namespace gpubench::pcie {
 
-/// Transfers below this are queued behind the spin kernel; from here up, events around the
-/// batch (a 4 MiB transfer lasts ~70 us on Gen5 x16, far longer than queueing the next one).
-constexpr std::size_t kSpinBelowBytes = std::size_t{4} << 20;
-
 /// Operations (transfers, events excluded) queued behind one spin kernel: far below the depth
 /// at which enqueueing blocks the host, which would deadlock against the held stream until the
 /// spin kernel's timeout. Only one chunk is ever held: the chunk queued before it has been
@@ -20,13 +16,15 @@ constexpr int kMaxHeldOps = 128;
 
 /// How one batch is timed.
 enum class TransferTimer {
-  host_clock,   ///< pageable: synchronous with the host, cannot be queued behind anything
-  spin_held,    ///< small: queued in chunks behind the spin kernel, events after its release
-  batch_events  ///< large: an event pair around the whole batch
+  host_clock,  ///< pageable: synchronous with the host, cannot be queued behind anything
+  spin_held    ///< pinned, write-combined, mapped: queued in chunks behind the spin kernel,
+               ///< events after its release (as nvbandwidth holds its copies behind a kernel)
 };
 
-/// The timer for transfers of `bytes` from or to pageable (or pinned) host memory.
-TransferTimer transfer_timer(bool pageable, std::size_t bytes);
+/// The timer for transfers from or to pageable (or page-locked) host memory, whatever their
+/// size: an event recorded on an idle stream before a large batch would time the first
+/// transfer's submission too (a few microseconds of a 2 ms sample).
+TransferTimer transfer_timer(bool pageable);
 
 /// Opposite-direction transfers queued with `n` measured ones in a bidirectional run: twice as
 /// many plus one, so the measured transfers never run alone unless the other direction is

@@ -8,11 +8,10 @@
 namespace gpubench::pcie {
 
 const char* const kPcieTiming =
-    "pinned and mapped (copy engine and SM-driven) transfers: CUDA events; below 4MiB a batch is "
+    "pinned and mapped (copy engine and SM-driven) transfers: CUDA events; a batch of any size is "
     "queued in chunks of at most 127 operations, each behind its own spin kernel and released once "
-    "queued, so queueing is not timed (the next chunk is queued while the previous one runs); from "
-    "4MiB up, events "
-    "around the batch. pageable transfers: host steady_clock around the batch (host_clock_timed=1). "
+    "queued, so neither queueing nor the first submission is timed (the next chunk is queued while "
+    "the previous one runs). pageable transfers: host steady_clock around the batch (host_clock_timed=1). "
     "bidirectional: the measured direction on its own stream while the other direction runs on a "
     "second stream with twice the batch and one more, so it overlaps the whole timed interval. Bytes counted "
     "once per transfer; pct_of_peak against the negotiated link per direction, pct_of_protocol_limit "
