@@ -45,7 +45,8 @@ pcie::PcieLink probe_cuda_pcie_link(int device_index, const std::string& pci_bus
       stream = std::make_unique<OwnedStream>();
       host = std::make_unique<HostBuffer>(kLoadBytes, HostMemory::pinned);
       device = DeviceBuffer(kLoadBytes);
-      // 32 x 64 MiB: 40 ms on Gen5 x16, 0.5 s at Gen1 x16; sysfs is read while they are in flight.
+      // 32 x 64 MiB: 40 ms on Gen5 x16, 0.5 s at Gen1 x16; the link is read while they are in
+      // flight (from 20 ms on, up to kLinkReadsUnderLoad times 5 ms apart while it reads low).
       for (int i = 0; i < 32; ++i) {
         GPUBENCH_CUDA_CHECK(
             cudaMemcpyAsync(device.get(), host->get(), kLoadBytes, cudaMemcpyHostToDevice, stream->get()));

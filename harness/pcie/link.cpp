@@ -10,7 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-
+#include <string>
+#include <thread>
 #include <utility>
 
 #include "harness/model/device.h"
@@ -169,13 +170,18 @@ PcieLink read_pcie_link_under_load(const std::string& sysfs_root, const std::str
   return read_link_under_load([&] { return read_pcie_link(sysfs_root, address); }, load, reread);
 }
 
-PcieLink read_link_under_load(const std::function<PcieLink()>& read, const std::function<void()>& load, bool* reread) {
+PcieLink read_link_under_load(const std::function<PcieLink()>& read, const std::function<void()>& load, bool* reread,
+                              std::chrono::milliseconds pause) {
   PcieLink link = read();
   if (reread) *reread = false;
   if (link.downgraded() && load) {
     load();
-    link = read();
     if (reread) *reread = true;
+    for (int i = 0; i < kLinkReadsUnderLoad; ++i) {
+      if (i > 0) std::this_thread::sleep_for(pause);
+      link = read();
+      if (!link.downgraded()) break;
+    }
   }
   return link;
 }

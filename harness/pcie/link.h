@@ -5,6 +5,7 @@
 // Pure C++ (no CUDA): the sysfs root is a parameter, so tests read fixture directories.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -71,9 +72,16 @@ PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& addres
 PcieLink read_pcie_link_under_load(const std::string& sysfs_root, const std::string& address,
                                    const std::function<void()>& load, bool* reread = nullptr);
 
-/// The same with any reader (sysfs plus NVML, say): `read` is called once, or twice around `load`.
+/// Reads of a link under load before it is taken as downgraded: a link can take longer to
+/// retrain than the load's first milliseconds, so one read after the load started may still see
+/// the idle speed.
+constexpr int kLinkReadsUnderLoad = 8;
+
+/// The same with any reader (sysfs plus NVML, say): `read` is called once, or after `load` up to
+/// kLinkReadsUnderLoad times more, `pause` apart (the load's transfers still in flight), until
+/// the link no longer looks downgraded.
 PcieLink read_link_under_load(const std::function<PcieLink()>& read, const std::function<void()>& load,
-                              bool* reread = nullptr);
+                              bool* reread = nullptr, std::chrono::milliseconds pause = std::chrono::milliseconds(5));
 
 /// Completes the parts of `link` sysfs left unknown (a container without the device in its
 /// /sys, a virtual machine's emulated port) with what NVML reports (generation 1..6 and width;

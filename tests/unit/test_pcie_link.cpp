@@ -284,6 +284,33 @@ TEST_F(IdleLinkCopy, LoadRaisesTheLinkBeforeTheSecondRead) {
   EXPECT_FALSE(l.downgraded());
 }
 
+// A link slow to retrain: still at its idle speed on the first reads under load, then up.
+TEST(PcieLinkUnderLoad, RereadsUntilTheLinkHasTrained) {
+  const auto link_at = [](int gen) {
+    PcieLink l;
+    l.current = LinkState{gen, 16, gen == 5 ? 32.0 : 2.5};
+    l.max = LinkState{5, 16, 32.0};
+    return l;
+  };
+  for (const int slow_reads : {1, 3, kLinkReadsUnderLoad}) {
+    int reads = 0, loads = 0;
+    bool reread = false;
+    const PcieLink l = read_link_under_load(
+        // The idle read, then `slow_reads` reads under load at Gen1 before the link is at Gen5.
+        [&] { return link_at(reads++ <= slow_reads ? 1 : 5); }, [&] { ++loads; }, &reread,
+        std::chrono::milliseconds(0));
+    EXPECT_EQ(loads, 1);
+    EXPECT_TRUE(reread);
+    if (slow_reads < kLinkReadsUnderLoad) {
+      EXPECT_FALSE(l.downgraded()) << slow_reads;
+      EXPECT_EQ(reads, slow_reads + 2) << "no read once the link is up";
+    } else {
+      EXPECT_TRUE(l.downgraded()) << "a link that never trains is reported as it reads";
+      EXPECT_EQ(reads, 1 + kLinkReadsUnderLoad) << "the reads under load are bounded";
+    }
+  }
+}
+
 TEST_F(IdleLinkCopy, StillDowngradedUnderLoadWarns) {
   const PcieLink l = read_pcie_link_under_load(root_, "0000:03:00.0", [] {});
   EXPECT_TRUE(l.downgraded());
