@@ -82,8 +82,9 @@ class OverlapWorkload final : public CudaWorkload {
   Verification verify() override {
     const auto* in = static_cast<const std::uint32_t*>(in_->get());
     const auto* out = static_cast<const std::uint32_t*>(out_->get());
+    const kernels::TransformMap rounds = kernels::transform_map(rounds_);
     for (std::size_t i = 0; i < bytes_ / 4; ++i) {
-      const std::uint32_t want = kernels::transform_word(in[i], rounds_);
+      const std::uint32_t want = rounds(in[i]);
       if (out[i] != want)
         return Verification::fail("element " + std::to_string(i) + " = " + std::to_string(out[i]) + ", expected " +
                                   std::to_string(want) + " (" + std::to_string(rounds_) + " rounds)");

@@ -214,7 +214,7 @@ class OverlapWorkload final : public Workload, public CorruptibleOutput {
     if (i == words_) return Verification::pass();
     std::ostringstream s;
     s << "element " << i << " of " << words_ << " (" << rounds_ << " rounds): expected 0x" << std::hex
-      << kernels::transform_word(src[i], rounds_) << ", got 0x" << dst[i];
+      << kernels::transform_map(rounds_)(src[i]) << ", got 0x" << dst[i];
     return Verification::fail(s.str());
   }
   std::map<std::string, double> extra_counters(double seconds_per_op) override {
@@ -295,9 +295,10 @@ class OverlapWorkload final : public Workload, public CorruptibleOutput {
   // The lowest index whose destination word is wrong (words_ when none), searched on all cores.
   std::size_t first_wrong_word(const std::uint32_t* src, const std::uint32_t* dst) const {
     std::vector<std::size_t> firsts(host_threads(), words_);
+    const kernels::TransformMap rounds = kernels::transform_map(rounds_);
     parallel_for(words_, [&](std::size_t b, std::size_t e, unsigned t) {
       for (std::size_t i = b; i < e; ++i)
-        if (dst[i] != kernels::transform_word(src[i], rounds_)) {
+        if (dst[i] != rounds(src[i])) {
           firsts[t] = i;
           return;
         }

@@ -491,4 +491,19 @@ TEST(MemoryTransformEmulation, RoundsAreDistinct) {
   EXPECT_NE(k::transform_word(x, 7), k::transform_word(x, 8));
 }
 
+// The verifications' skip-ahead is the kernels' loop, round for round (each bit of the count
+// exercised, up to the CUDA workload's largest count), for words with high and low bits set.
+TEST(MemoryTransformEmulation, SkipAheadMapIsTheLoop) {
+  for (const std::uint32_t x : {0u, 1u, 0x12345678u, 0x80000000u, 0xffffffffu}) {
+    std::uint32_t loop = x;
+    for (int r = 0; r <= (1 << 14); ++r) {
+      ASSERT_EQ(k::transform_map(r)(x), loop) << "x " << x << ", " << r << " rounds";
+      loop = k::transform_step(loop);
+    }
+  }
+  EXPECT_EQ(k::transform_map(0)(0xabcdef01u), 0xabcdef01u);
+  EXPECT_EQ(k::transform_map(-3)(0xabcdef01u), 0xabcdef01u);  // no rounds, as the loop
+  static_assert(k::transform_map(3)(5u) == k::transform_word(5u, 3));
+}
+
 }  // namespace
