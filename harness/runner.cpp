@@ -263,7 +263,12 @@ void run_case(benchmark::State& state, Backend* backend, const BenchCase* c, Run
         last.memory_used_peak = before->used_bytes;
       }
       auto fresh = backend->create(*c);
-      fresh->prepare();
+      try {
+        fresh->prepare();
+      } catch (const DeviceHung&) {
+        (void)fresh.release();  // as below: a hang in a preparation's fill or upload leaves its buffers
+        throw;
+      }
       last.w = std::move(fresh);
       last.c = c;
       last.prepare_seconds = since(call_start);

@@ -3,8 +3,9 @@
 // pattern leaves allocatable.
 //
 // Timing: the host clock around each API call (allocation is a host-side API cost: cudaMalloc
-// and cudaFree synchronize, cudaFreeAsync's release to the driver happens at the stream
-// synchronize, which is timed with it). Every operation's time is kept (OpTimes) for p50/p99.
+// and cudaFree synchronize; a pool with release threshold 0 gives a freed block back to the
+// driver at the stream synchronize, which the miss row times with its pair; the hit row's pair
+// is the two calls alone). Every operation's time is kept (OpTimes) for p50/p99.
 // Verification: after each run's timed operations, one untimed probe operation of the same kind
 // allocates a block, poisons it, writes a seeded pattern (or runs the copy kernel into it),
 // copies it back into the workload's output and frees it. A block that was not writable, a
@@ -29,6 +30,7 @@
 #include "harness/cuda/cuda_device.h"
 #include "harness/cuda/cuda_workload.h"
 #include "harness/cuda/device_buffer.h"
+#include "harness/cuda/timing.h"
 #include "harness/verify.h"
 
 namespace gpubench::memory {
@@ -94,6 +96,7 @@ class AllocatorCalls {
   AllocatorCalls(Allocator a, std::size_t bytes, CudaDevice& dev) : a_(a), bytes_(bytes), dev_(dev) {}
 
   void prepare() {
+    waiter_ = std::make_unique<StreamWaiter>();
     if (pooled(a_))
       pool_ = std::make_unique<PoolThreshold>(
           dev_.index(), a_ == Allocator::async_pool_hit ? std::numeric_limits<std::uint64_t>::max() : 0);
@@ -133,10 +136,16 @@ class AllocatorCalls {
     switch (a_) {
       case Allocator::cuda_malloc: GPUBENCH_CUDA_CHECK(cudaFree(p)); break;
       case Allocator::async_pool_miss:
-      case Allocator::async_pool_hit:
         GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, dev_.stream()));
-        // Where a pool with release threshold 0 gives its memory back to the driver.
+        // A synchronize is where a pool with release threshold 0 gives its memory back to the
+        // driver (an event query is none): after a bounded wait, it returns at once, releasing.
+        waiter_->wait(dev_.stream(), "a pool's free", /*spin=*/true);
         GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
+        break;
+      case Allocator::async_pool_hit:
+        // The pair alone: the next allocation on this stream reuses the block in stream order,
+        // with no synchronize (which would cost more than the hit itself).
+        GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, dev_.stream()));
         break;
       case Allocator::preallocated: free_list_.push_back(p); break;
       case Allocator::pinned_host: GPUBENCH_CUDA_CHECK(cudaFreeHost(p)); break;
@@ -176,7 +185,7 @@ class AllocatorCalls {
     GPUBENCH_CUDA_CHECK(cudaMemsetAsync(p, 0x5a, n, dev_.stream()));
     GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(p, pattern, n, cudaMemcpyHostToDevice, dev_.stream()));
     GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(out, p, n, cudaMemcpyDeviceToHost, dev_.stream()));
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
+    wait_for_stream(dev_.stream(), "an allocation probe's copies");
     return kind_error;
   }
 
@@ -220,6 +229,7 @@ class AllocatorCalls {
   std::size_t bytes_;
   CudaDevice& dev_;
   std::unique_ptr<PoolThreshold> pool_;
+  std::unique_ptr<StreamWaiter> waiter_;
   DeviceBuffer spare_[2];
   std::vector<void*> free_list_;
   std::unique_ptr<unsigned char, FreeDeleter> registered_;
@@ -264,6 +274,8 @@ class AllocWorkload final : public Workload {
     std::string kind_error;
     try {
       kind_error = calls_.probe(p, pattern_.data(), out_.data(), probe_bytes_);
+    } catch (const DeviceHung&) {
+      throw;  // freeing the block would wait on the hung device: the runner leaves it allocated
     } catch (...) {
       calls_.release_quietly(p);  // a failed copy left a block of up to 1 GiB: the leak check would flag it
       throw;
@@ -316,6 +328,7 @@ class AllocLoopWorkload final : public CudaWorkload {
 
   void prepare() override {
     begin_prepare(4 * bytes_);  // source, destination or output, the loop's block, the pool's reserve
+    waiter_ = std::make_unique<StreamWaiter>();
     if (how_ == LoopAlloc::async_pool_each)
       pool_ = std::make_unique<PoolThreshold>(dev_.index(), std::numeric_limits<std::uint64_t>::max());
     host_src_.resize(bytes_);
@@ -328,7 +341,7 @@ class AllocLoopWorkload final : public CudaWorkload {
   void poison() override { poison_device(out_.get(), bytes_, stream()); }
 
   double run(int batch) override {
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    wait_for_stream(stream(), "the stream before an allocation loop");
     const auto t0 = Clock::now();
     for (int i = 0; i < batch; ++i) {
       if (how_ == LoopAlloc::allocated_once) {
@@ -336,10 +349,15 @@ class AllocLoopWorkload final : public CudaWorkload {
         continue;
       }
       void* dst = allocate();
-      GPUBENCH_CUDA_CHECK(kernels::launch_copy(src_.get(), dst, bytes_, sms(), stream()));
+      try {
+        GPUBENCH_CUDA_CHECK(kernels::launch_copy(src_.get(), dst, bytes_, sms(), stream()));
+      } catch (...) {
+        release_quietly(dst);  // a block of up to 256 MiB: the leak check would flag the run
+        throw;
+      }
       release(dst);
     }
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    waiter_->wait(stream(), "an allocation loop", /*spin=*/true);  // host-timed: seen at once
     const double seconds = seconds_since(t0);
     if (how_ != LoopAlloc::allocated_once) probe();
     return seconds;
@@ -368,20 +386,36 @@ class AllocLoopWorkload final : public CudaWorkload {
     else
       GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, stream()));
   }
+  /// release(p) when queueing work into it failed (no wait involved): nothing thrown, the error
+  /// being reported is another. cudaFree waits for the work already queued; a pooled free is
+  /// stream-ordered.
+  void release_quietly(void* p) noexcept {
+    if (how_ == LoopAlloc::cuda_malloc_each)
+      (void)cudaFree(p);
+    else
+      (void)cudaFreeAsync(p, stream());
+    (void)cudaGetLastError();
+  }
   // One untimed iteration whose block is poisoned first and copied into the output: the copy
   // kernel really wrote a block this allocator handed out.
   void probe() {
     void* dst = allocate();
-    GPUBENCH_CUDA_CHECK(cudaMemsetAsync(dst, 0x5a, bytes_, stream()));
-    GPUBENCH_CUDA_CHECK(kernels::launch_copy(src_.get(), dst, bytes_, sms(), stream()));
-    GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(out_.get(), dst, bytes_, cudaMemcpyDeviceToDevice, stream()));
+    try {
+      GPUBENCH_CUDA_CHECK(cudaMemsetAsync(dst, 0x5a, bytes_, stream()));
+      GPUBENCH_CUDA_CHECK(kernels::launch_copy(src_.get(), dst, bytes_, sms(), stream()));
+      GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(out_.get(), dst, bytes_, cudaMemcpyDeviceToDevice, stream()));
+    } catch (...) {
+      release_quietly(dst);
+      throw;
+    }
     release(dst);
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    wait_for_stream(stream(), "an allocation loop's probe");
   }
 
   std::size_t bytes_;
   LoopAlloc how_;
   std::unique_ptr<PoolThreshold> pool_;
+  std::unique_ptr<StreamWaiter> waiter_;
   std::vector<unsigned char> host_src_;
   DeviceBuffer src_, out_;
 };
@@ -467,6 +501,9 @@ class FragmentationWorkload final : public Workload {
   void release(void* p) {
     if (pool_kind_) {
       GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, dev_.stream()));
+      // The free completed as the host sees it (a synchronize, after a bounded wait) before the
+      // pool is asked what it holds unused or trimmed.
+      wait_for_stream(dev_.stream(), "a pool's free");
       GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
     } else {
       GPUBENCH_CUDA_CHECK(cudaFree(p));
@@ -488,6 +525,8 @@ class FragmentationWorkload final : public Workload {
         p = nullptr;
       }
       largest_ = largest_block();
+    } catch (const DeviceHung&) {
+      throw;  // every release would wait on the hung device: the runner leaves the blocks
     } catch (...) {
       for (void* p : larges)
         if (p) release_quietly(p);
@@ -546,6 +585,8 @@ class FragmentationWorkload final : public Workload {
   void probe_ends_and_release(void* p, std::size_t bytes) {
     try {
       probe_ends(p, bytes);
+    } catch (const DeviceHung&) {
+      throw;
     } catch (...) {
       release_quietly(p);
       throw;
@@ -575,7 +616,7 @@ class FragmentationWorkload final : public Workload {
       GPUBENCH_CUDA_CHECK(
           cudaMemcpyAsync(out_.data() + end * kProbeBytes, at, kProbeBytes, cudaMemcpyDeviceToHost, dev_.stream()));
     }
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
+    wait_for_stream(dev_.stream(), "a fragmentation probe's copies");
   }
 
   std::string name_;

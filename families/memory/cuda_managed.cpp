@@ -83,7 +83,7 @@ class ManagedBuffer {
  public:
   explicit ManagedBuffer(std::size_t bytes) { GPUBENCH_CUDA_CHECK(cudaMallocManaged(&p_, bytes, cudaMemAttachGlobal)); }
   ~ManagedBuffer() {
-    if (p_) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(p_));
+    if (p_ && !device_hang_seen()) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(p_));  // a hung device: left
   }
   ManagedBuffer(const ManagedBuffer&) = delete;
   ManagedBuffer& operator=(const ManagedBuffer&) = delete;
@@ -231,7 +231,7 @@ class ManagedWorkload final : public CudaWorkload {
 
   void to_device() {
     GPUBENCH_CUDA_CHECK(prefetch_to(managed_->words(), bytes_, device_location(dev_.index()), stream()));
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    wait_for_stream(stream(), "a prefetch to the device");
   }
 
   // Untimed: puts the data where the route's operation starts.
@@ -240,7 +240,7 @@ class ManagedWorkload final : public CudaWorkload {
       case Route::demand_fault:
       case Route::prefetch:
         GPUBENCH_CUDA_CHECK(prefetch_to(managed_->words(), bytes_, host_location(), stream()));
-        GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        wait_for_stream(stream(), "a prefetch to the host");
         break;
       case Route::read_mostly: {
         // A CPU write to a read-mostly page invalidates its copies elsewhere; a new value, so

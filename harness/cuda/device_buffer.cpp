@@ -9,6 +9,7 @@
 #include "families/global_memory/global_memory.h"
 #include "harness/backend.h"
 #include "harness/cuda/cuda_check.h"
+#include "harness/cuda/timing.h"
 #include "harness/verify.h"
 
 namespace gpubench {
@@ -32,7 +33,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 }
 
 void DeviceBuffer::reset() noexcept {
-  if (ptr_) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
+  if (ptr_ && !device_hang_seen()) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));  // a hung device: left
   ptr_ = nullptr;
   bytes_ = 0;
 }
@@ -52,16 +53,16 @@ void require_device_memory(std::size_t bytes, const std::string& what) {
 void copy_to_device(void* dst, const void* src, std::size_t bytes, CUstream_st* stream) {
   if (bytes == 0) return;
   GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
-  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));  // `src` may be freed right after
+  wait_for_stream(stream, "a copy to the device");  // `src` may be freed right after
 }
 
 void copy_to_host(void* dst, const void* src, std::size_t bytes, CUstream_st* stream) {
   if (bytes == 0) {
-    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    wait_for_stream(stream, "the stream before an empty copy to the host");
     return;
   }
   GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
-  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, "a copy to the host");
 }
 
 const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* stream, StagingSlot slot) {
@@ -83,14 +84,14 @@ const void* fetch_to_host(const void* src, std::size_t bytes, CUstream_st* strea
 void fill_seeded_device(void* dst, std::size_t bytes, SeededWords in, int sm_count, CUstream_st* stream) {
   if (bytes == 0) return;
   GPUBENCH_CUDA_CHECK(kernels::launch_seeded_fill(dst, bytes, in.seed, kernels::SeededData::words, sm_count, stream));
-  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, "a seeded fill");
 }
 
 void fill_seeded_device(float* dst, std::size_t n, SeededFloats in, int sm_count, CUstream_st* stream) {
   if (n == 0) return;
   GPUBENCH_CUDA_CHECK(
       kernels::launch_seeded_fill(dst, n * sizeof(float), in.seed, kernels::SeededData::floats, sm_count, stream));
-  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, "a seeded fill");
 }
 
 void poison_device(void* dst, std::size_t bytes, CUstream_st* stream) {
@@ -112,7 +113,7 @@ void poison_device(void* dst, std::size_t bytes, CUstream_st* stream) {
     GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(d + done, d, n, cudaMemcpyDeviceToDevice, stream));
     done += n;
   }
-  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, "poisoning an output");
 }
 
 }  // namespace gpubench

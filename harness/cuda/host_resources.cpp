@@ -35,6 +35,7 @@ HostBuffer::HostBuffer(std::size_t bytes, HostMemory kind) : bytes_(bytes), kind
 
 HostBuffer::~HostBuffer() {
   if (!ptr_) return;
+  if (device_hang_seen() && kind_ != HostMemory::pageable) return;  // cudaFreeHost would wait for the device
   if (kind_ == HostMemory::pageable) {
     std::free(ptr_);
   } else {

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +20,11 @@ namespace gpubench {
 
 namespace {
 double g_wait_limit_seconds = 0;  // 0: the default
+std::atomic<bool> g_device_hang_seen{false};
 }  // namespace
+
+bool device_hang_seen() { return g_device_hang_seen.load(); }
+void forget_device_hang() { g_device_hang_seen = false; }
 
 double device_wait_limit_seconds() {
   if (g_wait_limit_seconds > 0) return g_wait_limit_seconds;
@@ -43,6 +48,7 @@ void wait_for_event(CUevent_st* event, const char* what, bool spin) {
     if (waited > device_wait_limit_seconds()) {
       char limit[32];
       std::snprintf(limit, sizeof limit, "%g", device_wait_limit_seconds());
+      g_device_hang_seen = true;
       throw DeviceHung(std::string(what) + " did not finish within " + limit +
                        " s: a kernel or copy hung, and the device is left running it");
     }
@@ -69,6 +75,13 @@ void wait_for_stream(CUstream_st* stream, const char* what, bool spin) {
     throw;
   }
   GPUBENCH_CUDA_CHECK(cudaEventDestroy(done));
+}
+
+StreamWaiter::StreamWaiter() { GPUBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming)); }
+StreamWaiter::~StreamWaiter() { GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(done_)); }
+void StreamWaiter::wait(CUstream_st* stream, const char* what, bool spin) {
+  GPUBENCH_CUDA_CHECK(cudaEventRecord(done_, stream));
+  wait_for_event(done_, what, spin);
 }
 
 // ---- EventPair ----
@@ -123,7 +136,7 @@ void L2Flusher::allocate(CUstream_st* stream) {
   DeviceBuffer partials(static_cast<std::size_t>(max_blocks) * 4);
   // Its contents never matter; set them once so the reads touch defined memory.
   GPUBENCH_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0x5a, bytes_, stream));
-  GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, "the L2 flush buffer's fill");
   buffer_ = std::move(buffer);
   partials_ = std::move(partials);
 }

@@ -53,6 +53,12 @@ using EnqueueFn = std::function<int(CUstream_st* stream, int k)>;
 double device_wait_limit_seconds();
 /// Tests: a shorter limit (<= 0 restores the default).
 void set_device_wait_limit_seconds(double seconds);
+/// Whether a wait has given up on hung work (DeviceHung) in this process. From then on nothing
+/// is freed (DeviceBuffer, HostBuffer, managed memory): cudaFree and cudaFreeHost wait for the
+/// device, and the buffers of a hung row's preparation are destroyed as its exception unwinds.
+bool device_hang_seen();
+/// Tests: forget the hang (the fake device is reset after it).
+void forget_device_hang();
 /// Waits until `event` has completed (cudaEventSynchronize, bounded): a CUDA error as
 /// GPUBENCH_CUDA_CHECK raises it, DeviceHung after device_wait_limit_seconds(). `what` names
 /// the wait in that error.
@@ -61,6 +67,19 @@ void wait_for_event(CUevent_st* event, const char* what, bool spin = false);
 /// The same for everything queued so far on `stream` (cudaStreamSynchronize, bounded); the
 /// stream's device must be current.
 void wait_for_stream(CUstream_st* stream, const char* what, bool spin = false);
+/// wait_for_stream with one event kept for every wait (created on the current device): for a
+/// wait inside a host-timed interval, which would otherwise time an event's creation too.
+class StreamWaiter {
+ public:
+  StreamWaiter();
+  ~StreamWaiter();
+  StreamWaiter(const StreamWaiter&) = delete;
+  StreamWaiter& operator=(const StreamWaiter&) = delete;
+  void wait(CUstream_st* stream, const char* what, bool spin = false);
+
+ private:
+  CUevent_st* done_ = nullptr;
+};
 
 class EventPair {
  public:

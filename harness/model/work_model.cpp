@@ -120,7 +120,7 @@ WorkModel latency_work(double bytes) {
 WorkModel axpy_work(double n, int elem_bytes) {
   WorkModel w;
   w.useful_bytes = w.traffic_bytes = 3.0 * n * elem_bytes;
-  w.working_set_bytes = 2.0 * n * elem_bytes;
+  w.working_set_bytes = 3.0 * n * elem_bytes;  // x and y read, the output (its own buffer) written
   w.peak = PeakKind::dram;
   return w;
 }

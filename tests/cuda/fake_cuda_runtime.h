@@ -103,8 +103,8 @@ struct State {
   int peer_copies = 0;                        ///< cudaMemcpyPeerAsync calls
   /// A hung kernel: cudaEventQuery answers cudaErrorNotReady for ever (the work itself ran).
   bool work_never_finishes = false;
-  /// work_never_finishes from the first cudaEventQuery on (the first bounded wait): what a row
-  /// prepared before that finished.
+  /// work_never_finishes from the first cudaEventQuery on (the first bounded wait, in a row's
+  /// preparation): what was queued before it finished.
   bool hang_at_first_query = false;
   /// cudaStreamSynchronize and cudaEventSynchronize calls made meanwhile: on a GPU each would
   /// have waited for ever.

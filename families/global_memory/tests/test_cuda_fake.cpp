@@ -99,7 +99,7 @@ TEST(FakeHang, WorkThatNeverFinishesLosesTheDeviceWithoutWaitingForIt) {
     const std::vector<BenchCase> cases = quick_cases();
     const BenchCase first = fake_backend::find_case(cases, "bandwidth/copy/kernel/bytes:64KiB");
     const BenchCase second = fake_backend::find_case(cases, "bandwidth/read/kernel/bytes:64KiB");
-    fake_cuda::state().hang_at_first_query = true;  // the row's first wait, after its preparation
+    fake_cuda::state().hang_at_first_query = true;  // the row's first wait: its preparation's input fill
     RunOutcome outcome;
     const auto t0 = std::chrono::steady_clock::now();
     const test_run::Reported reported = test_run::run_rows(backend, {first, second}, outcome, 2);
@@ -115,6 +115,7 @@ TEST(FakeHang, WorkThatNeverFinishesLosesTheDeviceWithoutWaitingForIt) {
     fake_cuda::state().work_never_finishes = fake_cuda::state().hang_at_first_query = false;
   }
   set_device_wait_limit_seconds(0);
+  forget_device_hang();
   fake_cuda::state() = fake_cuda::State{};  // the fake forgets the hung row's buffers
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "families/pcie/tests/fake_runtime.h"
+#include "harness/cuda/timing.h"
 #include "harness/family.h"
 #include "tests/cuda/fake_backend.h"
 #include "tests/cuda/fake_cuda_runtime.h"
@@ -102,6 +103,41 @@ TEST_F(FakeMemory, EveryRowRunsAndVerifiesLikeTheRunnerAndPoisonReachesItsOutput
         << "device memory left by " << c.name();
     EXPECT_EQ(fake_cuda::state().pool_reserved, 0u) << "pooled memory left by " << c.name();
   }
+}
+
+// Work that never finishes (a hung kernel, copy or migration) after a row was prepared: every
+// wait of its run and verification gives up at the limit (DeviceHung) rather than blocking for
+// ever, and an error path after the hang waits on nothing either (the runner leaves a hung
+// workload's memory allocated).
+TEST_F(FakeMemory, AHungRowWaitsWithoutABoundNowhere) {
+  set_device_wait_limit_seconds(0.05);
+  for (const BenchCase& c : one_row_per_key()) {
+    SCOPED_TRACE(c.name());
+    // A fresh device per row: a hung row's blocks stay allocated, as the runner leaves them.
+    SetUp();
+    fake_backend::FakeBackend device(families::memory::add_cuda_workloads);
+    auto w = device.create(c);
+    w->prepare();
+    w->poison();
+    fake_cuda::state().work_never_finishes = true;
+    bool hung = false;
+    try {
+      (void)w->run(2);
+      (void)w->verify();
+    } catch (const DeviceHung&) {
+      hung = true;
+    }
+    EXPECT_EQ(fake_cuda::state().unbounded_waits_on_hung_work, 0);
+    // Pool and host-memory pairs queue no device work: they may finish.
+    if (c.kernel != "alloc") {
+      EXPECT_TRUE(hung) << "the row waited for nothing on the device";
+    }
+    fake_cuda::state().work_never_finishes = false;
+    w.reset();
+  }
+  set_device_wait_limit_seconds(0);
+  forget_device_hang();
+  SetUp();  // the fake forgets the hung rows' blocks
 }
 
 TEST_F(FakeMemory, AllocationRowsReportTheirPercentiles) {

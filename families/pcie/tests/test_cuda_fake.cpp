@@ -186,6 +186,13 @@ TEST_F(FakePcie, AHungTransferIsDeviceHungWithoutAnUnboundedWait) {
     EXPECT_THROW(w->run(8), DeviceHung);
     EXPECT_EQ(fake_cuda::state().unbounded_waits_on_hung_work, 0);
     fake_cuda::state().work_never_finishes = false;
+    // Destroyed after the hang, the row frees nothing (cudaFree and cudaFreeHost would wait).
+    w.reset();
+    backend_.reset();
+    EXPECT_FALSE(fake_cuda::state().sizes.empty()) << "a hung row's device buffers were freed";
+    EXPECT_FALSE(fake_pcie::state().host_allocs.empty()) << "a hung row's pinned buffers were freed";
+    forget_device_hang();
+    SetUp();  // the fake forgets them
   }
   set_device_wait_limit_seconds(0);
 }
