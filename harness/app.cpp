@@ -508,6 +508,7 @@ int run_app(int argc, char** argv, HostWorkloadSource host_table) {
   keep_standard_descriptors_open();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (const std::string why = take_benchmark_environment(&args); !why.empty()) return usage_error(why);
+  if (const std::string why = check_environment(); !why.empty()) return usage_error(why);
   Options o;
   try {
     o = parse_cli(args);

@@ -2,6 +2,7 @@
 // line and exit status 2 before anything runs; every --benchmark_* flag passes through.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -59,6 +60,20 @@ std::string usage_text();
 
 /// The key=value pairs of --benchmark_context (none without it), as parse_cli checked them.
 std::vector<std::pair<std::string, std::string>> user_context(const Options& o);
+
+/// `v` as a plain decimal number (digits, one point, an exponent: no sign, no white space, no
+/// hexadecimal, inf or nan, which strtod would take: "0x10" was read as 16 seconds); nullopt
+/// otherwise.
+std::optional<double> plain_decimal(const std::string& v);
+
+/// GPUBENCH_DEVICE_WAIT_SECONDS's value (harness/cuda/timing.h): a plain decimal above 0 and
+/// below 1e7; nullopt when it is not one.
+std::optional<double> device_wait_seconds(const std::string& v);
+
+/// Environment variables gpubench reads or that reach Google Benchmark unchecked, with bad
+/// values: the one line that says so ("" when none). GPUBENCH_DEVICE_WAIT_SECONDS, and V
+/// (Google Benchmark's --v, its log verbosity, which gpubench does not take).
+std::string check_environment();
 
 /// Whether `s` is text a result file can carry as it is: valid UTF-8 without control characters
 /// (Google Benchmark writes context strings unescaped but for quotes, backslashes and \b\f\n\r\t,

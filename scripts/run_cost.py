@@ -30,7 +30,7 @@ from gpubench_tools.errors import exit_on_signals  # noqa: E402
 exit_on_signals("run_cost.py", __name__)  # a signal while the modules below load: one line
 
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
-from gpubench_tools.results import load_result, to_number  # noqa: E402
+from gpubench_tools.results import load_result, result_identity, to_number  # noqa: E402
 
 
 COLUMNS = ("wall", "timed", "prepare", "sizing", "verify")
@@ -85,7 +85,8 @@ def row_costs(result) -> list[tuple[str, dict]]:
 
 def timed_of(result, b, s: dict) -> float:
     """One repetition's timed seconds: real_time (one operation, in its time_unit) x iterations."""
-    unit = TIME_UNIT_SECONDS.get(s.get("time_unit", "us"))
+    unit = s.get("time_unit", "us")
+    unit = TIME_UNIT_SECONDS.get(unit) if isinstance(unit, str) else None
     if unit is None:
         raise UsageError(f"{result.path}: {b.name} has time_unit {s.get('time_unit')!r}, not ns, us, ms or s")
     return (to_number(s.get("real_time")) or 0.0) * (to_number(s.get("iterations")) or 0.0) * unit
@@ -218,7 +219,11 @@ def main(argv=None) -> int:
     result = load_result(a.result)
     text = report(result, a.top)
     if a.baseline is not None:
-        text += against(result, load_result(a.baseline))
+        baseline = load_result(a.baseline)
+        if result_identity(baseline) == result_identity(result):
+            raise UsageError(f"--baseline {a.baseline}: the same run as {a.result} (set beside itself it "
+                             f"shows no change); give an earlier run")
+        text += against(result, baseline)
     print(text, end="")
     return 0
 

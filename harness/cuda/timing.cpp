@@ -12,6 +12,7 @@
 
 #include "families/global_memory/global_memory.h"
 #include "harness/backend.h"
+#include "harness/cli.h"
 #include "harness/cuda/cuda_check.h"
 
 namespace gpubench {
@@ -29,10 +30,9 @@ void forget_device_hang() { g_device_hang_seen = false; }
 double device_wait_limit_seconds() {
   if (g_wait_limit_seconds > 0) return g_wait_limit_seconds;
   static const double from_environment = [] {
+    // gpubench refused a bad value when it started (check_environment).
     const char* v = std::getenv("GPUBENCH_DEVICE_WAIT_SECONDS");
-    char* end = nullptr;
-    const double s = v ? std::strtod(v, &end) : 0;
-    return v && end != v && *end == '\0' && s > 0 && s < 1e7 ? s : 120.0;
+    return v ? device_wait_seconds(v).value_or(120.0) : 120.0;
   }();
   return from_environment;
 }

@@ -57,6 +57,7 @@ Exit codes: 0 no outlier and nothing failed, 1 outliers or failures, 2 bad input
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import math
 import os
@@ -261,6 +262,20 @@ def _record_text(doc: dict, key: str, path: Path) -> str:
     return value
 
 
+def _record_time(doc: dict, key: str, path: Path) -> str:
+    """started_utc / ended_utc: "" when absent, else the batch script's `date -u
+    +%Y-%m-%dT%H:%M:%SZ`, as gpubench's run_started_utc, which it is compared with as text
+    ("0" preceded every result and "yesterday" followed them all)."""
+    value = _record_text(doc, key, path)
+    if value:
+        try:
+            _dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+        except ValueError:
+            raise UsageError(f"{path}: not a gpubench failure record: {key} {visible(value)[:40]!r} is "
+                             f"not a UTC time as 2026-11-25T07:00:00Z") from None
+    return value
+
+
 def _record_lines(doc: dict, key: str, path: Path) -> list[str]:
     """A list of stderr lines of a record ([] when absent); UsageError for anything else."""
     value = doc.get(key, [])
@@ -305,7 +320,8 @@ def load_failure(path: Path) -> FailureRecord:
         raise UsageError(f"{path}: not a gpubench failure record (no \"{FAILURE_MARKER}\": 1); "
                          f"only the batch script's records belong in {FAILED_DIR}/")
     node, status = _record_node(doc, path), _record_status(doc, path)
-    texts = [_record_text(doc, key, path) for key in RECORD_TEXTS]
+    texts = [_record_time(doc, key, path) if key.endswith("_utc") else _record_text(doc, key, path)
+             for key in RECORD_TEXTS]
     job, task, _, started, ended, command = texts
     return FailureRecord(path, node, status, job, task, started, ended, command,
                          *[_record_lines(doc, key, path) for key in RECORD_LINES])

@@ -34,7 +34,7 @@ from .compare import (Comparison, Thresholds, apply_confirmation, compare, failu
 from .errors import UsageError
 from .gpubench_process import (Finished, check_results_dir, executable, new_folders, remove_new_empty,
                                run)
-from .output import NewFile, commit_all, make_folders, remove_empty, temporary_prefix, umask, visible
+from .output import NewFile, check_outside, commit_all, make_folders, remove_empty, temporary_prefix, umask, visible
 from .results import Result, load_result
 from .store import (check_device_key, failed_verification, history, is_valid_baseline,
                     last_valid)
@@ -143,6 +143,8 @@ def run_nightly(o: NightlyOptions) -> NightlyOutcome:
     check_folder(o.results_dir, "--results-dir")
     if o.report_dir is not None:
         check_folder(o.report_dir, "--report-dir")
+        # every *.json under the store is read as a result: a report there broke fleet.py's next run
+        check_outside([("--report-dir", o.report_dir)], o.results_dir, "the results store")
     else:
         check_folder(default_report_root(o.results_dir), "the default report folder")
     store_made = make_folders(o.results_dir)

@@ -434,6 +434,8 @@ def _setup_axes(ax, d: PlotData, ylabel: str) -> None:
 
 
 def _legend(ax) -> None:
+    if not ax.get_legend_handles_labels()[0]:
+        return  # nothing labelled (matplotlib would warn on stderr)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False,
               borderaxespad=0.0)
 

@@ -231,7 +231,8 @@ def headlines(result: Result) -> list[Headline]:
            and b.sweep != "m"]
     for kernel in dict.fromkeys(b.kernel for b in fma):
         b = _best([x for x in fma if x.kernel == kernel], "TFLOPS")
-        out.append(_headline(f"peak FMA ({kernel})", b, "TFLOPS", "TFLOP/s", "best row"))
+        if b:
+            out.append(_headline(f"peak FMA ({kernel})", b, "TFLOPS", "TFLOP/s", "best row"))
     return out
 
 

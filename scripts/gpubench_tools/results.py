@@ -417,6 +417,8 @@ MEASURED_COUNTER_LIMITS = {
     "pct_of_peak": 1e6, "pct_of_cublas": 1e6, "pct_of_protocol_limit": 1e6, "pct_of_roofline": 1e6,
     "latency_ns": 1e15, "latency_us": 1e15, "p50_us": 1e15, "p99_us": 1e15, "real_time": 1e15,
     "working_set_bytes": 1e18,
+    # The overlap rows' ratios (plotted) and the clock the telemetry read: far beyond any real value.
+    "overlap_efficiency": 1e3, "kernel_slowdown": 1e3, "bidir_copy_speedup": 1e3, "sm_clock_min_MHz": 1e6,
 }
 
 
@@ -694,6 +696,9 @@ def parse_result(doc, path: Path | str = "<memory>") -> Result:
         raise UsageError(f"{path}: gpubench result lacks context keys: {', '.join(missing)}")
     check_context_numbers(ctx, path)
     check_device_ordinal(ctx, path)
+    if not doc["benchmarks"]:  # gpubench refuses a filter that selects nothing, and skips are rows
+        raise UsageError(f"{path}: not a gpubench result: its benchmarks list is empty (gpubench writes "
+                         f"a row for every benchmark it selected, skipped ones included)")
     benches: dict[str, Benchmark] = {}
     seen: dict[tuple, int] = {}  # entry_key() -> its index
     for i, entry in enumerate(doc["benchmarks"]):

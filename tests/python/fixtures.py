@@ -313,7 +313,7 @@ def memory_rows(backend: str) -> list[dict]:
         gbps = 3000.0 if cuda else 80.0
         add(f"memory/axpy/{precision}/bytes:256MiB",
             {"GB/s": gbps, "Gelem_per_s": gbps / (3 * elem), "pct_of_peak": gbps / 33.5,
-             "working_set_bytes": 512 << 20}, ("GB/s", "Gelem_per_s"),
+             "working_set_bytes": 768 << 20}, ("GB/s", "Gelem_per_s"),
             label("dram", "GBps", "dram", "bytes"))
     return b
 

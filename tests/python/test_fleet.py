@@ -565,6 +565,10 @@ def test_an_output_inside_the_store_is_refused(small_store, flag, name):
     ("job_id", 4242, "job_id = 4242 is not a string"),
     ("stderr_tail", "one line", "stderr_tail is not a list of lines"),
     ("stderr_tail", [1], "stderr_tail is not a list of lines"),
+    # Compared with results' run_started_utc as text: "0" was superseded by every result, "yesterday" by none.
+    ("ended_utc", "0", "ended_utc '0' is not a UTC time as 2026-11-25T07:00:00Z"),
+    ("ended_utc", "yesterday", "ended_utc 'yesterday' is not a UTC time as 2026-11-25T07:00:00Z"),
+    ("started_utc", "2026-13-01T00:00:00Z", "started_utc '2026-13-01T00:00:00Z' is not a UTC time as"),
 ])
 def test_a_malformed_failure_record_is_bad_input_naming_it(tmp_path, base_doc, field, value, says):
     # status 0 read "FAILED: node09: gpubench exited with status 0"; ["a"] read "FAILED: ['a']: ...".
@@ -575,7 +579,7 @@ def test_a_malformed_failure_record_is_bad_input_naming_it(tmp_path, base_doc, f
     doc[field] = value
     record.write_text(json.dumps(doc))
     line = expect_bad_input([store], "")
-    assert line == f"fleet.py: error: {record}: not a gpubench failure record: {says}"
+    assert line.startswith(f"fleet.py: error: {record}: not a gpubench failure record: {says}"), line
 
 
 @pytest.mark.parametrize("ordinal", ["-1", "01", "gpu0", ""])

@@ -189,6 +189,11 @@ def test_a_run_from_a_folder_whose_name_is_not_utf8_writes_a_result_json_readers
     ("BENCHMARK_CONTEXT", "k=caf\udce9", "environment variable BENCHMARK_CONTEXT: "),
     ("BENCHMARK_REPETITIONS", "0", "environment variable BENCHMARK_REPETITIONS: "),
     ("BENCHMARK_PERF_COUNTERS", "CYCLES", "environment variable BENCHMARK_PERF_COUNTERS: "),
+    # gpubench's own: a bad limit silently became 120 s (a sanitizer run's 1e7 was refused unseen).
+    ("GPUBENCH_DEVICE_WAIT_SECONDS", "abc", "environment variable GPUBENCH_DEVICE_WAIT_SECONDS: 'abc' "),
+    ("GPUBENCH_DEVICE_WAIT_SECONDS", "1e7", "environment variable GPUBENCH_DEVICE_WAIT_SECONDS: '1e7' "),
+    # Google Benchmark's --v, read at start-up as V, which gpubench does not take.
+    ("V", "3", "environment variable V='3' is Google Benchmark's --v"),
 ])
 def test_google_benchmarks_environment_variables_are_checked_as_its_flags(tmp_path, var, value, says):
     """Google Benchmark reads BENCHMARK_<FLAG> at start-up: read past gpubench, BENCHMARK_CONTEXT

@@ -185,8 +185,13 @@ def test_against_a_baseline_without_sizing_and_verify(tmp_path, host_result):
     assert rows[0] == ["family/kernel", "rows", "wall s", "timed s", "prepare s", "other s"]
     for r in rows[1:]:
         assert all(c.endswith("(+0.00)") for c in r[2:]), r
-    code, out, _ = cli("run_cost.py", host_result, "--top", "0", "--baseline", host_result)
-    assert code == 0 and "sizing s" in out[out.index("Against"):]
+    # The same run as its own baseline (or a copy of it) shows nothing: refused, as compare.py does.
+    copy = tmp_path / "copy.json"
+    copy.write_text(host_result.read_text())
+    for same in (host_result, copy):
+        code, out, err = cli("run_cost.py", host_result, "--top", "0", "--baseline", same)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert f"--baseline {same}: the same run as {host_result}" in err, err
 
 
 
@@ -223,8 +228,27 @@ def test_a_result_whose_wall_times_are_all_0_has_no_shares(tmp_path, host_doc):
     assert code == 0 and "Traceback" not in err, err
     groups = [c for c in table_rows(out) if len(c) == 9]
     assert groups and all(c[2] == "0.00" and c[8] == "-" for c in groups)
-    code, out, err = cli("run_cost.py", f, "--baseline", f)
+    code, out, err = cli("run_cost.py", f, "--baseline", host_doc_file(tmp_path, host_doc))
     assert code == 0 and "Traceback" not in err, err
+
+
+def host_doc_file(tmp_path, host_doc):
+    f = tmp_path / "host.json"
+    f.write_text(json.dumps(host_doc))
+    return f
+
+
+@pytest.mark.parametrize("unit", [[], {}, 3, None])
+def test_a_time_unit_that_is_not_text_is_bad_input(tmp_path, host_doc, unit):
+    """A list as time_unit was looked up in a dict: TypeError, a traceback."""
+    doc = json.loads(json.dumps(host_doc))
+    for e in doc["benchmarks"]:
+        e["time_unit"] = unit
+    f = tmp_path / "unit.json"
+    f.write_text(json.dumps(doc))
+    code, out, err = cli("run_cost.py", f)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "has time_unit" in err and "not ns, us, ms or s" in err, err
 
 
 def test_a_file_of_aggregates_only_says_so(tmp_path, host_doc, host_result):

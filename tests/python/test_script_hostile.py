@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, cli
+from fixtures import write_json
 
 
 def _nan_result(host_doc, tmp_path, value):
@@ -190,10 +191,12 @@ def test_a_result_with_no_row_for_the_roofline_is_refused(host_result, host_doc,
     empty = json.loads(json.dumps(host_doc))
     empty["benchmarks"] = []
     empty = write_json(empty, tmp_path / "empty.json")
-    for args, named in (([memory], memory), ([empty], empty), ([host_result, memory], memory)):
+    for args, says in (([memory], f"{memory}: no row to draw on a roofline"),
+                       ([empty], f"{empty}: not a gpubench result: its benchmarks list is empty"),
+                       ([host_result, memory], f"{memory}: no row to draw on a roofline")):
         png = tmp_path / "r.png"
         code, out, err = cli("roofline.py", *args, "--out", png)
-        _one_line("roofline.py", code, out, err, f"{named}: no row to draw on a roofline")
+        _one_line("roofline.py", code, out, err, says)
         assert not png.exists() and not list(tmp_path.glob(".*.tmp"))
     assert cli("roofline.py", host_result, "--out", tmp_path / "r.png")[0] == 0
 
@@ -795,3 +798,86 @@ def test_output_in_a_locale_that_is_not_utf8_is_escaped_not_a_traceback(host_doc
     assert r.returncode == 0, r.stderr.decode(errors="replace")
     assert b"Traceback" not in r.stderr
     assert b"Ryzen\\u2122 \\u7bc0\\u70b9" in r.stdout
+
+
+@pytest.mark.parametrize("tool", ["report.py", "plot.py", "roofline.py", "validate.py", "run_cost.py", "compare.py"])
+def test_a_result_with_no_benchmarks_is_bad_input_for_every_tool(host_doc, host_result, tmp_path, tool):
+    # gpubench refuses a filter that selects nothing and writes skipped rows: an empty list is no
+    # run of it. report.py wrote an empty page and plot.py and validate.py exited 0.
+    doc = json.loads(json.dumps(host_doc))
+    doc["benchmarks"] = []
+    empty = write_json(doc, tmp_path / "empty.json")
+    args = {"report.py": [empty, "--out", tmp_path / "r.html"], "plot.py": [empty, "--out-dir", tmp_path / "p"],
+            "roofline.py": [empty, "--out", tmp_path / "r.png"], "validate.py": ["--result", empty],
+            "run_cost.py": [empty], "compare.py": [empty, host_result]}[tool]
+    _one_line(tool, *cli(tool, *args), f"{empty}: not a gpubench result: its benchmarks list is empty")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.json"]
+
+
+@pytest.fixture(scope="module")
+def peak_fma_doc(tmp_path_factory) -> dict:
+    """A real quick host run of the FP32 peak-FMA rows (with a copy row beside them)."""
+    from conftest import gpubench
+    out = tmp_path_factory.mktemp("fma") / "fma.json"
+    proc = gpubench("--device=host", "--quick", "--filter=^(compute/peak_fp32_fma/|bandwidth/copy/kernel/bytes:4KiB)",
+                    f"--out={out}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("how", ["no TFLOPS", "error_occurred 0", "error_occurred null"])
+def test_compute_rows_without_their_rate_leave_the_report_and_fleet_without_that_headline(peak_fma_doc, tmp_path,
+                                                                                           how):
+    # report.py and fleet.py raised AttributeError (a traceback) quoting a peak-FMA headline for a
+    # kernel none of whose rows has a TFLOPS number.
+    doc = json.loads(json.dumps(peak_fma_doc))
+    compute = [e for e in doc["benchmarks"] if e["name"].startswith("compute/peak_")]
+    assert compute
+    for e in compute:
+        if how == "no TFLOPS":
+            e.pop("TFLOPS", None)
+        else:  # a skipped row whose error flag is falsy: it "ran", with no numbers
+            e["error_occurred"] = 0 if how == "error_occurred 0" else None
+            e["error_message"] = "skipped: planted"
+            e.pop("TFLOPS", None)
+    bad = write_json(doc, tmp_path / "bad.json")
+    code, out, err = cli("report.py", bad, "--out", tmp_path / "r.html")
+    assert code == 0 and "Traceback" not in err, err
+    assert "peak FMA (peak_fp32_fma)" not in (tmp_path / "r.html").read_text()
+    good = write_json(peak_fma_doc, tmp_path / "good.json")
+    assert cli("report.py", good, "--out", tmp_path / "g.html")[0] == 0
+    assert "peak FMA (peak_fp32_fma)" in (tmp_path / "g.html").read_text()  # the headline the bad file lacks
+    store = tmp_path / "store" / doc["context"]["device_key"]
+    for i in range(3):
+        d = json.loads(json.dumps(doc))
+        d["context"]["host_name"] = f"n{i}"
+        write_json(d, store / f"2026010{i + 1}T000000Z_a.json")
+    code, out, err = cli("fleet.py", tmp_path / "store", "--quiet")
+    assert code in (0, 1) and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("counter, value, says", [("overlap_efficiency", 1e308, "above 1000"),
+                                                  ("kernel_slowdown", float("inf"), "not a measured number"),
+                                                  ("bidir_copy_speedup", -2.0, "negative")])
+def test_an_absurd_overlap_ratio_is_not_a_gpubench_result(tmp_path, counter, value, says):
+    # Plotted unchecked: matplotlib's overflow warning reached stderr and the plot was drawn.
+    from fixtures import memory_result
+    doc = memory_result("cuda")
+    for e in doc["benchmarks"]:
+        if counter in e:
+            e[counter] = value
+    bad = write_json(doc, tmp_path / "bad.json")
+    _one_line("plot.py", *cli("plot.py", bad, "--out-dir", tmp_path / "p"), str(bad), "not a gpubench result",
+              counter, says)
+
+
+def test_overlap_rows_without_their_ratios_plot_without_a_warning(tmp_path):
+    # The upper panel had nothing labelled and matplotlib warned "No artists with labels" on stderr.
+    from fixtures import memory_result
+    doc = memory_result("cuda")
+    for e in doc["benchmarks"]:
+        for k in ("overlap_efficiency", "kernel_slowdown", "bidir_copy_speedup"):
+            e.pop(k, None)
+    f = write_json(doc, tmp_path / "r.json")
+    code, out, err = cli("plot.py", f, "--out-dir", tmp_path / "p")
+    assert code == 0 and "Warning" not in err, err

@@ -347,14 +347,20 @@ def test_store_writes_get_the_mode_of_the_umask(tmp_path):
     assert stat.S_IMODE(p.stat().st_mode) == 0o640  # as gpubench's own results, not 0600
 
 
-@pytest.mark.parametrize("where", ["report_file", "report_below_file", "plots_file", "results_file"])
-def test_nightly_checks_its_outputs_before_it_runs_gpubench(tmp_path, where):
-    # A report folder that cannot be made (a file, or below one) was found only after the
-    # benchmark (hours) had run and stored its result.
+def marking_gpubench(tmp_path):
+    """A stand-in gpubench that marks that it ran (and fails), and the mark's path."""
     ran = tmp_path / "gpubench_ran"
     exe = tmp_path / "gpubench"
     exe.write_text(f"#!/bin/sh\n: > {ran}\nexit 3\n")
     exe.chmod(0o755)
+    return exe, ran
+
+
+@pytest.mark.parametrize("where", ["report_file", "report_below_file", "plots_file", "results_file"])
+def test_nightly_checks_its_outputs_before_it_runs_gpubench(tmp_path, where):
+    # A report folder that cannot be made (a file, or below one) was found only after the
+    # benchmark (hours) had run and stored its result.
+    exe, ran = marking_gpubench(tmp_path)
     a_file = tmp_path / "a_file"
     a_file.write_text("not a folder")
     results, report = tmp_path / "work" / "results", ["--report-dir", tmp_path / "report"]
@@ -374,6 +380,20 @@ def test_nightly_checks_its_outputs_before_it_runs_gpubench(tmp_path, where):
     assert len(lines) == 1 and lines[0].startswith("nightly.py: error: ") and "not a folder" in lines[0], err
     assert not ran.exists()  # gpubench never started
     assert not (tmp_path / "work" / "results").exists()
+
+
+@pytest.mark.parametrize("inside", [".", "reports", "sub/reports"])
+def test_a_report_dir_inside_the_results_store_is_refused_before_gpubench_runs(tmp_path, inside):
+    # Reports and re-runs written into the store were read by fleet.py as results (and refused).
+    exe, ran = marking_gpubench(tmp_path)
+    results = tmp_path / "results"
+    report = results / inside
+    code, out, err = cli("nightly.py", "--gpubench", exe, "--results-dir", results, "--report-dir", report)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert lines == [f"nightly.py: error: --report-dir {report}: is inside the results store, {results}, where "
+                     f"the next run would read it; write it elsewhere"], err
+    assert not ran.exists() and not results.exists()
 
 
 @pytest.mark.parametrize("stage", ["to_junit", "draw_trend"])

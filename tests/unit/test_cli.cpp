@@ -162,6 +162,21 @@ TEST(Cli, MinTimeInSecondsBareOrWithAnSSuffix) {
   EXPECT_EQ(google_benchmark_min_time("0.5s", true), "0.5s");
 }
 
+// strtod reads hexadecimal, inf and nan: "0x10" was taken as 16 seconds.
+TEST(Cli, SecondsArePlainDecimals) {
+  for (const char* good : {"0.5", "5", "5.", ".5", "1e-2", "1E+3", "2.5e1"})
+    EXPECT_TRUE(plain_decimal(good).has_value()) << good;
+  EXPECT_DOUBLE_EQ(*plain_decimal("2.5e1"), 25.0);
+  for (const char* bad :
+       {"", ".", "0x10", "inf", "nan", "1e", "1e+", "e3", "-1", "+1", " 1", "1 ", "1..2", "1e3e2", "1e400"})
+    EXPECT_FALSE(plain_decimal(bad).has_value()) << bad;
+  EXPECT_THROW(parse({"--benchmark_min_time=0x10"}), UsageError);
+  EXPECT_THROW(parse({"--benchmark_min_warmup_time=0x1"}), UsageError);
+  EXPECT_NO_THROW(parse({"--benchmark_min_time=.5s"}));
+  EXPECT_EQ(device_wait_seconds("30").value_or(0), 30.0);
+  for (const char* bad : {"0", "1e7", "abc", "0x10", "-5"}) EXPECT_FALSE(device_wait_seconds(bad).has_value()) << bad;
+}
+
 TEST(Cli, NumbersWithLeadingWhiteSpaceAreRefusedAsTrailingOnesAre) {
   // strtol and strtod skip leading white space: ' 3' and '\n3' were taken, '3 ' refused.
   for (const char* bad : {"--benchmark_repetitions= 3", "--benchmark_repetitions=\n3", "--benchmark_repetitions=3 ",
