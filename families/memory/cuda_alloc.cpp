@@ -132,16 +132,22 @@ class AllocatorCalls {
     return p;
   }
 
-  void release(void* p) {
+  /// Frees `p`; returns the seconds of it that are not the allocator's (to take off its time).
+  double release(void* p) {
+    double untimed = 0;
     switch (a_) {
       case Allocator::cuda_malloc: GPUBENCH_CUDA_CHECK(cudaFree(p)); break;
-      case Allocator::async_pool_miss:
+      case Allocator::async_pool_miss: {
         GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, dev_.stream()));
         // A synchronize is where a pool with release threshold 0 gives its memory back to the
-        // driver (an event query is none): after a bounded wait, it returns at once, releasing.
+        // driver (an event query is none): after a bounded wait (not the allocator's time), it
+        // returns at once, releasing.
+        const auto waited = Clock::now();
         waiter_->wait(dev_.stream(), "a pool's free", /*spin=*/true);
+        untimed = seconds_since(waited);
         GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
         break;
+      }
       case Allocator::async_pool_hit:
         // The pair alone: the next allocation on this stream reuses the block in stream order,
         // with no synchronize (which would cost more than the hit itself).
@@ -151,6 +157,16 @@ class AllocatorCalls {
       case Allocator::pinned_host: GPUBENCH_CUDA_CHECK(cudaFreeHost(p)); break;
       case Allocator::host_register: GPUBENCH_CUDA_CHECK(cudaHostUnregister(p)); break;
     }
+    return untimed;
+  }
+
+  /// After the last free of a run, untimed: a pooled free seen complete by the host (a
+  /// synchronize, after a bounded wait), or the pool could count the block as in use when
+  /// ~PoolThreshold trims it (cudaMemPoolTrimTo) and keep up to 1 GiB past the row.
+  void settle() {
+    if (!pooled(a_)) return;
+    waiter_->wait(dev_.stream(), "a pool's frees");
+    GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
   }
 
   /// release(p) on an error path: nothing thrown (the error being reported is another), and a
@@ -184,8 +200,10 @@ class AllocatorCalls {
     }
     GPUBENCH_CUDA_CHECK(cudaMemsetAsync(p, 0x5a, n, dev_.stream()));
     GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(p, pattern, n, cudaMemcpyHostToDevice, dev_.stream()));
+    // `out` is pageable: the copy back returns once done, so what comes before it is waited for first.
+    wait_for_stream(dev_.stream(), "an allocation probe's fill");
     GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(out, p, n, cudaMemcpyDeviceToHost, dev_.stream()));
-    wait_for_stream(dev_.stream(), "an allocation probe's copies");
+    wait_for_stream(dev_.stream(), "an allocation probe's copy back");
     return kind_error;
   }
 
@@ -267,8 +285,8 @@ class AllocWorkload final : public Workload {
       const double allocated = seconds_since(t0);
       check_block(p);
       const auto t1 = Clock::now();
-      calls_.release(p);
-      times_.add(allocated + seconds_since(t1));
+      const double untimed = calls_.release(p);
+      times_.add(allocated + seconds_since(t1) - untimed);
     }
     void* p = calls_.allocate();  // the untimed probe (see the top of the file)
     std::string kind_error;
@@ -281,7 +299,8 @@ class AllocWorkload final : public Workload {
       throw;
     }
     if (bad_block_.empty() && !kind_error.empty()) bad_block_ = kind_error;
-    calls_.release(p);
+    (void)calls_.release(p);
+    calls_.settle();
     return times_.total();
   }
 
@@ -318,9 +337,9 @@ class AllocWorkload final : public Workload {
 enum class LoopAlloc { cuda_malloc_each, async_pool_each, allocated_once };
 
 /// memory/alloc_loop/<how>/bytes:S: "allocate, run the copy kernel, free" per iteration, against
-/// the copy into a destination allocated once. The whole batch on the host clock, ending with a
-/// stream synchronize (cudaFree synchronizes inside the loop already; the pool's frees are
-/// stream-ordered and need no synchronize: that is what pools are for).
+/// the copy into a destination allocated once. The whole batch on the host clock, ending when the
+/// stream has run it (a bounded wait: cudaFree synchronizes inside the loop already; the pool's
+/// frees are stream-ordered and need no synchronize: that is what pools are for).
 class AllocLoopWorkload final : public CudaWorkload {
  public:
   AllocLoopWorkload(const BenchCase& c, CudaDevice& dev, LoopAlloc how)
@@ -390,10 +409,12 @@ class AllocLoopWorkload final : public CudaWorkload {
   /// being reported is another. cudaFree waits for the work already queued; a pooled free is
   /// stream-ordered.
   void release_quietly(void* p) noexcept {
-    if (how_ == LoopAlloc::cuda_malloc_each)
+    if (how_ == LoopAlloc::cuda_malloc_each) {
       (void)cudaFree(p);
-    else
+    } else {
       (void)cudaFreeAsync(p, stream());
+      (void)cudaStreamSynchronize(stream());  // seen complete before ~PoolThreshold trims the pool
+    }
     (void)cudaGetLastError();
   }
   // One untimed iteration whose block is poisoned first and copied into the output: the copy
@@ -410,6 +431,9 @@ class AllocLoopWorkload final : public CudaWorkload {
     }
     release(dst);
     wait_for_stream(stream(), "an allocation loop's probe");
+    // The run's pooled frees seen complete by the host (a synchronize: the event query above may
+    // not count), so that ~PoolThreshold's trim gives their memory back.
+    if (how_ == LoopAlloc::async_pool_each) GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
   std::size_t bytes_;
@@ -613,6 +637,7 @@ class FragmentationWorkload final : public Workload {
       unsigned char* at = end == 0 ? b : b + bytes - kProbeBytes;
       GPUBENCH_CUDA_CHECK(cudaMemsetAsync(at, 0x5a, kProbeBytes, dev_.stream()));
       GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(at, pattern_.data(), kProbeBytes, cudaMemcpyHostToDevice, dev_.stream()));
+      wait_for_stream(dev_.stream(), "a fragmentation probe's fill");  // before a copy into pageable memory
       GPUBENCH_CUDA_CHECK(
           cudaMemcpyAsync(out_.data() + end * kProbeBytes, at, kProbeBytes, cudaMemcpyDeviceToHost, dev_.stream()));
     }

@@ -61,6 +61,9 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, CUstream_st* st
     wait_for_stream(stream, "the stream before an empty copy to the host");
     return;
   }
+  // Into pageable memory the copy returns only once it is done, after the work queued before it:
+  // that work first, within the limit, so only the copy itself is waited for without one.
+  wait_for_stream(stream, "the work before a copy to the host");
   GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
   wait_for_stream(stream, "a copy to the host");
 }

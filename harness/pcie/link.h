@@ -67,7 +67,8 @@ PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& addres
 
 /// NVIDIA GPUs lower their link speed when idle to save power, so an idle read can show Gen1
 /// on a Gen5 card. When the first read looks downgraded, this runs `load` (which should move
-/// data across the link for some milliseconds) and reads again; the second read is the answer.
+/// data across the link for some milliseconds) and reads again (read_link_under_load: up to
+/// kLinkReadsUnderLoad times while it still looks downgraded); the last read is the answer.
 /// `*reread` (if non-null) tells whether the load was needed.
 PcieLink read_pcie_link_under_load(const std::string& sysfs_root, const std::string& address,
                                    const std::function<void()>& load, bool* reread = nullptr);

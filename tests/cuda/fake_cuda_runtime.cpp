@@ -76,6 +76,7 @@ cudaError_t enqueue(cudaStream_t s, std::function<void()> op) {
   if (s->capturing) {
     s->captured.push_back(std::move(op));
   } else {
+    if (state().work_never_finishes) state().hung_work_queued = true;
     op();
   }
   return cudaSuccess;
@@ -142,8 +143,10 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     s->invalidated = true;
     return fail(cudaErrorStreamCaptureUnsupported);
   }
-  // The default pool gives back what it holds above its release threshold.
+  // The host has seen the pool's frees complete; the pool gives back what it holds above its
+  // release threshold.
   fake_cuda::State& st = state();
+  st.pool_unobserved = 0;
   if (st.pool_reserved > st.pool_release_threshold) {
     st.free_bytes += st.pool_reserved - static_cast<std::size_t>(st.pool_release_threshold);
     st.pool_reserved = static_cast<std::size_t>(st.pool_release_threshold);
@@ -242,6 +245,7 @@ cudaError_t cudaMalloc(void** p, size_t bytes) {
   return cudaSuccess;
 }
 cudaError_t cudaFree(void* p) {
+  if (state().hung_work_queued) ++state().unbounded_waits_on_hung_work;
   if (auto m = state().managed.find(p); m != state().managed.end()) {
     state().read_mostly.erase(p);
     state().read_mostly_copy.erase(p);
@@ -267,8 +271,23 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
   *total = state().total_bytes;
   return cudaSuccess;
 }
+namespace {
+// Whether `p` lies in one of `ranges` (start -> bytes).
+bool in_any(const std::map<void*, std::size_t>& ranges, const void* p) {
+  auto it = ranges.upper_bound(const_cast<void*>(p));
+  if (it == ranges.begin()) return false;
+  --it;
+  return static_cast<const char*>(p) < static_cast<const char*>(it->first) + it->second;
+}
+}  // namespace
+
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
   if (kind == cudaMemcpyDeviceToDevice) ++state().d2d_copies;
+  // Into pageable memory the copy returns only once done: after everything before it.
+  const fake_cuda::State& now = state();
+  if (now.work_never_finishes && kind == cudaMemcpyDeviceToHost && !in_any(now.page_locked, dst) &&
+      !in_any(now.registered, dst) && !in_any(now.managed, dst))
+    ++state().unbounded_waits_on_hung_work;
   if (state().on_enqueue) state().on_enqueue("memcpy");
   return enqueue(s, [=] {
     std::memmove(dst, src, bytes);
@@ -375,6 +394,7 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) { return cudaSuccess;
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
   if (s->capturing) return fail(cudaErrorStreamCaptureUnsupported);
   ++state().graph_launches;
+  if (state().work_never_finishes) state().hung_work_queued = true;
   for (auto& op : exec->ops) op();
   return cudaSuccess;
 }

@@ -77,8 +77,12 @@ struct State {
   /// The default pool: bytes freed by cudaFreeAsync stay reserved (still used device memory)
   /// until a synchronize releases what exceeds the threshold, or cudaMemPoolTrimTo.
   std::uint64_t pool_release_threshold = 0;
-  std::size_t pool_reserved = 0;            ///< held by the pool, unused
-  std::size_t pool_used = 0;                ///< held by the pool's live allocations
+  std::size_t pool_reserved = 0;  ///< held by the pool, unused
+  std::size_t pool_used = 0;      ///< held by the pool's live allocations
+  /// Of pool_reserved, what cudaFreeAsync returned since the last cudaStreamSynchronize: a trim
+  /// keeps it ("freed asynchronously but not observed complete on the host can count as
+  /// outstanding", cudaMemPoolTrimTo), a synchronize or a reuse in stream order clears it.
+  std::size_t pool_unobserved = 0;
   int pool_hits = 0;                        ///< cudaMallocAsync served from the reserve
   int pool_misses = 0;                      ///< cudaMallocAsync that needed new device memory
   std::map<void*, std::size_t> registered;  ///< cudaHostRegister'ed ranges
@@ -106,9 +110,14 @@ struct State {
   /// work_never_finishes from the first cudaEventQuery on (the first bounded wait, in a row's
   /// preparation): what was queued before it finished.
   bool hang_at_first_query = false;
-  /// cudaStreamSynchronize and cudaEventSynchronize calls made meanwhile: on a GPU each would
-  /// have waited for ever.
+  /// Calls made meanwhile that on a GPU would have waited for ever: cudaStreamSynchronize,
+  /// cudaEventSynchronize, a cudaMemcpyAsync into pageable host memory (it returns once the copy
+  /// is done), and cudaFree and cudaFreeHost once work was queued while hung (they wait for it).
   int unbounded_waits_on_hung_work = 0;
+  bool hung_work_queued = false;  ///< work was queued (or a graph launched) while work_never_finishes
+  /// Page-locked host allocations (cudaHostAlloc, in the PCIe fake): a copy into them is
+  /// asynchronous.
+  std::map<void*, std::size_t> page_locked;
   /// Called as work is queued: "memcpy" (cudaMemcpyAsync), "event" (cudaEventRecord), and what a
   /// family's fake launchers name; a test that checks the order of what is queued sets it.
   std::function<void(const char* what)> on_enqueue;

@@ -15,6 +15,7 @@
 
 #include "harness/cuda/cuda_backend.h"
 #include "harness/cuda/cuda_device.h"
+#include "harness/cuda/device_buffer.h"
 #include "harness/cuda/timing.h"
 #include "harness/family.h"
 #include "harness/model/device.h"
@@ -117,6 +118,29 @@ TEST(FakeHang, WorkThatNeverFinishesLosesTheDeviceWithoutWaitingForIt) {
   set_device_wait_limit_seconds(0);
   forget_device_hang();
   fake_cuda::state() = fake_cuda::State{};  // the fake forgets the hung row's buffers
+}
+
+// A copy into pageable memory returns only once done, after the work queued before it: every
+// verification read waits for that work first, within the limit, so a hung kernel before it is
+// DeviceHung rather than a copy that never returns.
+TEST(FakeHang, AReadBackWaitsForTheWorkBeforeItWithinTheLimit) {
+  fake_cuda::state() = fake_cuda::State{};
+  set_device_wait_limit_seconds(0.05);
+  {
+    DeviceBuffer device(4096);
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    std::vector<unsigned char> host(4096);
+    fake_cuda::state().work_never_finishes = true;
+    EXPECT_THROW(copy_to_host(host.data(), device.get(), host.size(), stream), DeviceHung);
+    EXPECT_THROW((void)fetch_to_host(device.get(), host.size(), stream), DeviceHung);
+    EXPECT_EQ(fake_cuda::state().unbounded_waits_on_hung_work, 0);
+    fake_cuda::state().work_never_finishes = false;
+    (void)cudaStreamDestroy(stream);
+  }
+  set_device_wait_limit_seconds(0);
+  forget_device_hang();
+  fake_cuda::state() = fake_cuda::State{};  // the fake forgets the buffer left allocated
 }
 
 TEST_F(FakeCuda, DescriptionFromTheRuntimeAttributes) {

@@ -14,6 +14,7 @@
 //    cudaHostRegister) and other (unregistered) host memory apart, as CUDA 11 and newer do.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -105,9 +106,10 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep) {
   if (pool != default_pool()) return cudaErrorInvalidValue;
   fake_cuda::State& st = state();
-  if (st.pool_reserved > keep) {
-    st.free_bytes += st.pool_reserved - keep;
-    st.pool_reserved = keep;
+  const std::size_t kept = std::max(keep, std::min(st.pool_unobserved, st.pool_reserved));
+  if (st.pool_reserved > kept) {
+    st.free_bytes += st.pool_reserved - kept;
+    st.pool_reserved = kept;
   }
   return cudaSuccess;
 }
@@ -121,6 +123,7 @@ cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t s) {
   if (!*p) return cudaErrorMemoryAllocation;
   if (hit) {
     st.pool_reserved -= bytes;
+    st.pool_unobserved -= std::min(st.pool_unobserved, bytes);
     ++st.pool_hits;
   } else {
     st.free_bytes -= bytes;
@@ -137,6 +140,7 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
   if (it == state().sizes.end()) return cudaErrorInvalidValue;
   state().pool_used -= it->second;
   state().pool_reserved += it->second;  // kept by the pool until a synchronize or a trim
+  state().pool_unobserved += it->second;
   state().sizes.erase(it);
   std::free(p);
   return cudaSuccess;

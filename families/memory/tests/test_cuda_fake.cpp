@@ -107,9 +107,9 @@ TEST_F(FakeMemory, EveryRowRunsAndVerifiesLikeTheRunnerAndPoisonReachesItsOutput
 
 // Work that never finishes (a hung kernel, copy or migration) after a row was prepared: every
 // wait of its run and verification gives up at the limit (DeviceHung) rather than blocking for
-// ever, and an error path after the hang waits on nothing either (the runner leaves a hung
-// workload's memory allocated).
-TEST_F(FakeMemory, AHungRowWaitsWithoutABoundNowhere) {
+// ever (a synchronize, a free, a copy into pageable memory behind the hung work), and the hung
+// row, destroyed afterwards, frees nothing (cudaFree would wait): its memory stays allocated.
+TEST_F(FakeMemory, AHungRowNeverWaitsWithoutALimit) {
   set_device_wait_limit_seconds(0.05);
   for (const BenchCase& c : one_row_per_key()) {
     SCOPED_TRACE(c.name());
@@ -127,13 +127,20 @@ TEST_F(FakeMemory, AHungRowWaitsWithoutABoundNowhere) {
     } catch (const DeviceHung&) {
       hung = true;
     }
-    EXPECT_EQ(fake_cuda::state().unbounded_waits_on_hung_work, 0);
     // Pool and host-memory pairs queue no device work: they may finish.
     if (c.kernel != "alloc") {
       EXPECT_TRUE(hung) << "the row waited for nothing on the device";
     }
+    if (hung) {
+      const std::size_t allocated = fake_cuda::state().sizes.size() + fake_cuda::state().managed.size();
+      w.reset();  // still hung: what its destructors do is counted too
+      EXPECT_EQ(fake_cuda::state().sizes.size() + fake_cuda::state().managed.size(), allocated)
+          << "a hung row's memory was freed";
+    }
+    EXPECT_EQ(fake_cuda::state().unbounded_waits_on_hung_work, 0);
     fake_cuda::state().work_never_finishes = false;
     w.reset();
+    forget_device_hang();
   }
   set_device_wait_limit_seconds(0);
   forget_device_hang();

@@ -69,13 +69,16 @@ cudaError_t cudaHostAlloc(void** p, size_t bytes, unsigned int flags) {
   *p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
   if (!*p) return cudaErrorMemoryAllocation;
   state().host_allocs[*p] = {bytes, flags};
+  fake_cuda::state().page_locked[*p] = bytes;
   return cudaSuccess;
 }
 
 cudaError_t cudaFreeHost(void* p) {
+  if (fake_cuda::state().hung_work_queued) ++fake_cuda::state().unbounded_waits_on_hung_work;
   auto it = state().host_allocs.find(p);
   if (it == state().host_allocs.end()) return cudaErrorInvalidValue;
   state().host_allocs.erase(it);
+  fake_cuda::state().page_locked.erase(p);
   std::free(p);
   return cudaSuccess;
 }
