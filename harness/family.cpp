@@ -9,6 +9,7 @@ SweepOptions sweep_options(const DeviceDescription& d, const std::string& backen
   o.l2_bytes = d.l2_bytes;
   o.memory_bytes = d.memory_bytes;
   o.sm_count = d.sm_count;
+  if (backend_kind == "cuda") o.l1_bytes = l1_shared_bytes_per_sm(d.cc_major, d.cc_minor);
   o.traffic = traffic_geometry(d, backend_kind == "host");
   o.device_ordinal = d.ordinal;
   o.device_count = d.visible_devices;

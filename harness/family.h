@@ -20,6 +20,7 @@ struct SweepOptions {
   std::uint64_t l2_bytes = 0;      ///< last-level cache of the device (0 = unknown)
   std::uint64_t memory_bytes = 0;  ///< device (or host) memory (0 = unknown)
   int sm_count = 0;                ///< SMs (GPU) or logical CPUs (host); 0 = unknown
+  std::uint64_t l1_bytes = 0;      ///< one SM's L1 and shared memory (GPU; 0 = unknown or the host)
   TrafficGeometry traffic;         ///< what the strided, gather and chase byte models assume
   int device_ordinal = -1;         ///< the CUDA device index the rows run on (-1: the host, or unknown)
   int device_count = 0;            ///< CUDA devices the process sees (peer-to-peer rows need two)

@@ -98,13 +98,16 @@ std::vector<BenchCase> families::global_memory::cases(const SweepOptions& o) {
 
   // The per-SM cache read: every block (a GPU) or thread (the host) reads the same set, so each
   // SM keeps it in its L1 while it fits and re-reads it from the L2 beyond. 4 KiB to 1 MiB spans
-  // the L1 of every NVIDIA architecture (up to 256 KiB with the shared memory) and a few times more.
+  // the L1 of every NVIDIA architecture (up to 256 KiB with the shared memory) and a few times
+  // more: on a GPU a set as large as the SM's L1 and shared memory together is labelled l2 (it
+  // cannot be held; the host's level stays its per-core caches, L1 and L2 alike).
   const int readers =
       std::max(1, o.backend_kind == "cuda" ? o.sm_count * kernels::kBlockSetReadBlocksPerSm : o.sm_count);
   for (std::uint64_t bytes : geometric(4 * KiB, 1 * MiB, step)) {
     BenchCase c = make("block_set_read", "kernel", "bytes:" + size_token(bytes),
                        block_set_read_work(static_cast<double>(bytes), readers), o);
-    c.level = "l1";  // by design: the working set is what one SM's L1 must hold
+    // By design the working set is what one SM's L1 must hold, where it can.
+    c.level = o.l1_bytes > 0 && bytes >= o.l1_bytes ? "l2" : "l1";
     c.needs_flush = false;
     c.args["bytes"] = static_cast<double>(bytes);
     c.args["readers"] = readers;

@@ -24,6 +24,24 @@ int fp32_flop_per_clock_per_sm(int cc_major, int cc_minor) {
   }
 }
 
+std::uint64_t l1_shared_bytes_per_sm(int cc_major, int cc_minor) {
+  constexpr std::uint64_t KiB = 1024;
+  switch (cc_major * 10 + cc_minor) {
+    case 70:
+    case 86:
+    case 89:
+    case 120:
+    case 121: return 128 * KiB;
+    case 75: return 96 * KiB;
+    case 80:
+    case 87: return 192 * KiB;
+    case 90:
+    case 100:
+    case 103: return 256 * KiB;
+    default: return 0;
+  }
+}
+
 int fp16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce) {
   const int cc = cc_major * 10 + cc_minor;
   switch (cc) {

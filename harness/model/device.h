@@ -56,6 +56,10 @@ double dram_peak_GBps(double mem_clock_kHz, int bus_width_bits);
 
 /// Dense FLOP per clock per SM for the architecture (FP32 CUDA cores), 0 when unknown.
 int fp32_flop_per_clock_per_sm(int cc_major, int cc_minor);
+/// The unified L1 data cache and shared memory of one SM, in bytes (the CUDA C++ Programming
+/// Guide's table of compute capabilities: 256 KB on 9.0 and 10.x, 192 KB on 8.0 and 8.7, 128 KB
+/// on 7.0, 8.6, 8.9 and 12.x); 0 when unknown. A set this large cannot be held by the L1.
+std::uint64_t l1_shared_bytes_per_sm(int cc_major, int cc_minor);
 /// Dense FP16-input FP32-accumulate tensor FLOP per clock per SM, 0 when unknown.
 int fp16_tensor_flop_per_clock_per_sm(int cc_major, int cc_minor, bool geforce);
 /// Dense BF16-input FP32-accumulate tensor FLOP per clock per SM: the FP16 rate on every

@@ -1,8 +1,10 @@
 // The naming contract over the full registry, and the sweeps' coverage.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 #include <set>
+#include <string>
 
 #include "harness/family.h"
 #include "harness/model/device.h"
@@ -55,6 +57,29 @@ TEST(Families, MemorySweepSpansCachesToDram) {
   EXPECT_LE(smallest, 8 * 1024);
   EXPECT_GE(largest, 8.0 * (50 << 20));
   EXPECT_GE(largest, 1024.0 * 1024 * 1024);
+}
+
+// The per-SM cache read is labelled l1 only where one SM's L1 can hold its set (256 KiB of L1
+// and shared memory on an H100: its 256 KiB and 1 MiB sets are read from the L2).
+TEST(Families, PerSmCacheReadIsL1OnlyWhereTheSetFits) {
+  DeviceDescription h100;
+  h100.cc_major = 9;
+  h100.sm_count = 132;
+  h100.l2_bytes = 50ull << 20;
+  h100.memory_bytes = 80ull << 30;
+  std::map<std::string, std::string> level;
+  for (const auto& c : families::global_memory::cases(sweep_options(h100, "cuda", false)))
+    if (c.kernel == "block_set_read") level[size_token(static_cast<std::uint64_t>(c.arg("bytes")))] = c.level;
+  EXPECT_EQ(level, (std::map<std::string, std::string>{
+                       {"4KiB", "l1"}, {"16KiB", "l1"}, {"64KiB", "l1"}, {"256KiB", "l2"}, {"1MiB", "l2"}}));
+  for (const auto& c : families::global_memory::cases(sweep_options(h100, "host", false))) {
+    if (c.kernel == "block_set_read") {
+      EXPECT_EQ(c.level, "l1") << c.name();  // the per-core caches
+    }
+  }
+  EXPECT_EQ(l1_shared_bytes_per_sm(8, 0), 192u * 1024);
+  EXPECT_EQ(l1_shared_bytes_per_sm(12, 0), 128u * 1024);
+  EXPECT_EQ(l1_shared_bytes_per_sm(5, 2), 0u);
 }
 
 TEST(Families, QuickIsSmall) {
