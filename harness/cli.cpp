@@ -108,49 +108,6 @@ bool takes_value(const std::string& arg) {
   return false;
 }
 
-}  // namespace
-
-std::optional<double> plain_decimal(const std::string& v) {
-  bool digit = false, point = false, exponent = false;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const char c = v[i];
-    if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
-      digit = true;
-    } else if (c == '.' && !point && !exponent) {
-      point = true;
-    } else if ((c == 'e' || c == 'E') && digit && !exponent && i + 1 < v.size()) {
-      exponent = true;
-      if (v[i + 1] == '+' || v[i + 1] == '-') ++i;
-      if (i + 1 >= v.size()) return std::nullopt;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (!digit) return std::nullopt;
-  char* end = nullptr;
-  const double d = std::strtod(v.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(d)) return std::nullopt;
-  return d;
-}
-
-std::optional<double> device_wait_seconds(const std::string& v) {
-  const auto s = plain_decimal(v);
-  if (!s || !(*s > 0) || !(*s < 1e7)) return std::nullopt;
-  return s;
-}
-
-std::string check_environment() {
-  if (const char* v = std::getenv("GPUBENCH_DEVICE_WAIT_SECONDS"); v && !device_wait_seconds(v))
-    return std::string("environment variable GPUBENCH_DEVICE_WAIT_SECONDS: '") + v +
-           "' is not a number of seconds above 0 and below 1e7 (how long a wait for the device may last)";
-  if (const char* v = std::getenv("V"); v && std::string(v) != "0")
-    return std::string("environment variable V='") + v +
-           "' is Google Benchmark's --v (its log verbosity), which gpubench does not take: unset it";
-  return {};
-}
-
-namespace {
-
 bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
   for (const char* a : allowed)
     if (v == a) return true;
@@ -259,6 +216,45 @@ void check_benchmark_flag(const std::string& name, const std::string& v) {
 }
 
 }  // namespace
+
+std::optional<double> plain_decimal(const std::string& v) {
+  bool digit = false, point = false, exponent = false;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+      digit = true;
+    } else if (c == '.' && !point && !exponent) {
+      point = true;
+    } else if ((c == 'e' || c == 'E') && digit && !exponent && i + 1 < v.size()) {
+      exponent = true;
+      if (v[i + 1] == '+' || v[i + 1] == '-') ++i;
+      if (i + 1 >= v.size()) return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!digit) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+std::optional<double> device_wait_seconds(const std::string& v) {
+  const auto s = plain_decimal(v);
+  if (!s || !(*s > 0) || !(*s < 1e7)) return std::nullopt;
+  return s;
+}
+
+std::string check_environment() {
+  if (const char* v = std::getenv("GPUBENCH_DEVICE_WAIT_SECONDS"); v && !device_wait_seconds(v))
+    return std::string("environment variable GPUBENCH_DEVICE_WAIT_SECONDS: '") + v +
+           "' is not a number of seconds above 0 and below 1e7 (how long a wait for the device may last)";
+  if (const char* v = std::getenv("V"); v && std::string(v) != "0")
+    return std::string("environment variable V='") + v +
+           "' is Google Benchmark's --v (its log verbosity), which gpubench does not take: unset it";
+  return {};
+}
 
 std::string google_benchmark_min_time(const std::string& checked_value, bool with_suffix) {
   std::string bare = checked_value;

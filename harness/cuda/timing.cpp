@@ -62,27 +62,17 @@ void wait_for_event(CUevent_st* event, const char* what, bool spin) {
   }
 }
 
-void wait_for_stream(CUstream_st* stream, const char* what, bool spin) {
-  cudaEvent_t done = nullptr;
-  GPUBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-  try {
-    GPUBENCH_CUDA_CHECK(cudaEventRecord(done, stream));
-    wait_for_event(done, what, spin);
-  } catch (const DeviceHung&) {
-    throw;  // destroying an event is no wait, but it is one more call to a hung device: leave it
-  } catch (...) {
-    GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(done));
-    throw;
-  }
-  GPUBENCH_CUDA_CHECK(cudaEventDestroy(done));
-}
-
 StreamWaiter::StreamWaiter() { GPUBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming)); }
-StreamWaiter::~StreamWaiter() { GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(done_)); }
+StreamWaiter::~StreamWaiter() {
+  // Destroying an event is no wait, but it is one more call to a hung device: leave it.
+  if (!device_hang_seen()) GPUBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(done_));
+}
 void StreamWaiter::wait(CUstream_st* stream, const char* what, bool spin) {
   GPUBENCH_CUDA_CHECK(cudaEventRecord(done_, stream));
   wait_for_event(done_, what, spin);
 }
+
+void wait_for_stream(CUstream_st* stream, const char* what, bool spin) { StreamWaiter().wait(stream, what, spin); }
 
 // ---- EventPair ----
 

@@ -45,7 +45,6 @@ namespace gpubench {
 /// cudaMalloc, cudaMemcpy, stream/device synchronize), because it may be captured into a graph.
 using EnqueueFn = std::function<int(CUstream_st* stream, int k)>;
 
-/// A start/stop pair of CUDA events (timing enabled). Move-only.
 /// How long a wait for the device may last before the work waited for is taken to be hung
 /// (DeviceHung): 120 s, far beyond any sample or single operation gpubench times, unless the
 /// environment's GPUBENCH_DEVICE_WAIT_SECONDS (a number above 0) says otherwise (a run under
@@ -68,7 +67,8 @@ void wait_for_event(CUevent_st* event, const char* what, bool spin = false);
 /// stream's device must be current.
 void wait_for_stream(CUstream_st* stream, const char* what, bool spin = false);
 /// wait_for_stream with one event kept for every wait (created on the current device): for a
-/// wait inside a host-timed interval, which would otherwise time an event's creation too.
+/// wait inside a host-timed interval, which would otherwise time an event's creation too. The
+/// event is left undestroyed after a hang (one call fewer to a hung device).
 class StreamWaiter {
  public:
   StreamWaiter();
@@ -81,6 +81,7 @@ class StreamWaiter {
   CUevent_st* done_ = nullptr;
 };
 
+/// A start/stop pair of CUDA events (timing enabled). Move-only.
 class EventPair {
  public:
   EventPair();
