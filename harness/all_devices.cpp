@@ -173,7 +173,7 @@ int run_device_plan(const std::vector<std::vector<DeviceRun>>& plan, const std::
     std::vector<Child> children;
     for (const DeviceRun& run : phase) {
       if (!capture)
-        std::cout << "== GPU " << run.device << " (" << row_scope_name(run.scope) << " rows) ==" << std::endl;
+        std::cout << "== GPU " << run.device << " (" << row_scope_name(run.scope) << " rows) ==\n" << std::flush;
       children.push_back(start(program, run, capture));
     }
     for (std::size_t i = 0; i < phase.size(); ++i) {

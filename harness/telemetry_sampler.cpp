@@ -126,14 +126,20 @@ Telemetry TelemetrySampler::stop() {
   double energy = -1.0;
   const Stamped* first = nullptr;
   const Stamped* last = nullptr;
+  double first_J = 0.0;
+  double last_J = 0.0;
   for (const Stamped* s : inside) {
     if (!s->energy_J || s->at < started_) continue;
-    if (!first) first = s;
+    if (!first) {
+      first = s;
+      first_J = *s->energy_J;
+    }
     last = s;
+    last_J = *s->energy_J;
   }
-  if (first && last != first && *last->energy_J >= *first->energy_J) {
+  if (first && last != first && last_J >= first_J) {
     const double span = std::chrono::duration<double>(last->at - first->at).count();
-    if (span > 0) energy = (*last->energy_J - *first->energy_J) * seconds / span;
+    if (span > 0) energy = (last_J - first_J) * seconds / span;
   }
   Telemetry t = summarize_telemetry(values, energy);
   t.seconds = seconds;

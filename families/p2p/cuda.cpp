@@ -285,8 +285,8 @@ class P2pWorkload final : public CudaWorkload {
       peer_done_.reset();
       peer_stream_.reset();
     } catch (...) {
-      // The device is lost or the peer never became current: what is left is freed below, as
-      // well as the runtime can.
+      // deliberately swallowed: the device is lost or the peer never became current; what is
+      // left is freed below, as well as the runtime can.
     }
   }
 

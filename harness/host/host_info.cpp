@@ -59,6 +59,7 @@ std::uint64_t last_level_cache_bytes() {
     try {
       best = std::max<std::uint64_t>(best, std::stoull(s) * mult);
     } catch (const std::exception&) {
+      // deliberately swallowed: a size sysfs writes in a form we do not read is left out
     }
   }
   return best;

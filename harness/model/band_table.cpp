@@ -47,6 +47,7 @@ double number(const std::string& s, int line_no, const char* column) {
     const double v = std::stod(s, &used);
     if (used == s.size() && v >= 0) return v;
   } catch (const std::exception&) {
+    // deliberately swallowed: bad() below names the line and column
   }
   bad(line_no, std::string("column ") + column + " is not a number: '" + s + "'");
 }

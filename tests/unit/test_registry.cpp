@@ -2,8 +2,8 @@
 // selects exactly the bandwidth family, every row is covered by both backends' workload tables
 // (run or declared unavailable, never silently absent), and rows carry their meaning.
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
-#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -25,12 +25,12 @@ SweepOptions options(const char* kind, bool quick) {
 }
 
 TEST(Registry, NamesFollowTheContractAndAreUnique) {
-  const std::regex contract("^(bandwidth|compute|roofline|memory)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$");
+  const RE2 contract("^(bandwidth|compute|roofline|memory)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$");
   for (const char* kind : {"cuda", "host"}) {
     for (bool quick : {false, true}) {
       std::set<std::string> seen;
       for (const auto& c : all_cases(options(kind, quick))) {
-        EXPECT_TRUE(std::regex_match(c.name(), contract)) << c.name();
+        EXPECT_TRUE(RE2::FullMatch(c.name(), contract)) << c.name();
         EXPECT_TRUE(seen.insert(c.name()).second) << "duplicate " << c.name();
       }
     }
@@ -115,12 +115,12 @@ TEST(WorkloadTable, AnArchitectureTooOldIsAReason) {
 }
 
 TEST(RowLabel, EveryRowSaysItsPeakMetricLevelAndSweep) {
-  const std::regex label(
+  const RE2 label(
       "^peak=(none|dram|l1|l2|smem|pcie_h2d|pcie_d2h|fp32|fp16_tensor|bf16_tensor|fp8_tensor) "
       "metric=(GBps|TFLOPS|latency_ns|latency_us) "
       "level=(dram|l1|l2|smem|pcie|p2p|none) sweep=[a-z_]+( path=[a-z_]+)?$");
   for (const auto& c : every_row())
-    EXPECT_TRUE(std::regex_match(row_label(c), label)) << c.name() << ": " << row_label(c);
+    EXPECT_TRUE(RE2::FullMatch(row_label(c), label)) << c.name() << ": " << row_label(c);
 }
 
 TEST(RowLabel, CacheResidentRowsAreL2AndDramSizedRowsDram) {

@@ -2,10 +2,10 @@
 // without gaps, names follow the contract, work models are exact, peak rows fit the launchers'
 // constraints; and the host workloads run and verify (and a wrong output fails verification).
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
 #include <cstring>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "families/intensity/intensity.h"
@@ -63,10 +63,10 @@ TEST(IntensityCases, EachPrecisionDoublesItsIntensityStepByStep) {
 }
 
 TEST(IntensityCases, NamesFollowTheContract) {
-  const std::regex re("^(bandwidth|compute|roofline)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$");
+  const RE2 re("^(bandwidth|compute|roofline)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$");
   std::set<std::string> names;
   for (const auto& c : families::intensity::cases(options("cuda", false))) {
-    EXPECT_TRUE(std::regex_match(c.name(), re)) << c.name();
+    EXPECT_TRUE(RE2::FullMatch(c.name(), re)) << c.name();
     EXPECT_EQ("kernel", c.variant) << c.name();  // hand-written, not a library reference
     EXPECT_TRUE(names.insert(c.name()).second) << "duplicate " << c.name();
   }
@@ -77,7 +77,7 @@ TEST(IntensityCases, NamesFollowTheContract) {
   EXPECT_EQ(1u, names.count("compute/peak_fp16x2_hfma2/kernel/fma:4096,bytes:256MiB"));
   // --filter=roofline selects the sweep and nothing else.
   for (const auto& c : all_cases(options("cuda", false))) {
-    EXPECT_EQ(std::regex_search(c.name(), std::regex("roofline")), c.family == "roofline") << c.name();
+    EXPECT_EQ(RE2::PartialMatch(c.name(), RE2("roofline")), c.family == "roofline") << c.name();
   }
 }
 

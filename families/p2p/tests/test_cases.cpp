@@ -3,8 +3,8 @@
 // --filter=bandwidth/p2p selecting exactly them, the sizes, the work model (bytes once per
 // direction, no peak) and the label with the link's path.
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
-#include <regex>
 #include <set>
 #include <string>
 
@@ -72,13 +72,13 @@ TEST(P2pRows, RowIOfTheMatrix) {
 }
 
 TEST(P2pRows, NamesFollowTheContractAndTheFilterSelectsExactlyThem) {
-  const std::regex contract("^bandwidth/p2p_(ce|sm)/(write|read|bidir)/peer:[0-9]+,bytes:[0-9]+(MiB|GiB)$");
+  const RE2 contract("^bandwidth/p2p_(ce|sm)/(write|read|bidir)/peer:[0-9]+,bytes:[0-9]+(MiB|GiB)$");
   for (bool quick : {false, true}) {
     const auto cases = families::p2p::cases(options(0, 4, quick));
     const std::set<std::string> p2p = names_of(cases);
     EXPECT_EQ(p2p.size(), cases.size()) << "duplicate names";
     for (const auto& c : cases) {
-      EXPECT_TRUE(std::regex_match(c.name(), contract)) << c.name();
+      EXPECT_TRUE(RE2::FullMatch(c.name(), contract)) << c.name();
       EXPECT_EQ(c.family, "bandwidth");
       EXPECT_EQ(c.params, "peer:" + std::to_string(static_cast<int>(c.arg("peer"))) +
                               ",bytes:" + size_token(static_cast<std::uint64_t>(c.arg("bytes"))));
