@@ -120,7 +120,7 @@ def reference_report(ptx_path: Path) -> ptxas_report.Report | None:
 
 def find_nvdisasm() -> Path:
     """nvdisasm: GPUBENCH_NVDISASM, on PATH, or the one pip put in this interpreter's environment
-    (scripts/requirements.txt: the instruction-contract tests read SASS with it too)."""
+    (scripts/requirements-test.txt: the instruction-contract tests read SASS with it too)."""
     given = os.environ.get("GPUBENCH_NVDISASM") or shutil.which("nvdisasm")
     if given:
         return Path(given)

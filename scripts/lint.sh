@@ -6,11 +6,11 @@
 #  (b) clang-tidy (.clang-tidy) over the host-side translation units of harness/ and families/
 #      (*.cpp only: no .cu files, no tests, nothing generated into the build directory), with the
 #      flags from BUILD_DIR/compile_commands.json, two files at a time; the clang-tidy is the
-#      venv's, the version scripts/requirements.txt pins, because a check's findings change from
+#      venv's, the version scripts/requirements-test.txt pins, because a check's findings change from
 #      one clang-tidy release to the next.
 #  (c) pyflakes over the Python of scripts/ and tests/python (names undefined or unused, imports
 #      shadowed, f-strings without fields), with the venv's Python (GPUBENCH_VENV, else .venv:
-#      scripts/requirements.txt installs it).
+#      scripts/requirements-test.txt installs it).
 # Exits 1 on any finding, 2 on a usage or setup error; the last line is a one-line summary.
 # Run time: clang-tidy over harness/ and families/ (77 files) took 58 s on 2 busy cores with
 # clang-tidy 23 (2 min 52 s with Debian's clang-tidy 14, which also analysed every system
@@ -37,7 +37,7 @@ clang_format="$(pick clang-format-14 clang-format)"
 venv="${GPUBENCH_VENV:-$root/.venv}"
 clang_tidy="$venv/bin/clang-tidy"
 [[ -x "$clang_tidy" ]] ||
-  die "no clang-tidy in $venv (scripts/test.sh installs scripts/requirements.txt there, which pins its version)"
+  die "no clang-tidy in $venv (scripts/test.sh installs scripts/requirements-test.txt there, which pins its version)"
 command -v python3 >/dev/null || die "python3 is required to read compile_commands.json"
 
 cd "$root"
@@ -100,7 +100,7 @@ fi
 # (c) pyflakes: every tracked .py under scripts/ and tests/python.
 venv_python="$venv/bin/python"
 "$venv_python" -m pyflakes --version >/dev/null 2>&1 ||
-  die "no pyflakes in ${GPUBENCH_VENV:-$root/.venv} (scripts/test.sh installs scripts/requirements.txt there)"
+  die "no pyflakes in ${GPUBENCH_VENV:-$root/.venv} (scripts/test.sh installs scripts/requirements-test.txt there)"
 git -C "$root" ls-files -- 'scripts/*.py' 'tests/python/*.py' >"$tmp/python.txt" 2>/dev/null ||
   find scripts tests/python -name '*.py' | sort >"$tmp/python.txt"
 python_files=$(grep -c . "$tmp/python.txt" || true)

@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 cd "$GPUBENCH_ROOT"
 
 ensure_tools clang-format:clang-format chromium:chromium
-ensure_venv
+ensure_venv requirements-test.txt
 ensure_build "$GPUBENCH_ROOT/build" all -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=ON
 say "lint (clang-format, clang-tidy, pyflakes)"
 "$GPUBENCH_ROOT/scripts/lint.sh" "$GPUBENCH_ROOT/build"

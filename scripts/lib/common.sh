@@ -50,19 +50,25 @@ ensure_python_venv_module() {
   ensure_tools "__no_such_command__:python3-venv"
 }
 
-# Creates the venv from scripts/requirements.txt, again only when the requirements change.
+# ensure_venv [FILE]: the venv with the packages of scripts/FILE (default requirements.txt, what
+# the tools need; the test command asks for requirements-test.txt, which includes it), created
+# when missing and installed into again only when those requirements change.
 ensure_venv() {
-  local req="$GPUBENCH_ROOT/scripts/requirements.txt" stamp="$GPUBENCH_VENV/.requirements.sha256"
+  local name="${1:-requirements.txt}"
+  local req="$GPUBENCH_ROOT/scripts/$name" stamp="$GPUBENCH_VENV/.$name.sha256"
   local want
-  want="$(sha256sum "$req" | cut -d' ' -f1)"
+  want="$(cat "$GPUBENCH_ROOT/scripts/requirements.txt" "$req" | sha256sum | cut -d' ' -f1)"
   if [[ -x "$GPUBENCH_VENV/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
     return
   fi
-  ensure_tools python3:python3
-  ensure_python_venv_module
-  say "creating the Python environment in $GPUBENCH_VENV"
-  python3 -m venv "$GPUBENCH_VENV" || die "python3 -m venv failed (apt-get install python3-venv)"
-  "$GPUBENCH_VENV/bin/python" -m pip install --quiet --upgrade pip >&2
+  if [[ ! -x "$GPUBENCH_VENV/bin/python" ]]; then
+    ensure_tools python3:python3
+    ensure_python_venv_module
+    say "creating the Python environment in $GPUBENCH_VENV"
+    python3 -m venv "$GPUBENCH_VENV" || die "python3 -m venv failed (apt-get install python3-venv)"
+    "$GPUBENCH_VENV/bin/python" -m pip install --quiet --upgrade pip >&2
+  fi
+  say "installing scripts/$name into $GPUBENCH_VENV"
   "$GPUBENCH_VENV/bin/python" -m pip install --quiet -r "$req" >&2 || die "pip install -r $req failed"
   echo "$want" >"$stamp"
 }
