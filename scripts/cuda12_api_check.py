@@ -98,13 +98,15 @@ def commands(build: Path, include: Path) -> list[tuple[str, list[str], str]]:
     if not db_path.is_file():
         die(f"{db_path} not found (configure the build first)")
     out: dict[str, tuple[str, list[str], str]] = {}
+    test_only: set[str] = set()
     for entry in json.loads(db_path.read_text()):
         source = entry["file"]
         if not SOURCES.search(source) or "/tests/" in source or source in out:
             continue
         argv = entry.get("arguments") or shlex.split(entry["command"])
         if any("cmake_pch" in a for a in argv):
-            continue  # the same file built into a fake-runtime test, with the tests' precompiled header
+            test_only.add(source)  # the same file built into a fake-runtime test, with the tests' precompiled header
+            continue
         new: list[str] = []
         skip = False
         swapped = False
@@ -129,6 +131,8 @@ def commands(build: Path, include: Path) -> list[tuple[str, list[str], str]]:
             die(f"{source}: its compile command names no CUDA include folder to replace")
         new.remove(source)
         out[source] = (source, new + ["-fsyntax-only", source], entry["directory"])
+    for source in sorted(test_only - out.keys()):
+        die(f"{source}: compiled only into a test target, with its precompiled header; no release command to check")
     return list(out.values())
 
 
