@@ -47,6 +47,19 @@ enum class Allocator { cuda_malloc, async_pool_miss, async_pool_hit, preallocate
 bool on_device(Allocator a) { return a != Allocator::pinned_host && a != Allocator::host_register; }
 bool pooled(Allocator a) { return a == Allocator::async_pool_miss || a == Allocator::async_pool_hit; }
 
+/// A device block freed on an error path: nothing thrown (the error being reported is another).
+/// A pooled block's free is seen complete by the host (a synchronize) before the pool is trimmed:
+/// a free the host has not seen complete can count as in use (cudaMemPoolTrimTo).
+void free_device_quietly(void* p, bool pooled_block, cudaStream_t stream) noexcept {
+  if (pooled_block) {
+    (void)cudaFreeAsync(p, stream);
+    (void)cudaStreamSynchronize(stream);
+  } else {
+    (void)cudaFree(p);
+  }
+  (void)cudaGetLastError();
+}
+
 /// The device's current stream-ordered pool (the one cudaMallocAsync draws from: the default
 /// pool unless the process set another), its release threshold set for this workload and put
 /// back (with the pool trimmed) when it ends, so no benchmark leaves pooled memory behind.
@@ -169,17 +182,12 @@ class AllocatorCalls {
     GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(dev_.stream()));
   }
 
-  /// release(p) on an error path: nothing thrown (the error being reported is another), and a
-  /// pooled block's free completed before the pool is trimmed (a free the host has not seen
-  /// complete can count as in use, cudaMemPoolTrimTo).
+  /// release(p) on an error path (free_device_quietly for the device's blocks).
   void release_quietly(void* p) noexcept {
     switch (a_) {
-      case Allocator::cuda_malloc: (void)cudaFree(p); break;
+      case Allocator::cuda_malloc:
       case Allocator::async_pool_miss:
-      case Allocator::async_pool_hit:
-        (void)cudaFreeAsync(p, dev_.stream());
-        (void)cudaStreamSynchronize(dev_.stream());
-        break;
+      case Allocator::async_pool_hit: free_device_quietly(p, pooled(a_), dev_.stream()); break;
       case Allocator::preallocated: free_list_.push_back(p); break;
       case Allocator::pinned_host: (void)cudaFreeHost(p); break;
       case Allocator::host_register: (void)cudaHostUnregister(p); break;
@@ -405,18 +413,8 @@ class AllocLoopWorkload final : public CudaWorkload {
     else
       GPUBENCH_CUDA_CHECK(cudaFreeAsync(p, stream()));
   }
-  /// release(p) when queueing work into it failed (no wait involved): nothing thrown, the error
-  /// being reported is another. cudaFree waits for the work already queued; a pooled free is
-  /// stream-ordered.
-  void release_quietly(void* p) noexcept {
-    if (how_ == LoopAlloc::cuda_malloc_each) {
-      (void)cudaFree(p);
-    } else {
-      (void)cudaFreeAsync(p, stream());
-      (void)cudaStreamSynchronize(stream());  // seen complete before ~PoolThreshold trims the pool
-    }
-    (void)cudaGetLastError();
-  }
+  /// release(p) when queueing work into it failed (no wait involved; free_device_quietly).
+  void release_quietly(void* p) noexcept { free_device_quietly(p, how_ != LoopAlloc::cuda_malloc_each, stream()); }
   // One untimed iteration whose block is poisoned first and copied into the output: the copy
   // kernel really wrote a block this allocator handed out.
   void probe() {
@@ -618,17 +616,8 @@ class FragmentationWorkload final : public Workload {
     release(p);
   }
 
-  // release(p) on an error path: nothing thrown, and a pooled block's free completed before
-  // ~PoolThreshold trims the pool (a free the host has not seen complete can count as in use).
-  void release_quietly(void* p) noexcept {
-    if (pool_kind_) {
-      (void)cudaFreeAsync(p, dev_.stream());
-      (void)cudaStreamSynchronize(dev_.stream());
-    } else {
-      (void)cudaFree(p);
-    }
-    (void)cudaGetLastError();
-  }
+  // release(p) on an error path (free_device_quietly).
+  void release_quietly(void* p) noexcept { free_device_quietly(p, pool_kind_, dev_.stream()); }
 
   // The pattern written at the start and the end of the block and read back into out_.
   void probe_ends(void* p, std::size_t bytes) {

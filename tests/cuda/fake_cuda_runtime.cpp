@@ -314,6 +314,10 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
   return enqueue(s, [=] { std::memmove(dst, src, bytes); });
 }
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t s) {
+  if (state().failing_memsets > 0) {
+    --state().failing_memsets;
+    return fail(cudaErrorInvalidValue);
+  }
   return enqueue(s, [=] { std::memset(dst, value, bytes); });
 }
 

@@ -31,6 +31,7 @@ struct State {
   std::size_t arena_bytes = 0;                ///< contiguous_malloc: the address range
   cudaError_t last_error = cudaSuccess;
   cudaError_t sticky = cudaSuccess;   ///< returned by synchronizing calls once set
+  int failing_memsets = 0;            ///< the next N cudaMemsetAsync fail (cudaErrorInvalidValue, not sticky)
   bool thrust_synchronizes = false;   ///< thrust_copy synchronizes its stream (not capturable)
   bool break_write = false;           ///< the write launcher corrupts one element
   bool break_block_set_read = false;  ///< the last block of block_set_read skips the set's last word

@@ -340,6 +340,27 @@ TEST_F(FakeMemory, AFailedProbeReleasesItsBlock) {
   EXPECT_EQ(fake_cuda::state().free_bytes, free_before);
 }
 
+// A pooled block freed on an error path (a probe's call refused, the context intact) is seen
+// complete (a synchronize) before the pool is trimmed: once the row is gone the pool keeps none
+// of it (cudaMemPoolTrimTo counts a free the host has not seen complete as in use).
+TEST_F(FakeMemory, AFailedProbeOfAPooledRowLeavesNothingInThePool) {
+  for (const char* name : {"memory/alloc/async_pool_miss", "memory/alloc/async_pool_hit",
+                           "memory/alloc_loop/async_pool_each", "memory/fragmentation/async_pool"}) {
+    SCOPED_TRACE(name);
+    const std::size_t free_at_start = fake_cuda::state().free_bytes;
+    {
+      auto w = backend().create(row(name));
+      w->prepare();
+      fake_cuda::state().failing_memsets = 1;
+      EXPECT_THROW(w->run(2), std::exception);
+      EXPECT_EQ(fake_cuda::state().failing_memsets, 0) << "no memset was refused";
+      fake_cuda::state().failing_memsets = 0;
+    }
+    EXPECT_EQ(fake_cuda::state().pool_reserved, 0u) << "the pool kept the failed probe's block";
+    EXPECT_EQ(fake_cuda::state().free_bytes, free_at_start);
+  }
+}
+
 // The two-stage routes: an untimed L2 flush between the first stage and the kernel (what the
 // prefetch or the copy wrote would otherwise be read from the L2 at 2-32 MiB), and each stage's
 // counter from its own event times summed over every operation since the last counters, never
