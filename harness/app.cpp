@@ -263,8 +263,12 @@ std::string init_google_benchmark(const char* argv0, const Options& o, const Des
   gb = {printable_argv0(argv0)};
   if (!has_flag(o.passthrough, "--benchmark_repetitions")) gb.push_back("--benchmark_repetitions=3");
   constexpr bool kMinTimeSuffix = GPUBENCH_GBENCH_MIN_TIME_SUFFIX != 0;
+  // A repetition lasts from min_time to about 1.4x it (Google Benchmark's last step up). With
+  // --quick 5 ms, two to four samples of kMinSampleSeconds, for a smoke run of every family in
+  // under 10 s on an H100; at 0.01 s the timed repetitions of 195 rows alone came to an estimated
+  // 8 s (3 x 14 ms a row).
   if (!has_flag(o.passthrough, "--benchmark_min_time"))
-    gb.push_back("--benchmark_min_time=" + google_benchmark_min_time(o.quick ? "0.01" : "0.05", kMinTimeSuffix));
+    gb.push_back("--benchmark_min_time=" + google_benchmark_min_time(o.quick ? "0.005" : "0.05", kMinTimeSuffix));
   if (!has_flag(o.passthrough, "--benchmark_time_unit")) gb.push_back("--benchmark_time_unit=us");
   // Every registered row runs: gpubench's own filter chose them (--filter, or BENCHMARK_FILTER
   // taken as it). Google Benchmark read BENCHMARK_FILTER into its default before main, so without

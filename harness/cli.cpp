@@ -423,7 +423,7 @@ Bandwidth and roofline microbenchmarks for NVIDIA GPUs (and the host, where no G
   --help, --version
   --benchmark_*=V    any Google Benchmark flag, e.g. --benchmark_repetitions=10
                      (defaults here: --benchmark_repetitions=3, --benchmark_min_time=0.05,
-                     0.01 with --quick)
+                     0.005 with --quick)
 
 Exit status: 0 all ran and verified; 1 a benchmark failed verification, the device was lost or
 the run leaked memory (the result is still written); 2 bad usage or the requested device

@@ -60,6 +60,15 @@ BenchCase make(const char* family, const char* kernel, double fma_per_elem, std:
   return c;
 }
 
+// --quick keeps every other k of the sweep, the odd powers of two (2, 8, ..., 2048): both ends
+// of the roofline and a point on each side of an H100's FP32 ridge (k = 80), in a smoke run's
+// budget.
+bool in_sweep(int k, const SweepOptions& o) {
+  int log2 = 0;
+  while ((1 << log2) < k) ++log2;
+  return !o.quick || log2 % 2 == 1;
+}
+
 WorkModel half_fma_sweep_work(double n) {
   // One FMA on every other element: the FMA count is n / 2 (n even), bytes as in any sweep.
   WorkModel w = fma_sweep_work(n, 4, 1, PeakKind::fp32);
@@ -82,6 +91,7 @@ std::vector<BenchCase> families::intensity::cases(const SweepOptions& o) {
     cases.push_back(c);
   }
   for (int k : kernels::kSweepFmaCounts) {
+    if (!in_sweep(k, o)) continue;
     BenchCase c = make("roofline", "intensity_fp32", k, bytes, fma_sweep_work(n, 4, k, PeakKind::fp32), o);
     c.args["steps"] = k;
     c.args["every"] = 1;
@@ -90,6 +100,7 @@ std::vector<BenchCase> families::intensity::cases(const SweepOptions& o) {
   // FP16x2: k fma.rn.f16x2 per 4-byte word = 2k FMA per two 2-byte halves; fma_sweep_work
   // counts per element, so the rows are modelled as 2n half elements with k FMAs each.
   for (int k : kernels::kSweepFmaCounts) {
+    if (!in_sweep(k, o)) continue;
     BenchCase c = make("roofline", "intensity_fp16x2", k, bytes, fma_sweep_work(2 * n, 2, k, PeakKind::none), o);
     c.args["steps"] = k;
     c.args["every"] = 1;

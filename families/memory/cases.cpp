@@ -98,7 +98,8 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
       cuda ? std::vector<const char*>{"cuda_malloc",  "async_pool_miss", "async_pool_hit",
                                       "preallocated", "pinned_host",     "host_register"}
            : std::vector<const char*>{"malloc", "mmap", "pool"};
-  std::vector<std::uint64_t> alloc_sizes = steps(4 * KiB, o.quick ? 16 * MiB : 256 * MiB, 16);
+  // --quick: the two ends, 4 KiB and 16 MiB (a smoke run's budget).
+  std::vector<std::uint64_t> alloc_sizes = steps(4 * KiB, o.quick ? 16 * MiB : 256 * MiB, o.quick ? 4096 : 16);
   if (!o.quick) alloc_sizes.push_back(GiB);
   for (const char* a : allocators)
     for (std::uint64_t bytes : alloc_sizes)
@@ -129,6 +130,11 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
       cases.push_back(sized("alloc_loop", how, bytes, w, level));
     }
 
+  // Page-fault and migration rows: 2 MiB (one large page) to 512 MiB; --quick: 32 MiB alone, where
+  // the link already sets the pace (a smoke run's budget).
+  const std::vector<std::uint64_t> fault_sizes =
+      o.quick ? steps(32 * MiB, 32 * MiB, 16) : steps(2 * MiB, 512 * MiB, 16);
+
   if (cuda) {
     for (const char* a : {"cuda_malloc", "async_pool"}) {
       BenchCase c = row("fragmentation", a, "small:1MiB,large:64MiB", latency_work(64.0 * MiB), "none", "none");
@@ -140,7 +146,7 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
     // link is the ceiling from tens of MiB up.
     for (const char* how :
          {"demand_fault", "prefetch", "explicit_copy", "zero_copy", "read_mostly", "device_resident", "to_host"})
-      for (std::uint64_t bytes : steps(2 * MiB, o.quick ? 32 * MiB : 512 * MiB, 16)) {
+      for (std::uint64_t bytes : fault_sizes) {
         const double b = static_cast<double>(bytes);
         const bool on_device = std::string(how) == "device_resident";
         WorkModel w = transfer_work(b, on_device ? PeakKind::dram : PeakKind::pcie_h2d);
@@ -153,7 +159,7 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
       }
   } else {
     for (const char* pages : {"pages_4k", "pages_2m", "populate"})
-      for (std::uint64_t bytes : steps(2 * MiB, o.quick ? 32 * MiB : 512 * MiB, 16)) {
+      for (std::uint64_t bytes : fault_sizes) {
         WorkModel w = write_work(static_cast<double>(bytes));
         w.peak = PeakKind::none;  // page-fault handling, not a memory ceiling
         cases.push_back(sized("first_touch", pages, bytes, w, "dram"));

@@ -148,13 +148,17 @@ def stand_in_path(tmp_path):
 
 
 def run_stage(tmp_path: Path, stand_in_path: str, stage: str, checker: str | None = None,
-              **env: str) -> tuple[subprocess.CompletedProcess, Path]:
-    """Runs STAGE with a kit of the real gpubench and `checker` (a script's text) or the real
-    gpubench_kernel_check (without a GPU it exits 2), behind the stand-ins; returns the run and
-    its OUTDIR."""
+              gpubench: str | None = None, **env: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """Runs STAGE with a kit of the real gpubench (or `gpubench`, a script's text) and `checker`
+    (a script's text) or the real gpubench_kernel_check (without a GPU it exits 2), behind the
+    stand-ins; returns the run and its OUTDIR."""
     kit_dir = tmp_path / "kit"
     (kit_dir / "bin").mkdir(parents=True)
-    os.symlink(BIN, kit_dir / "bin" / "gpubench")
+    if gpubench is None:
+        os.symlink(BIN, kit_dir / "bin" / "gpubench")
+    else:
+        (kit_dir / "bin" / "gpubench").write_text(gpubench)
+        (kit_dir / "bin" / "gpubench").chmod(0o755)
     check = kit_dir / "bin" / "gpubench_kernel_check"
     if checker is None:
         real = BIN.parent / "gpubench_kernel_check"
@@ -295,6 +299,32 @@ def test_smoke_runs_the_quick_run_before_the_sanitizers_and_keeps_the_probe_from
         for tool in ("memcheck", "racecheck", "synccheck", "initcheck"):
             log = t.extractfile(f"smoke/sanitizer_{tool}.log").read().decode()
             assert "args: -wgmma_probe" in log, (tool, log)
+
+
+def test_smoke_says_where_the_quick_runs_time_went_before_the_sanitizers(tmp_path, stand_in_path):
+    """The quick run's result goes through run_cost.py at once (the 10-second goal for --quick is
+    read there), before the sanitizers that may take the rest of the stage. A stand-in gpubench
+    stores a real result (a committed host run with the cost counters) as the quick run."""
+    real = next((ROOT / "results" / "host_amd-epyc_2cpu_24GiB").glob("20261124T124242Z_*.json"))
+    gpubench = f"""#!/bin/bash
+for a in "$@"; do
+  case "$a" in
+    --results-dir=*) d="${{a#--results-dir=}}/stand-in"; mkdir -p "$d"; cp {real} "$d/quick.json"
+                     echo "result: $d/quick.json";;
+  esac
+done
+exit 0
+"""
+    r, out = run_stage(tmp_path, stand_in_path, "smoke", gpubench=gpubench)
+    assert r.returncode == 0, r.stderr
+    summary = (out / "smoke.txt").read_text()
+    steps = [line.split()[0] for line in summary.splitlines() if " exit " in line]
+    assert steps.index("quick_all") + 1 == steps.index("run_cost_quick") < steps.index("sanitizer_memcheck"), summary
+    assert "run_cost_quick               exit 0" in summary, summary
+    section = summary.split("== scripts/run_cost.py (gpubench --quick)\n", 1)[1]
+    # run_cost.py's own totals line and its table, from the stored result
+    assert re.match(r"\S+quick\.json: \d+ benchmarks, [0-9.]+ s in benchmarks", section), section[:300]
+    assert "| bandwidth/copy |" in section
 
 
 def test_the_wgmma_stage_checks_then_measures_and_profiles_the_hopper_gemm(tmp_path, stand_in_path):

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "harness/family.h"
 #include "harness/name_filter.h"
@@ -34,6 +37,24 @@ TEST(Registry, NamesFollowTheContractAndAreUnique) {
         EXPECT_TRUE(seen.insert(c.name()).second) << "duplicate " << c.name();
       }
     }
+  }
+}
+
+// --quick is a smoke run of everything (#11: under 10 s on an H100): every family/kernel/variant
+// of the full sweep runs in it, at fewer sizes, never a row the full sweep lacks the kind of.
+TEST(Registry, QuickRunsEveryKernelAndVariantOfTheFullSweepAtFewerRows) {
+  for (const char* kind : {"cuda", "host"}) {
+    std::set<std::string> full_keys, quick_keys;
+    const auto full = all_cases(options(kind, false));
+    const auto quick = all_cases(options(kind, true));
+    for (const auto& c : full) full_keys.insert(c.key());
+    for (const auto& c : quick) quick_keys.insert(c.key());
+    std::vector<std::string> missing;
+    std::set_difference(full_keys.begin(), full_keys.end(), quick_keys.begin(), quick_keys.end(),
+                        std::back_inserter(missing));
+    for (const auto& k : missing) ADD_FAILURE() << kind << ": --quick does not run " << k;
+    EXPECT_TRUE(std::includes(full_keys.begin(), full_keys.end(), quick_keys.begin(), quick_keys.end())) << kind;
+    EXPECT_LT(quick.size(), full.size()) << kind;
   }
 }
 

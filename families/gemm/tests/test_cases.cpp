@@ -79,7 +79,8 @@ TEST(GemmCases, LibraryRowsForBf16AndFp8) {
   EXPECT_EQ(rows["compute/fp8gemm/cublaslt"], 8);  // every shape but 1000^3
   std::set<std::string> names;
   for (const auto& c : gemm_rows(true)) names.insert(c.name());
-  EXPECT_TRUE(names.count("compute/bf16gemm/cublas/m:1024,n:1024,k:1024"));
+  EXPECT_TRUE(names.count("compute/bf16gemm/cublas/m:1000,n:1000,k:1000"));
+  EXPECT_FALSE(names.count("compute/bf16gemm/cublas/m:1024,n:1024,k:1024"));  // --quick: 256^3 and 1000^3
   EXPECT_TRUE(names.count("compute/fp8gemm/cublaslt/m:256,n:256,k:256"));
   EXPECT_FALSE(names.count("compute/fp8gemm/cublaslt/m:1000,n:1000,k:1000"));
 }
@@ -89,7 +90,8 @@ TEST(GemmCases, HopperKernelRows) {
   // against that type's tensor peak, from compute capability 9.0 (the workload skips any other
   // than 9.0 itself: sm_90a code). wgmma is the kernel in 2 x 1 clusters; wgmma_unclustered, one
   // block per tile, runs beside it in FP16 at the same shapes, and wgmma_direct_store (its
-  // threads storing C themselves) at 4096^3 and 8192^3, where the 90 %-of-cuBLAS goal is read.
+  // threads storing C themselves) at 4096^3 and 8192^3, where the 90 %-of-cuBLAS goal is read,
+  // and with --quick at 1000^3 (edge tiles: its stores clipped).
   std::map<std::string, std::set<Shape>> by_key;
   for (bool quick : {false, true}) {
     for (const auto& c : gemm_rows(quick)) {
@@ -108,7 +110,8 @@ TEST(GemmCases, HopperKernelRows) {
   for (const Shape& s : by_key["compute/hgemm/wgmma"]) EXPECT_TRUE(by_key["compute/hgemm/cublas"].count(s));
   for (const Shape& s : by_key["compute/bf16gemm/wgmma"]) EXPECT_TRUE(by_key["compute/bf16gemm/cublas"].count(s));
   EXPECT_EQ(by_key["compute/hgemm/wgmma"].size(), 10u);  // the 9 full shapes and --quick's 256^3
-  EXPECT_EQ(by_key["compute/hgemm/wgmma_direct_store"], (std::set<Shape>{{4096, 4096, 4096}, {8192, 8192, 8192}}));
+  EXPECT_EQ(by_key["compute/hgemm/wgmma_direct_store"],
+            (std::set<Shape>{{1000, 1000, 1000}, {4096, 4096, 4096}, {8192, 8192, 8192}}));
   EXPECT_FALSE(by_key.count("compute/bf16gemm/wgmma_direct_store"));
 }
 

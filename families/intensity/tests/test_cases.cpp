@@ -62,6 +62,26 @@ TEST(IntensityCases, EachPrecisionDoublesItsIntensityStepByStep) {
   }
 }
 
+// --quick keeps every other point, x4 per step, with the sweep's last (k = 2048): both ends of
+// the roofline and a point each side of the ridge (an H100's FP32 ridge is near 20 FLOP/byte).
+TEST(IntensityCases, QuickKeepsEveryOtherPointAndBothEnds) {
+  for (const char* kernel : {"intensity_fp32", "intensity_fp16x2"}) {
+    const auto full = sweep(options("cuda", false), kernel);
+    const auto quick = sweep(options("cuda", true), kernel);
+    ASSERT_EQ(std::string(kernel) == "intensity_fp32" ? 7u : 6u, quick.size()) << kernel;
+    EXPECT_EQ(quick.back().arg("fma"), 2048.0) << kernel;
+    EXPECT_EQ(quick.back().work.intensity(), full.back().work.intensity()) << kernel;
+    for (std::size_t i = 1; i < quick.size(); ++i)
+      EXPECT_EQ(4 * quick[i - 1].work.intensity(), quick[i].work.intensity()) << quick[i].name();
+  }
+  bool below = false, above = false;
+  for (const auto& c : sweep(options("cuda", true), "intensity_fp32")) {
+    below = below || (c.work.intensity() < 20 && c.work.intensity() >= 5);
+    above = above || (c.work.intensity() > 20 && c.work.intensity() <= 80);
+  }
+  EXPECT_TRUE(below && above);
+}
+
 TEST(IntensityCases, NamesFollowTheContract) {
   const RE2 re("^(bandwidth|compute|roofline)/[a-z0-9_]+/[a-z0-9_]+/[A-Za-z0-9_:,.]+$");
   std::set<std::string> names;
@@ -152,7 +172,7 @@ BenchCase find_case(const std::string& kernel, double fma) {
 TEST(IntensityHost, WorkloadsRunAndVerify) {
   auto backend = make_host_backend(host_workloads());
   for (const auto& [kernel, fma] : std::vector<std::pair<std::string, double>>{
-           {"intensity_fp32", 0.5}, {"intensity_fp32", 16}, {"peak_fp32_fma", 256}}) {
+           {"intensity_fp32", 0.5}, {"intensity_fp32", 8}, {"peak_fp32_fma", 256}}) {
     const BenchCase c = find_case(kernel, fma);
     ASSERT_TRUE(backend->supports(c)) << c.name();
     auto w = backend->create(c);
@@ -175,7 +195,7 @@ TEST(IntensityHost, WorkloadsRunAndVerify) {
 // FP16x2 rows are registered exactly where the CPU has native binary16 FMA.
 TEST(IntensityHost, Fp16RowsOnlyWithNativeHalfFma) {
   auto backend = make_host_backend(host_workloads());
-  const BenchCase c = find_case("intensity_fp16x2", 4);
+  const BenchCase c = find_case("intensity_fp16x2", 8);
 #if defined(__x86_64__)
   const bool native =
       __builtin_cpu_supports("avx512fp16") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");

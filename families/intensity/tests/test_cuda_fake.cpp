@@ -27,8 +27,7 @@ namespace {
 // SIMT emulation runs every thread on the host) and run in the flushed mode (one plain launch
 // per execution; see the fake launchers).
 BenchCase row(const std::string& kernel, double fma, std::size_t n) {
-  SweepOptions o;
-  o.quick = true;
+  SweepOptions o;  // the full sweep: every k (the sizes are set below)
   o.backend_kind = "cuda";
   o.l2_bytes = fake_backend::kL2Bytes;
   for (BenchCase c : families::intensity::cases(o)) {
