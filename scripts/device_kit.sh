@@ -382,6 +382,7 @@ stage_smoke() {
   if [[ -n "$quick_result" ]]; then
     timed run_cost_quick 60 python3 "$KIT_ROOT/scripts/run_cost.py" "$quick_result" --top 10
     { echo "== scripts/run_cost.py (gpubench --quick)"; cat "$WORK/run_cost_quick.log"; } >>"$WORK/summary.txt" 2>&1 || true
+    save_summary
   fi
   # The probe's waits give up after a bound meant for the bare GPU; under a sanitizer's
   # instrumentation it could give up on a right answer, so the sanitizers leave it out (the GEMM

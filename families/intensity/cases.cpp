@@ -60,9 +60,9 @@ BenchCase make(const char* family, const char* kernel, double fma_per_elem, std:
   return c;
 }
 
-// --quick keeps every other k of the sweep, the odd powers of two (2, 8, ..., 2048): both ends
-// of the roofline and a point on each side of an H100's FP32 ridge (k = 80), in a smoke run's
-// budget.
+// --quick keeps every other k of the sweep, the odd powers of two (2, 8, ..., 2048): the top of
+// the sweep, memory-bound points below (FP32 also keeps its half-FMA point, the bottom) and a
+// point on each side of an H100's FP32 ridge (k = 80), in a smoke run's budget.
 bool in_sweep(int k, const SweepOptions& o) {
   int log2 = 0;
   while ((1 << log2) < k) ++log2;

@@ -99,7 +99,8 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
                                       "preallocated", "pinned_host",     "host_register"}
            : std::vector<const char*>{"malloc", "mmap", "pool"};
   // --quick: the two ends, 4 KiB and 16 MiB (a smoke run's budget).
-  std::vector<std::uint64_t> alloc_sizes = steps(4 * KiB, o.quick ? 16 * MiB : 256 * MiB, o.quick ? 4096 : 16);
+  std::vector<std::uint64_t> alloc_sizes =
+      o.quick ? std::vector<std::uint64_t>{4 * KiB, 16 * MiB} : steps(4 * KiB, 256 * MiB, 16);
   if (!o.quick) alloc_sizes.push_back(GiB);
   for (const char* a : allocators)
     for (std::uint64_t bytes : alloc_sizes)
@@ -133,7 +134,7 @@ std::vector<BenchCase> families::memory::cases(const SweepOptions& o) {
   // Page-fault and migration rows: 2 MiB (one large page) to 512 MiB; --quick: 32 MiB alone, where
   // the link already sets the pace (a smoke run's budget).
   const std::vector<std::uint64_t> fault_sizes =
-      o.quick ? steps(32 * MiB, 32 * MiB, 16) : steps(2 * MiB, 512 * MiB, 16);
+      o.quick ? std::vector<std::uint64_t>{32 * MiB} : steps(2 * MiB, 512 * MiB, 16);
 
   if (cuda) {
     for (const char* a : {"cuda_malloc", "async_pool"}) {

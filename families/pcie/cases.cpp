@@ -58,8 +58,11 @@ std::vector<BenchCase> families::pcie::cases(const SweepOptions& o) {
   // 16 MiB, and PCIe rows were half of the bandwidth run's time.) --quick: the two ends only,
   // 4 KiB and 16 MiB, in a smoke run's budget.
   std::vector<std::uint64_t> sizes;
-  const std::uint64_t step = o.quick ? 4096 : 16;
-  for (std::uint64_t bytes = 4 * KiB; bytes <= (o.quick ? 16 * MiB : 256 * MiB); bytes *= step) sizes.push_back(bytes);
+  if (o.quick) {
+    sizes = {4 * KiB, 16 * MiB};
+  } else {
+    for (std::uint64_t bytes = 4 * KiB; bytes <= 256 * MiB; bytes *= 16) sizes.push_back(bytes);
+  }
   std::vector<BenchCase> cases;
   for (const Row& r : kRows) {
     std::vector<std::uint64_t> row_sizes = sizes;

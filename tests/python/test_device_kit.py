@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tarfile
@@ -305,7 +306,9 @@ def test_smoke_says_where_the_quick_runs_time_went_before_the_sanitizers(tmp_pat
     """The quick run's result goes through run_cost.py at once (the 10-second goal for --quick is
     read there), before the sanitizers that may take the rest of the stage. A stand-in gpubench
     stores a real result (a committed host run with the cost counters) as the quick run."""
-    real = next((ROOT / "results" / "host_amd-epyc_2cpu_24GiB").glob("20261124T124242Z_*.json"))
+    stored = sorted((ROOT / "results" / "host_amd-epyc_2cpu_24GiB").glob("20261124T124242Z_*.json"))
+    assert stored, "the committed host result this test stores is gone"
+    real = shlex.quote(str(stored[0]))
     gpubench = f"""#!/bin/bash
 for a in "$@"; do
   case "$a" in

@@ -62,15 +62,19 @@ TEST(IntensityCases, EachPrecisionDoublesItsIntensityStepByStep) {
   }
 }
 
-// --quick keeps every other point, x4 per step, with the sweep's last (k = 2048): both ends of
-// the roofline and a point each side of the ridge (an H100's FP32 ridge is near 20 FLOP/byte).
-TEST(IntensityCases, QuickKeepsEveryOtherPointAndBothEnds) {
+// --quick keeps every other point, x4 per step, with the sweep's last (k = 2048), FP32 its first
+// (the half-FMA point), and a point each side of the ridge (an H100's FP32 ridge is near 20
+// FLOP/byte).
+TEST(IntensityCases, QuickKeepsEveryOtherPointTheTopAndFp32sBottom) {
   for (const char* kernel : {"intensity_fp32", "intensity_fp16x2"}) {
     const auto full = sweep(options("cuda", false), kernel);
     const auto quick = sweep(options("cuda", true), kernel);
     ASSERT_EQ(std::string(kernel) == "intensity_fp32" ? 7u : 6u, quick.size()) << kernel;
     EXPECT_EQ(quick.back().arg("fma"), 2048.0) << kernel;
     EXPECT_EQ(quick.back().work.intensity(), full.back().work.intensity()) << kernel;
+    if (std::string(kernel) == "intensity_fp32") {
+      EXPECT_EQ(quick.front().work.intensity(), full.front().work.intensity());
+    }
     for (std::size_t i = 1; i < quick.size(); ++i)
       EXPECT_EQ(4 * quick[i - 1].work.intensity(), quick[i].work.intensity()) << quick[i].name();
   }
