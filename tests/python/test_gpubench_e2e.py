@@ -372,8 +372,11 @@ def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, code, name):
     from conftest import BIN
     out = tmp_path / "r.json"
     p = subprocess.Popen([str(BIN), "--device=host", "--filter=bandwidth/copy/kernel", f"--out={out}"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The console's header: gpubench prints it once its stop handlers are in place (a fixed
+    # sleep could end first on a loaded machine, and the default action would kill it).
+    assert p.stdout.readline().startswith("gpubench "), "no header"
+    time.sleep(0.5)
     p.send_signal(signal.Signals(sig))
     _, err = p.communicate(timeout=60)  # stops after the current sample, not at the end
     assert p.returncode == code, err
@@ -572,8 +575,9 @@ def test_a_second_signal_ends_a_run_whose_sample_never_finishes(tmp_path):
     stuck = E2E_DIR / "gpubench_stuck"
     assert stuck.exists(), f"{stuck} not found: build the gpubench_stuck target beside gpubench"
     p = subprocess.Popen([str(stuck), "--device=host", "--quick", "--filter=bandwidth/write/kernel/bytes:4KiB$",
-                          f"--out={tmp_path / 'r.json'}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          f"--out={tmp_path / 'r.json'}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
+    assert p.stdout.readline().startswith("gpubench "), "no header"  # its stop handlers are in place
     time.sleep(2.0)  # in the hanging sample by now
     p.send_signal(signal.SIGTERM)
     time.sleep(1.0)
@@ -614,6 +618,8 @@ def test_an_interrupted_first_run_of_a_device_leaves_no_empty_folder_in_the_stor
     while not any(store.iterdir()):  # the device key's folder: the run is under way
         assert time.monotonic() < deadline and proc.poll() is None, "the run never started"
         time.sleep(0.05)
+    # The console's header: printed once the stop handlers are in place (the folder comes first).
+    assert proc.stdout.readline().startswith("gpubench "), "no header"
     time.sleep(0.5)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)

@@ -105,7 +105,14 @@ def test_a_signal_to_run_sh_stops_gpubench_beneath_it(tmp_path):
         while not gpubench_running():
             assert time.monotonic() < deadline and proc.poll() is None, "gpubench never started"
             time.sleep(0.2)
-        time.sleep(1)
+        # gpubench's console header, through run.sh: printed once its stop handlers are in place
+        # (a fixed sleep could end first on a loaded machine).
+        for line in proc.stdout:
+            if line.startswith("gpubench ") and "backend" in line:
+                break
+        else:
+            pytest.fail("gpubench printed no header")
+        time.sleep(0.5)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=120)
     finally:

@@ -57,6 +57,18 @@ TEST(Telemetry, UnreadFieldsStayUnknown) {
 }
 
 // A device drawing 100 W: the energy counter grows 100 J per second of the steady clock.
+// Polls `done` every millisecond for up to 5 s: a loaded test machine can stall the sampler's
+// thread for tens of milliseconds, which a fixed sleep does not allow for.
+template <class Done>
+bool wait_until(Done done) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 double joules_now() {
   return 100.0 * std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -72,6 +84,7 @@ TEST(Telemetry, SamplerReadsWhileTheRegionRuns) {
   EXPECT_FALSE(sampler.stop().available);  // never started
   sampler.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  ASSERT_TRUE(wait_until([&] { return reads.load() >= 6; }));
   const Telemetry t = sampler.stop();
   EXPECT_GE(t.samples, 5);  // read while the region ran
   EXPECT_LE(t.samples, reads.load());
@@ -80,11 +93,12 @@ TEST(Telemetry, SamplerReadsWhileTheRegionRuns) {
   // The counter's difference over the readings, scaled to the region: 100 W x its length.
   EXPECT_NEAR(t.energy_J, 100.0 * t.seconds, 0.1 * 100.0 * t.seconds);
   // The thread reads on between regions; a new region summarizes only its own readings.
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const int before = reads.load();
-  EXPECT_GT(before, t.samples);
+  EXPECT_TRUE(wait_until([&] { return reads.load() > t.samples; }));
   sampler.start();
+  const int before = reads.load();  // one reading may be under way: it may land inside
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Two readings begun after the start, so stamped inside the region.
+  ASSERT_TRUE(wait_until([&] { return reads.load() >= before + 3; }));
   const Telemetry again = sampler.stop();
   EXPECT_GE(again.samples, 2);
   EXPECT_LE(again.samples, reads.load() - before + 1);
@@ -126,6 +140,7 @@ TEST(Telemetry, SamplerCountsWhatItsReadingsCost) {
   EXPECT_EQ(sampler.cost().readings, 0);
   sampler.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  ASSERT_TRUE(wait_until([&] { return sampler.cost().readings >= 3; }));
   (void)sampler.stop();
   const TelemetrySampler::Cost c = sampler.cost();
   EXPECT_GE(c.readings, 3);
