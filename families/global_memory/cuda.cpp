@@ -123,6 +123,30 @@ class CudaMemoryWorkload : public CudaWorkload {
   double min_launch_seconds() const { return c_.slots > 1 ? 200e-6 : 100e-6; }
   int passes() const { return passes_; }
 
+  /// The library references: one call per operation, each on the next slot. The rotation runs
+  /// on from one run to the next (warm-ups included), so any two uses of a slot are slots - 1
+  /// other operations apart; restarting at slot 0 with every batch put the end of one batch
+  /// right before the start of the next and read a slot used a few operations before from the
+  /// L2. Rotating rows are DRAM-sized, so their calls are issued, not captured: this runs as
+  /// each operation is queued. Marks the slot written for verify().
+  std::size_t next_slot_offset(std::size_t stride) {
+    const int slot = rotation_;
+    rotation_ = (rotation_ + 1) % c_.slots;
+    if (written_.empty()) written_.assign(static_cast<std::size_t>(c_.slots), false);
+    written_[static_cast<std::size_t>(slot)] = true;
+    return static_cast<std::size_t>(slot) * stride;
+  }
+  /// The slots the library calls wrote since forget_written_slots() (the poison); slot 0 when
+  /// none was seen (a captured graph, replayed without calling the enqueue function: one slot).
+  std::vector<int> written_slots() const {
+    std::vector<int> out;
+    for (std::size_t k = 0; k < written_.size(); ++k)
+      if (written_[k]) out.push_back(static_cast<int>(k));
+    if (out.empty()) out.push_back(0);
+    return out;
+  }
+  void forget_written_slots() { written_.assign(written_.size(), false); }
+
  private:
   // Times launches of growing pass counts (multiples of the slot count, so every launch covers
   // every slot alike) until one lasts min_launch_seconds(), then keeps a margin of 25 % over it,
@@ -156,8 +180,10 @@ class CudaMemoryWorkload : public CudaWorkload {
     return passes;
   }
 
-  int passes_ = 0;        // 0 until calibrated
-  int grown_passes_ = 0;  // the count the next run takes, when a launch ran short of the minimum
+  int passes_ = 0;             // 0 until calibrated
+  int grown_passes_ = 0;       // the count the next run takes, when a launch ran short of the minimum
+  int rotation_ = 0;           // the slot of the next library call
+  std::vector<bool> written_;  // slots a library call wrote since the poison
 };
 
 // A fresh device buffer of at least `bytes` (`device_bytes` when larger) whose first `bytes` hold
@@ -196,23 +222,20 @@ class CopyWorkload final : public CudaMemoryWorkload {
   }
   void poison() override {
     poison_device(out_.get(), out_.bytes(), stream());
-    touched_ = 0;
+    forget_written_slots();
   }
   double run(int batch) override {
     const auto* in = static_cast<const unsigned char*>(in_.get());
     auto* out = static_cast<unsigned char*>(out_.get());
     const std::size_t bytes = bytes_, stride = slot_stride(bytes_);
-    const int sms = this->sms(), slots = c_.slots;
+    const int sms = this->sms();
     if (V == CopyVariant::kernel) {
-      touched_ = slots;  // every launch covers every slot
       return timed_passes(batch, bytes, [=](CUstream_st* s, kernels::Passes p) {
         return kernels::launch_copy(in, out, bytes, sms, s, p);
       });
     }
-    // The library references: one call per operation, operation k on slot k mod slots.
-    touched_ = std::max(touched_, std::min(batch, slots));
-    return timed(batch, [=](CUstream_st* s, int k) -> int {
-      const std::size_t off = static_cast<std::size_t>(k % slots) * stride;
+    return timed(batch, [=](CUstream_st* s, int) -> int {
+      const std::size_t off = next_slot_offset(stride);
       if (V == CopyVariant::memcpy_ce)
         return static_cast<int>(cudaMemcpyAsync(out + off, in + off, bytes, cudaMemcpyDeviceToDevice, s));
       return kernels::thrust_copy(reinterpret_cast<const float*>(in + off), reinterpret_cast<float*>(out + off),
@@ -220,7 +243,11 @@ class CopyWorkload final : public CudaMemoryWorkload {
     });
   }
   Verification verify() override {
-    for (int k = 0; k < std::max(touched_, 1); ++k) {
+    // The kernel's every launch covers every slot; the library calls, the slots they wrote.
+    std::vector<int> slots(static_cast<std::size_t>(c_.slots));
+    std::iota(slots.begin(), slots.end(), 0);
+    if (V != CopyVariant::kernel) slots = written_slots();
+    for (int k : slots) {
       const void* got =
           fetch_to_host(static_cast<const unsigned char*>(out_.get()) + k * slot_stride(bytes_), bytes_, stream());
       Verification v = V == CopyVariant::thrust
@@ -233,7 +260,6 @@ class CopyWorkload final : public CudaMemoryWorkload {
 
  private:
   std::size_t bytes_ = 0;
-  int touched_ = 0;  // slots written since the last poison
   DeviceBuffer in_, out_;
 };
 
@@ -271,7 +297,6 @@ class ReadWorkload final : public CudaMemoryWorkload {
     const auto* in = in_.as<const std::uint32_t>();
     auto* out = out_.as<std::uint32_t>();
     const std::size_t n = n_, stride_words = slot_stride(n_ * 4) / 4;
-    const int slots = c_.slots;
     if (V == ReadVariant::kernel) {
       const int max_blocks = max_blocks_, sms = this->sms();
       int* blocks = &blocks_;  // set on the host by each launch (also while being captured)
@@ -281,9 +306,9 @@ class ReadWorkload final : public CudaMemoryWorkload {
     }
     void* temp = temp_.get();
     const std::size_t temp_bytes = temp_.bytes();
-    return timed(batch, [=](CUstream_st* s, int k) {
+    return timed(batch, [=](CUstream_st* s, int) {
       std::size_t size = temp_bytes;
-      return kernels::cub_reduce_sum(in + static_cast<std::size_t>(k % slots) * stride_words, n, out, temp, &size, s);
+      return kernels::cub_reduce_sum(in + next_slot_offset(stride_words * 4) / 4, n, out, temp, &size, s);
     });
   }
   Verification verify() override {

@@ -282,7 +282,10 @@ bool in_any(const std::map<void*, std::size_t>& ranges, const void* p) {
 }  // namespace
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
-  if (kind == cudaMemcpyDeviceToDevice) ++state().d2d_copies;
+  if (kind == cudaMemcpyDeviceToDevice) {
+    ++state().d2d_copies;
+    state().library_sources.push_back(src);
+  }
   // Into pageable memory the copy returns only once done: after everything before it.
   const fake_cuda::State& now = state();
   if (now.work_never_finishes && kind == cudaMemcpyDeviceToHost && !in_any(now.page_locked, dst) &&
@@ -559,6 +562,7 @@ int thrust_copy(const float* in, float* out, std::size_t n, Stream s) {
     const cudaError_t e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) return e;
   }
+  state().library_sources.push_back(in);
   return as_kernel(s, [=] { std::memcpy(out, in, n * sizeof(float)); });
 }
 int thrust_gather(const float* in, const std::uint32_t* idx, float* out, std::size_t n, Stream s) {
@@ -572,6 +576,7 @@ int cub_reduce_sum(const std::uint32_t* in, std::size_t n, std::uint32_t* out, v
   }
   if (*temp_bytes < 1000) return cudaErrorInvalidValue;
   ++state().kernel_launches;
+  state().library_sources.push_back(in);
   return enqueue(s, [=] { *out = std::accumulate(in, in + n, std::uint32_t{0}); });
 }
 int random_permutation(std::uint32_t* idx, std::size_t n, std::uint64_t seed, Stream s) {

@@ -52,6 +52,9 @@ struct State {
   int graph_launches = 0;
   int kernel_launches = 0;
   int d2d_copies = 0;
+  /// The input of every device-to-device cudaMemcpyAsync, thrust_copy and cub_reduce_sum call
+  /// (not its size query), in the order they were queued or captured.
+  std::vector<const void*> library_sources;
   /// A wrong value planted in what the device returns: the next device-to-host copy of at least
   /// plant_min_bytes has its element (of plant_elem_bytes) at the first, middle or last index
   /// flipped in one bit of its most significant byte, as if the kernel had written it wrong;

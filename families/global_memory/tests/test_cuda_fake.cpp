@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "harness/cuda/cuda_backend.h"
 #include "harness/cuda/cuda_device.h"
@@ -280,6 +281,53 @@ TEST_F(FakeCuda, DramSizedLibraryCallsAreIssuedNotCaptured) {
   auto small = backend().create(find_case(cases_, "bandwidth/copy/memcpy_ce/bytes:4KiB"));
   EXPECT_TRUE(run_like_the_runner(*small, 4).ok);
   EXPECT_EQ(small->extra_counters(1e-3).at("cuda_graph"), 1.0);  // cache-resident: still a graph
+}
+
+// The library references make one call per operation, each on the next slot, and the rotation
+// runs on from batch to batch: any two uses of a slot are slots - 1 other calls apart, also where
+// one batch ends and the next begins (restarting at slot 0 with every batch read a slot used a few
+// calls before from the L2). Verification reads the slots written since the poison.
+TEST_F(FakeCuda, LibraryCallsRotateThroughTheSlotsAcrossBatches) {
+  for (const char* name :
+       {"bandwidth/copy/memcpy_ce/bytes:1MiB", "bandwidth/copy/thrust/bytes:1MiB", "bandwidth/read/cub/bytes:1MiB"}) {
+    SCOPED_TRACE(name);
+    const BenchCase& c = find_case(cases_, name);
+    ASSERT_GE(c.slots, 2);
+    auto w = backend().create(c);
+    w->prepare();
+    w->poison();
+    auto& sources = fake_cuda::state().library_sources;
+    sources.clear();  // the preparation's copies into the other slots
+    int operations = 0;
+    for (int batch : {1, 5, 3, 2 * c.slots + 1, 1, 2}) {
+      (void)w->run(batch);
+      operations += batch;
+    }
+    ASSERT_GE(sources.size(), static_cast<std::size_t>(operations));  // warm-ups may add calls
+    const auto slots = static_cast<std::size_t>(c.slots);
+    std::set<const void*> used;
+    for (std::size_t i = 0; i + slots <= sources.size(); ++i) {
+      const std::set<const void*> window(sources.begin() + static_cast<std::ptrdiff_t>(i),
+                                         sources.begin() + static_cast<std::ptrdiff_t>(i + slots));
+      EXPECT_EQ(window.size(), slots) << "calls " << i << " to " << i + slots - 1 << " reuse a slot";
+      used.insert(window.begin(), window.end());
+    }
+    EXPECT_EQ(used.size(), slots);
+    EXPECT_TRUE(w->verify().ok);
+    // After a poison, a run whose calls left the first slot poisoned (the rotation ran on) is
+    // verified in the slots it wrote, not in the first.
+    const void* first = *used.begin();  // the lowest address: slot 0
+    for (std::size_t tries = 0; tries <= slots; ++tries) {
+      w->poison();
+      sources.clear();
+      (void)w->run(1);
+      if (std::find(sources.begin(), sources.end(), first) == sources.end()) break;
+    }
+    ASSERT_FALSE(sources.empty());
+    ASSERT_EQ(std::find(sources.begin(), sources.end(), first), sources.end()) << "every run wrote slot 0";
+    const Verification v = w->verify();
+    EXPECT_TRUE(v.ok) << v.message;
+  }
 }
 
 // With a kernel boundary that costs 20 us (an H100's is 2-3 us), a cache-resident row of a
