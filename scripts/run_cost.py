@@ -30,6 +30,7 @@ from gpubench_tools.errors import exit_on_signals  # noqa: E402
 exit_on_signals("run_cost.py", __name__)  # a signal while the modules below load: one line
 
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+from gpubench_tools.output import visible  # noqa: E402
 from gpubench_tools.results import load_result, result_identity, to_number  # noqa: E402
 
 
@@ -62,7 +63,13 @@ TIME_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 def row_costs(result) -> list[tuple[str, dict]]:
     """(name, {wall, timed, prepare, sizing, verify: seconds or None, calls: int or None}) per
-    benchmark that ran."""
+    benchmark that ran.
+
+    The cost counters are cumulative over the calls of one workload: repetitions that run back
+    to back share it, so the last of them holds the totals. Interleaved repetitions
+    (--benchmark_enable_random_interleaving, as the nightly job runs) each start a workload of
+    their own, whose counters start again from 0: a repetition whose wall_s or calls is not
+    above the one before begins such a run, and the totals add up each run's last counters."""
     rows = []
     for b in result.benchmarks.values():
         if not b.samples:
@@ -70,26 +77,65 @@ def row_costs(result) -> list[tuple[str, dict]]:
         walls = [cost(result, b, s, "wall_s") for s in b.samples]
         if any(w is None for w in walls):
             raise UsageError(f"{result.path}: {b.name} has no wall_s counter (a result from an older gpubench)")
-        timed = sum(timed_of(result, b, s) for s in b.samples)
-        last = b.samples[-1]  # the counters are cumulative: the last repetition holds the totals
-        calls = cost(result, b, last, "calls")
-        # Each later repetition's own wall time beyond its timed samples (wall_s grows by one call
-        # per repetition): the fixed cost of a call; what is left of "other" is the first call's.
-        between = sum(walls[i] - walls[i - 1] - timed_of(result, b, s) for i, s in enumerate(b.samples) if i > 0)
-        rows.append((b.name, {"wall": max(walls), "timed": timed, "prepare": cost(result, b, last, "prepare_s") or 0.0,
-                              "sizing": cost(result, b, last, "sizing_s"), "verify": cost(result, b, last, "verify_s"),
-                              "calls": None if calls is None else int(calls), "between": between,
-                              "later_reps": len(b.samples) - 1}))
+        timeds = [timed_of(result, b, s) for s in b.samples]
+        calls = [cost(result, b, s, "calls") for s in b.samples]
+        starts = [i == 0 or walls[i] < walls[i - 1] or (calls[i] is not None and calls[i - 1] is not None
+                                                        and calls[i] <= calls[i - 1]) for i in range(len(walls))]
+        # Each repetition's own wall time: the growth of wall_s, or all of it where a run starts
+        # (a first call's wall time also holds Google Benchmark's trial runs before it).
+        spent = [walls[i] if starts[i] else walls[i] - walls[i - 1] for i in range(len(walls))]
+        check_consistent(result, b, spent, timeds)
+        ends = [i for i in range(len(walls)) if i + 1 == len(walls) or starts[i + 1]]
+
+        def total(key: str) -> float | None:
+            values = [cost(result, b, b.samples[i], key) for i in ends]
+            return None if any(v is None for v in values) else sum(values)
+
+        # Each later repetition of a run: its wall time beyond its timed samples, the fixed cost
+        # of a call; what is left of "other" is the first calls'.
+        later = [i for i in range(len(walls)) if not starts[i]]
+        total_calls = total("calls")
+        rows.append((b.name, {"wall": sum(walls[i] for i in ends), "timed": sum(timeds),
+                              "prepare": total("prepare_s") or 0.0, "sizing": total("sizing_s"),
+                              "verify": total("verify_s"),
+                              "calls": None if total_calls is None else int(total_calls),
+                              "between": sum(spent[i] - timeds[i] for i in later), "later_reps": len(later)}))
     return rows
 
 
+#: The most operations one repetition can time (Google Benchmark's iteration counts stop far below).
+MAX_ITERATIONS = 10 ** 15
+
+
 def timed_of(result, b, s: dict) -> float:
-    """One repetition's timed seconds: real_time (one operation, in its time_unit) x iterations."""
+    """One repetition's timed seconds: real_time (one operation, in its time_unit) x iterations.
+    UsageError naming the benchmark when either is missing or not a number it could hold (the
+    loader bounds real_time where present; iterations is read by this tool alone)."""
     unit = s.get("time_unit", "us")
     unit = TIME_UNIT_SECONDS.get(unit) if isinstance(unit, str) else None
     if unit is None:
         raise UsageError(f"{result.path}: {b.name} has time_unit {s.get('time_unit')!r}, not ns, us, ms or s")
-    return (to_number(s.get("real_time")) or 0.0) * (to_number(s.get("iterations")) or 0.0) * unit
+    real_time, iterations = s.get("real_time"), s.get("iterations")
+    if to_number(real_time) is None or isinstance(real_time, str):
+        shown = "none" if "real_time" not in s else repr(real_time)[:40]
+        raise UsageError(f"{result.path}: {b.name} has real_time {shown}, not the time of an operation")
+    whole = isinstance(iterations, int) or (isinstance(iterations, float) and iterations.is_integer())
+    if isinstance(iterations, bool) or not whole or not 1 <= iterations <= MAX_ITERATIONS:
+        shown = "none" if "iterations" not in s else "a huge integer" \
+            if isinstance(iterations, int) and abs(iterations) >= 10 ** 30 else repr(iterations)[:40]
+        raise UsageError(f"{result.path}: {b.name} has iterations {shown}, not a whole number of "
+                         f"operations from 1 to {MAX_ITERATIONS:g}")
+    return float(real_time) * float(iterations) * unit
+
+
+def check_consistent(result, b, spent: list[float], timeds: list[float]) -> None:
+    """UsageError when a repetition's timed samples took longer than its own wall time (they
+    ran inside it): counters that contradict each other, which the tables would show as
+    negative seconds."""
+    for i, (wall, timed) in enumerate(zip(spent, timeds)):
+        if timed > wall * (1 + 1e-6) + 1e-6:
+            raise UsageError(f"{result.path}: {b.name}: repetition {i} timed {timed:.6g} s of samples in "
+                             f"{wall:.6g} s of wall time: not a gpubench result")
 
 
 def no_rows(result) -> UsageError:
@@ -224,7 +270,9 @@ def main(argv=None) -> int:
             raise UsageError(f"--baseline {a.baseline}: the same run as {a.result} (set beside itself it "
                              f"shows no change); give an earlier run")
         text += against(result, baseline)
-    print(text, end="")
+    # Names, the device and the file come from the input: their control characters as escapes
+    # (an ESC in a forged device name recoloured the terminal).
+    print("".join(visible(line) + "\n" for line in text.splitlines()), end="")
     return 0
 
 

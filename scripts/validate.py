@@ -40,7 +40,7 @@ from gpubench_tools.acceptance_output import as_json, console_lines, junit, mark
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.gpubench_process import (check_results_dir, check_timeout, default_gpubench,  # noqa: E402
                                              executable, new_folders, remove_new_empty, run)
-from gpubench_tools.output import NewFile, commit_all, make_folders, remove_empty  # noqa: E402
+from gpubench_tools.output import NewFile, commit_all, make_folders, remove_empty, visible  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -54,10 +54,14 @@ def check_outputs(paths: list[Path | None]) -> None:
     if len({p.resolve() for p in given}) != len(given):
         raise UsageError("the same file is given for two outputs")
     for p in given:
-        if str(p) in ("", "."):
-            raise UsageError("an output option has an empty value")
+        if p.is_symlink():  # also one that points nowhere, which exists() does not see
+            raise UsageError(f"{p}: is a symbolic link; an output is never written through one")
+        if p.is_dir():
+            raise UsageError(f"{p}: is a directory, not an output file")
         if p.exists():
             raise UsageError(f"{p} exists; acceptance reports are not overwritten")
+        if visible(str(p)) != str(p):
+            raise UsageError(f"{visible(str(p))}: a file name with control characters (a newline, an escape)")
         if not p.parent.is_dir():
             raise UsageError(f"{p}: folder {p.parent} does not exist")
         try:

@@ -275,15 +275,23 @@ def make_parser(prog: str, description: str):
 
     from pathlib import Path
 
+    def _not_empty(text: str) -> str:
+        # A positional path given as '' (an unset shell variable): Path('') is the current
+        # folder, which a message would then name though the user typed nothing. (Options with
+        # an empty value are refused above, before parsing.)
+        if not text.strip():
+            raise argparse.ArgumentTypeError("an empty path")
+        return text
+
     def _user_path(text: str) -> Path:
         import os
 
-        return Path(os.path.expanduser(text))
+        return Path(os.path.expanduser(_not_empty(text)))
 
     def _user_text(text: str) -> str:
         import os
 
-        return os.path.expanduser(text)
+        return os.path.expanduser(_not_empty(text))
 
     _user_path.__name__ = _user_text.__name__ = "path"  # (argparse names the type in messages)
 

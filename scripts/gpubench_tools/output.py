@@ -235,8 +235,8 @@ def check_replaceable(path: Path, label: str) -> None:
         raise UsageError(f"{label}: exists and is not a regular file (a device, FIFO or "
                          f"socket); an output never replaces one, even with --force")
     if is_gpubench_result(path):
-        raise UsageError(f"{label}: is a gpubench result; results are never overwritten, even "
-                         f"with --force (name another file)")
+        raise UsageError(f"{label}: is a gpubench result (or what is left of one); results are never "
+                         f"overwritten, even with --force (name another file)")
 
 
 #: Files larger than this are not opened to see whether they are a result (none is near it).
@@ -245,7 +245,9 @@ _RESULT_SNIFF_LIMIT = 256 << 20
 
 def is_gpubench_result(path: Path) -> bool:
     """Whether `path` holds a gpubench result (Google Benchmark JSON whose context carries
-    gpubench_version): a measurement, which no report, plot or copy may replace."""
+    gpubench_version): a measurement, which no report, plot or copy may replace. A file that
+    names gpubench_version in its first MiB but is not whole JSON counts as one: a result cut
+    short by a full disk or an interrupted copy is still the only record of its run."""
     try:
         if os.path.getsize(path) > _RESULT_SNIFF_LIMIT:
             return False
@@ -253,8 +255,11 @@ def is_gpubench_result(path: Path) -> bool:
             if b'"gpubench_version"' not in f.read(1 << 20):
                 return False
             f.seek(0)
-            doc = json.load(f)
-    except (OSError, ValueError, RecursionError):
+            try:
+                doc = json.load(f)
+            except (ValueError, RecursionError):
+                return True
+    except OSError:
         return False
     return (isinstance(doc, dict) and isinstance(doc.get("context"), dict)
             and "gpubench_version" in doc["context"] and isinstance(doc.get("benchmarks"), list))

@@ -131,6 +131,26 @@ def test_heatmap_png_and_cli(tmp_path):
     assert keep.read_text() == "precious"
 
 
+def test_names_from_the_results_are_printed_with_escapes_and_a_linked_output_is_refused_first(tmp_path):
+    """Host and device names and link paths come from the result files: an ESC recoloured the
+    terminal. An --out that is a link (one pointing nowhere too) was refused only after the
+    tables were printed."""
+    docs = [node_result(i, devices=2) for i in range(2)]
+    for d in docs:
+        d["context"]["host_name"] = "node\u001b[31m07"
+        d["context"]["device_name"] = "H100\u0007"
+    paths = [write_json(d, tmp_path / f"e.device{i}.json") for i, d in enumerate(docs)]
+    code, out, err = cli("p2p_matrix.py", *map(str, paths))
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out
+    assert "node\\x1b[31m07: H100\\x07" in out
+    link = tmp_path / "m.png"
+    link.symlink_to(tmp_path / "nowhere.png")
+    code, out, err = cli("p2p_matrix.py", *map(str, paths), "--out", str(link), "--force")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "symbolic link" in err, (out, err)
+    assert not (tmp_path / "nowhere.png").exists()
+
+
 def test_a_gpus_own_rows_file_beside_its_link_rows_file_is_left_aside(tmp_path):
     """--device=all writes a GPU's own rows and its link rows apart: given both (a whole run's
     files from the store), the matrix reads the files with peer-to-peer rows."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import cli
+from pathlib import Path
+
+from conftest import cli, gpubench
 
 
 def expected_costs(doc):
@@ -218,10 +220,13 @@ def test_an_absurd_cost_counter_is_refused(tmp_path, host_doc, key, value):
 
 
 def test_a_result_whose_wall_times_are_all_0_has_no_shares(tmp_path, host_doc):
+    """No division by a total of 0 (the timed samples 0 as well: they run inside the wall time)."""
     doc = json.loads(json.dumps(host_doc))
     for e in doc["benchmarks"]:
         if "wall_s" in e:
             e["wall_s"] = 0
+        if e.get("run_type") == "iteration":
+            e["real_time"] = 0
     f = tmp_path / "zero.json"
     f.write_text(json.dumps(doc))
     code, out, err = cli("run_cost.py", f)
@@ -283,3 +288,84 @@ def test_timed_seconds_read_each_entrys_time_unit(tmp_path, host_doc, host_resul
     ms.write_text(json.dumps(doc))
     code, out, err = cli("run_cost.py", ms)
     assert code == 2 and "time_unit 'fortnights'" in err and len(err.strip().splitlines()) == 1, err
+
+
+def one_benchmark_edited(tmp_path, host_doc, edit) -> tuple[Path, str]:
+    """A copy of the host run whose first successful benchmark's repetitions went through
+    edit(entries); (the file, the benchmark's name)."""
+    doc = json.loads(json.dumps(host_doc))
+    reps = [e for e in doc["benchmarks"] if e.get("run_type") == "iteration" and not e.get("error_occurred")]
+    name = reps[0]["run_name"]
+    edit([e for e in reps if e["run_name"] == name])
+    f = tmp_path / "edited.json"
+    f.write_text(json.dumps(doc))
+    return f, name.removesuffix("/manual_time")
+
+
+@pytest.mark.parametrize("key,value", [("iterations", 1e308), ("iterations", -10 ** 9), ("iterations", "lots"),
+                                       ("iterations", True), ("iterations", 0), ("iterations", 2.5),
+                                       ("iterations", None), ("real_time", None)])
+def test_iterations_and_real_time_are_read_as_measurements(tmp_path, host_doc, key, value):
+    """The timed seconds are real_time x iterations: a value no run can hold, or none (None:
+    the key removed), is one line naming the benchmark; it was read as a number or as 0, and a
+    forged count printed inf or negative seconds with exit 0."""
+    def edit(entries):
+        for e in entries:
+            if value is None:
+                e.pop(key)
+            else:
+                e[key] = value
+    f, name = one_benchmark_edited(tmp_path, host_doc, edit)
+    code, out, err = cli("run_cost.py", f)
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith(f"run_cost.py: error: {f}: {name} has {key} "), lines[0]
+
+
+@pytest.mark.parametrize("case", ["timed beyond the wall time", "wall time falling to 0"])
+def test_counters_that_contradict_each_other_are_refused(tmp_path, host_doc, case):
+    """A repetition's timed samples run inside its wall time (the growth of the cumulative
+    wall_s): a file that says otherwise printed negative seconds with exit 0."""
+    def edit(entries):
+        if case == "timed beyond the wall time":
+            entries[0]["real_time"] = 1e6 * entries[0]["wall_s"] / entries[0]["iterations"] * 2  # us: 2 x the wall
+        else:
+            entries[2]["wall_s"] = 0.0
+    f, name = one_benchmark_edited(tmp_path, host_doc, edit)
+    code, out, err = cli("run_cost.py", f)
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1, err
+    assert lines[0].startswith(f"run_cost.py: error: {f}: {name}: repetition ") and "of wall time" in lines[0], err
+
+
+def test_interleaved_repetitions_add_up_each_workloads_counters(tmp_path):
+    """With --benchmark_enable_random_interleaving (as the nightly job runs) a repetition that
+    follows another benchmark's starts a workload of its own, whose cumulative counters start
+    again: the totals add up each run's last counters, and no part is negative (a fall of wall_s
+    read as a negative later-repetition cost, and the totals held the last run's alone)."""
+    out_file = tmp_path / "interleaved.json"
+    proc = gpubench("--device=host", "--quick", "--filter=^bandwidth/copy/kernel/", "--benchmark_repetitions=4",
+                    "--benchmark_enable_random_interleaving=true", "--benchmark_min_time=0.001", f"--out={out_file}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads(out_file.read_text())
+    runs: dict[str, list[list[dict]]] = {}
+    for e in doc["benchmarks"]:  # in the order they ran
+        if e.get("run_type") != "iteration" or e.get("error_occurred"):
+            continue
+        name = e["run_name"].removesuffix("/manual_time")
+        mine = runs.setdefault(name, [])
+        if not mine or e["calls"] <= mine[-1][-1]["calls"] or e["wall_s"] < mine[-1][-1]["wall_s"]:
+            mine.append([])  # a new workload: its counters start again
+        mine[-1].append(e)
+    assert any(len(r) > 1 for r in runs.values()), "no repetition ran after another benchmark's"
+    code, out, err = cli("run_cost.py", out_file, "--top", str(len(runs)))
+    assert code == 0, err
+    top = {c[0]: c for c in table_rows(out) if len(c) == 7}
+    assert sorted(top) == sorted(runs)
+    for name, rs in runs.items():
+        wall = sum(r[-1]["wall_s"] for r in rs)
+        assert top[name][1:] == [f"{wall:.2f}", f"{sum(e['real_time'] * e['iterations'] * 1e-6 for r in rs for e in r):.2f}",
+                                 f"{sum(r[-1]['prepare_s'] for r in rs):.2f}", f"{sum(r[-1]['sizing_s'] for r in rs):.2f}",
+                                 f"{sum(r[-1]['verify_s'] for r in rs):.2f}", str(int(sum(r[-1]['calls'] for r in rs)))]
+    total = next(line for line in out.splitlines() if line.startswith("| all | "))
+    assert "-" not in total.replace("| all |", ""), total  # no negative seconds

@@ -484,13 +484,16 @@ def test_the_longest_timeout_waits_for_gpubench_without_a_traceback(tmp_path, mo
     assert finished.timed_out and finished.stdout == ""
 
 
+@pytest.mark.parametrize("whole", [True, False])
 @pytest.mark.parametrize("script, flag", [("compare.py", "--json"), ("compare.py", "--markdown"),
                                           ("report.py", "--out")])
-def test_no_output_replaces_a_gpubench_result_even_with_force(host_result, tmp_path, script, flag):
+def test_no_output_replaces_a_gpubench_result_even_with_force(host_result, tmp_path, script, flag, whole):
     """A slip of the finger (--json results/<key>/<run>.json --force) replaced a stored
-    measurement with a report; a file that holds a gpubench result is refused as an output."""
+    measurement with a report; a file that holds a gpubench result is refused as an output, also
+    one cut short (a full disk, an interrupted copy: not whole JSON, and it was replaced)."""
     stored = tmp_path / ("stored.html" if script == "report.py" else "stored.json")
-    stored.write_bytes(host_result.read_bytes())  # a result under any name
+    data = host_result.read_bytes()
+    stored.write_bytes(data if whole else data[:-3])  # a result under any name
     other = tmp_path / "baseline.json"  # an earlier run of the same benchmarks
     doc = json.loads(host_result.read_text())
     doc["context"]["date"] = "2026-01-01T00:00:00+00:00"
@@ -500,7 +503,8 @@ def test_no_output_replaces_a_gpubench_result_even_with_force(host_result, tmp_p
     args = [host_result, other] if script == "compare.py" else [host_result]
     code, out, err = cli(script, *args, flag, stored, "--force")
     assert code == 2, (out, err)
-    assert err.count("\n") == 1 and "is a gpubench result; results are never overwritten" in err, err
+    assert err.count("\n") == 1 and "is a gpubench result (or what is left of one); results are never " \
+        "overwritten" in err, err
     assert stored.read_bytes() == before
     # A file that is not a result (an earlier report) is still replaced with --force.
     report = tmp_path / ("r.html" if script == "report.py" else "r.json")
@@ -881,3 +885,46 @@ def test_overlap_rows_without_their_ratios_plot_without_a_warning(tmp_path):
     f = write_json(doc, tmp_path / "r.json")
     code, out, err = cli("plot.py", f, "--out-dir", tmp_path / "p")
     assert code == 0 and "Warning" not in err, err
+
+
+@pytest.mark.parametrize("tool, before", [("run_cost.py", []), ("report.py", []), ("plot.py", []),
+                                          ("roofline.py", []), ("compare.py", []), ("compare.py", ["{result}"]),
+                                          ("p2p_matrix.py", [])])
+def test_an_empty_path_is_called_empty(tool, before, host_result):
+    """'' as a result file (an unset shell variable) was read as Path('') - the current folder -
+    and refused as ".: is a directory", naming a folder the user never typed."""
+    args = [a.format(result=host_result) for a in before] + [""]
+    code, out, err = cli(tool, *args)
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1, err
+    assert lines[0].startswith(f"{tool}: error: argument ") and ": an empty path" in lines[0], err
+    assert " .:" not in lines[0], err
+
+
+@pytest.mark.parametrize("output, says", [("dangling", "is a symbolic link"), (".", "is a directory"),
+                                          ("a\nb.json", "control characters")])
+@pytest.mark.parametrize("flag", ["--json", "--markdown", "--junit"])
+def test_validate_refuses_an_output_before_reading_or_running_anything(host_result, tmp_path, monkeypatch,
+                                                                       output, says, flag):
+    """Refused before the verdicts: a dangling link (exists() does not see one: the verdicts
+    were printed, or a whole acceptance run made, before the refusal), the current folder (called
+    "an empty value"), a name with a newline (written as given)."""
+    monkeypatch.chdir(tmp_path)
+    if output == "dangling":
+        output = "out.link"
+        (tmp_path / output).symlink_to(tmp_path / "nowhere.json")
+    code, out, err = cli("validate.py", "--result", host_result, flag, output)
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1, (out, err)
+    assert lines[0].startswith("validate.py: error: ") and says in lines[0] and "\n" not in lines[0][:-1], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["out.link"] if output == "out.link" else [])
+
+
+def test_run_cost_writes_the_control_characters_of_a_result_as_escapes(host_doc, tmp_path):
+    doc = json.loads(json.dumps(host_doc))
+    doc["context"]["device_name"] = "EVIL\u001b[31mRED\u001b]0;title\u0007"
+    f = write_json(doc, tmp_path / "evil.json")
+    code, out, err = cli("run_cost.py", f)
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out
+    assert out.splitlines()[0].endswith("(EVIL\\x1b[31mRED\\x1b]0;title\\x07)"), out.splitlines()[0]

@@ -398,9 +398,16 @@ TEST_F(FakeCuda, ALaunchShortOfTheMinimumGrowsThePassCountForTheNextRun) {
     (void)w->run(calibrated);  // one launch, now far short of the minimum
     EXPECT_TRUE(w->verify().ok);
     EXPECT_EQ(w->extra_counters(1e-3).at("passes_per_launch"), calibrated) << "not the run that measured it";
-    (void)w->run(calibrated);
-    EXPECT_TRUE(w->verify().ok);
-    EXPECT_GT(w->extra_counters(1e-3).at("passes_per_launch"), calibrated);
+    // The fake's clock is the host's: on a loaded host a preempted launch of the emulated read
+    // can itself last the minimum (this test failed so, under two test jobs and a busy loop on two
+    // cores), and then only the next short launch asks for more passes. A few tries.
+    double passes = calibrated;
+    for (int run = 0; run < 5 && passes == calibrated; ++run) {
+      (void)w->run(calibrated);
+      EXPECT_TRUE(w->verify().ok);
+      passes = w->extra_counters(1e-3).at("passes_per_launch");
+    }
+    EXPECT_GT(passes, calibrated);
   }
 }
 
