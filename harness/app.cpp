@@ -437,8 +437,8 @@ int run_app(int argc, char** argv) { return run_app(argc, argv, &host_workloads)
 // Google Benchmark also takes each of its flags from an environment variable, BENCHMARK_<NAME>
 // (a flag on the command line wins), read when the program starts: read past gpubench they
 // skipped every check (BENCHMARK_CONTEXT=device_key=forged replaced gpubench's own key). Each one
-// set, unless its flag is on the command line, is taken as that flag: checked as if given there,
-// then passed on (and left out of the environment of any run started from here).
+// set is checked as if its flag were given, and, unless its flag is on the command line, taken as
+// that flag and passed on (and left out of the environment of any run started from here).
 bool given_on_command_line(const std::vector<std::string>& args, const std::string& flag) {
   for (const std::string& a : args) {
     if (a.rfind("--benchmark_" + flag + "=", 0) == 0) return true;
@@ -472,10 +472,15 @@ std::string take_benchmark_environment(std::vector<std::string>* args) {
     if (value == nullptr) continue;
     const std::string flag = std::string("--benchmark_") + f + "=" + value;
     ::unsetenv(var.c_str());
-    if (given_on_command_line(*args, f)) continue;
+    // A value the command line overrides is still checked (BENCHMARK_MIN_TIME=-1 beside
+    // --benchmark_min_time ran with no word about it), but for a file name: the command line's
+    // stands, and whatever is at the variable's name is no concern of this run.
+    const bool overridden = given_on_command_line(*args, f);
+    if (overridden && std::string(f) == "out") continue;
     // Named here: "--out and --results-dir are exclusive" would name a flag nobody typed.
-    if (std::string(f) == "out" && std::any_of(args->begin(), args->end(),
-                                               [](const std::string& a) { return a.rfind("--results-dir", 0) == 0; })) {
+    if (!overridden && std::string(f) == "out" && std::any_of(args->begin(), args->end(), [](const std::string& a) {
+          return a.rfind("--results-dir", 0) == 0;
+        })) {
       std::string why = "environment variable " + var;
       why += " (Google Benchmark's --benchmark_out) and --results-dir are exclusive: unset ";
       why += var;
@@ -487,7 +492,7 @@ std::string take_benchmark_environment(std::vector<std::string>* args) {
     } catch (const UsageError& e) {
       return "environment variable " + var + ": " + e.what();
     }
-    args->push_back(flag);
+    if (!overridden) args->push_back(flag);
   }
   return {};
 }

@@ -29,7 +29,7 @@ exit_on_signals("roofline.py", __name__)  # a signal while the modules below loa
 from gpubench_tools.cards import CARDS_CSV, find_card, load_cards  # noqa: E402
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
 from gpubench_tools.output import NewFile  # noqa: E402
-from gpubench_tools.results import load_result  # noqa: E402
+from gpubench_tools.results import load_result, result_identity  # noqa: E402
 from gpubench_tools.roofline import draw_roofline, roofline_data  # noqa: E402
 from gpubench_tools.store import check_device_key  # noqa: E402
 
@@ -93,6 +93,11 @@ def main(argv=None) -> int:
             raise UsageError(f"{r}: given twice (as {seen[same]}); each result is drawn once")
         seen[same] = r
     results = [load_result(r) for r in a.results]
+    runs: dict[object, Path] = {}
+    for r in results:  # a copy of a run under another name (compare.py refuses one alike)
+        first = runs.setdefault(result_identity(r), r.path)
+        if first != r.path:
+            raise UsageError(f"{r.path}: the same run as {first} (a copy); each result is drawn once")
     target = Path(a.out) if a.out else default_out(results, cards)
     if not a.out and target.exists() and not a.force:
         raise UsageError(f"{target} exists; plots are not overwritten without --force")

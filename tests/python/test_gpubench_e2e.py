@@ -207,6 +207,28 @@ def test_google_benchmarks_environment_variables_are_checked_as_its_flags(tmp_pa
     assert not out.exists()
 
 
+@pytest.mark.parametrize("var, value, flag", [("BENCHMARK_MIN_TIME", "-1", "--benchmark_min_time=0.001"),
+                                              ("BENCHMARK_REPETITIONS", "abc", "--benchmark_repetitions=2")])
+def test_a_bad_environment_variable_is_refused_also_where_its_flag_is_given(tmp_path, var, value, flag):
+    """The command line's flag wins over the variable, but a variable no run could take is still
+    bad input: it ran to exit 0, with no word (BENCHMARK_MIN_TIME=-1) or only Google Benchmark's."""
+    env = dict(os.environ, **{var: value})
+    out = tmp_path / "x.json"
+    proc = subprocess.run([str(BIN), "--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$", flag,
+                           f"--out={out}"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    ours = [line for line in proc.stderr.splitlines() if line.startswith("gpubench: ")]
+    assert len(ours) == 1 and ours[0].startswith(f"gpubench: environment variable {var}: "), proc.stderr
+    assert not out.exists()
+    # A valid one beside its flag: the flag's value is the one that runs.
+    env[var] = "1" if var == "BENCHMARK_REPETITIONS" else "0.002"
+    proc = subprocess.run([str(BIN), "--device=host", "--quick", "--filter=bandwidth/copy/kernel/bytes:4KiB$", flag,
+                           f"--out={out}"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    reps = [e["repetitions"] for e in json.loads(out.read_text())["benchmarks"] if e["run_type"] == "iteration"]
+    assert reps == ([2, 2] if var == "BENCHMARK_REPETITIONS" else [reps[0]] * len(reps)) and reps
+
+
 def test_min_time_with_a_seconds_suffix_runs(tmp_path):
     """Google Benchmark 1.8's form ("0.01s") is taken whichever version is linked."""
     out = tmp_path / "x.json"

@@ -928,3 +928,15 @@ def test_run_cost_writes_the_control_characters_of_a_result_as_escapes(host_doc,
     assert code == 0, err
     assert "\x1b" not in out and "\x07" not in out
     assert out.splitlines()[0].endswith("(EVIL\\x1b[31mRED\\x1b]0;title\\x07)"), out.splitlines()[0]
+
+
+def test_roofline_refuses_a_copy_of_a_run_under_another_name(host_result, tmp_path):
+    """Only the same path was refused: a copy drew the same run twice as two series."""
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(host_result.read_bytes())
+    png = tmp_path / "r.png"
+    code, out, err = cli("roofline.py", host_result, copy, "--out", png)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert lines[0] == f"roofline.py: error: {copy}: the same run as {host_result} (a copy); each result is drawn once"
+    assert not png.exists()
