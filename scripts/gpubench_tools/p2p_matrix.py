@@ -128,14 +128,19 @@ def _peer(b: Benchmark) -> int | None:
         return None
 
 
-def _check_peers(result: Result) -> None:
-    """UsageError when a peer-to-peer row of `result` names a peer beyond any node."""
+def _check_peers(result: Result, device: int) -> None:
+    """UsageError when a peer-to-peer row of `result` (a run of CUDA device `device`) names a
+    peer beyond any node, or the GPU itself (gpubench writes no such row; its cell, on the
+    diagonal, was left out without a word)."""
     for b in p2p_rows(result):
         j = _peer(b)
         if j is not None and not 0 <= j < MAX_DEVICES:
             raise UsageError(f"{result.path}: not a gpubench result: {b.name} names peer "
                              f"{str(j)[:40]}, beyond any node (0 to {MAX_DEVICES - 1}: none has "
                              f"more than {MAX_DEVICES} GPUs)")
+        if j == device:
+            raise UsageError(f"{result.path}: not a gpubench result: {b.name} names its own GPU, "
+                             f"CUDA device {device}, as its peer")
 
 
 def _bytes(b: Benchmark) -> float | None:
@@ -161,7 +166,7 @@ def matrix_data(results: list[Result]) -> P2pMatrix:
     by_device: dict[int, Result] = {}
     for r in results:
         i = _ordinal(r)
-        _check_peers(r)
+        _check_peers(r, i)
         if i in by_device:
             raise UsageError(f"{by_device[i].path} and {r.path} are both runs of CUDA device {i}; "
                              f"give one run per GPU")

@@ -162,7 +162,8 @@ def test_a_gpus_own_rows_file_beside_its_link_rows_file_is_left_aside(tmp_path):
 
 
 @pytest.mark.parametrize("case", ["two_runs_of_one_gpu", "two_hosts", "no_p2p_rows", "no_ordinal",
-                                  "huge_ordinal", "ordinal_64", "huge_peer", "peer_64", "quick_among_full"])
+                                  "huge_ordinal", "ordinal_64", "huge_peer", "peer_64", "quick_among_full",
+                                  "own_gpu_as_peer"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
     paths = write_node(tmp_path, devices=2)
     if case == "quick_among_full":
@@ -189,6 +190,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case):
         far["context"]["device_ordinal"] = "100000000000000000" if case == "huge_ordinal" else "64"
         args = [paths[0], write_json(far, tmp_path / "far.json")]
         want = "device_ordinal"
+    elif case == "own_gpu_as_peer":
+        # device 1's rows naming device 1: their cell, on the diagonal, was dropped without a word
+        own = node_result(1, 2)
+        for e in own["benchmarks"]:
+            for k in ("name", "run_name"):
+                if k in e:
+                    e[k] = e[k].replace("peer:0,", "peer:1,")
+        args = [paths[0], write_json(own, tmp_path / "own.json")]
+        want = "names its own GPU, CUDA device 1, as its peer"
     elif case in ("huge_peer", "peer_64"):
         # peers beyond any node: thousands of them printed hundreds of MB of tables (hundreds
         # took minutes to draw)
