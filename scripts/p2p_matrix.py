@@ -25,7 +25,7 @@ from gpubench_tools.errors import exit_on_signals  # noqa: E402
 exit_on_signals("p2p_matrix.py", __name__)  # a signal while the modules below load: one line
 
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
-from gpubench_tools.output import check_replaceable, visible  # noqa: E402
+from gpubench_tools.output import check_replaceable  # noqa: E402
 from gpubench_tools.p2p_matrix import draw_matrix, matrix_data, to_text  # noqa: E402
 from gpubench_tools.results import load_result  # noqa: E402
 
@@ -48,8 +48,7 @@ def main(argv=None) -> int:
         if not out.parent.is_dir():
             raise UsageError(f"--out {a.out}: folder {out.parent} does not exist")
     d = matrix_data([load_result(r) for r in a.results])
-    # Host and device names and link paths come from the results: control characters as escapes.
-    sys.stdout.write("".join(visible(line) + "\n" for line in to_text(d).splitlines()))
+    sys.stdout.write(to_text(d))
     if a.out:
         print(draw_matrix(d, a.out, overwrite=a.force))
     return 0

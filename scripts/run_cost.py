@@ -30,6 +30,8 @@ from gpubench_tools.errors import exit_on_signals  # noqa: E402
 exit_on_signals("run_cost.py", __name__)  # a signal while the modules below load: one line
 
 from gpubench_tools.errors import UsageError, make_parser, run_cli  # noqa: E402
+# Names, the device and the files come from the input: written with visible(), their control
+# characters (line breaks too) as escapes (an ESC in a forged device name recoloured the terminal).
 from gpubench_tools.output import visible  # noqa: E402
 from gpubench_tools.results import load_result, result_identity, to_number  # noqa: E402
 
@@ -79,8 +81,12 @@ def row_costs(result) -> list[tuple[str, dict]]:
             raise UsageError(f"{result.path}: {b.name} has no wall_s counter (a result from an older gpubench)")
         timeds = [timed_of(result, b, s) for s in b.samples]
         calls = [cost(result, b, s, "calls") for s in b.samples]
-        starts = [i == 0 or walls[i] < walls[i - 1] or (calls[i] is not None and calls[i - 1] is not None
-                                                        and calls[i] <= calls[i - 1]) for i in range(len(walls))]
+        # Without calls (results of 2026-11-23 before it was written), a wall_s that grew by less
+        # than the repetition's own timed samples can only have started again.
+        starts = [i == 0 or walls[i] < walls[i - 1]
+                  or (calls[i] is not None and calls[i - 1] is not None and calls[i] <= calls[i - 1])
+                  or ((calls[i] is None or calls[i - 1] is None) and walls[i] - walls[i - 1] < timeds[i])
+                  for i in range(len(walls))]
         # Each repetition's own wall time: the growth of wall_s, or all of it where a run starts
         # (a first call's wall time also holds Google Benchmark's trial runs before it).
         spent = [walls[i] if starts[i] else walls[i] - walls[i - 1] for i in range(len(walls))]
@@ -169,13 +175,13 @@ def report(result, top: int) -> str:
         raise no_rows(result)
     groups = group_costs(rows)
     total = sum(c["wall"] for _, c in rows)
-    out = [f"{result.path}: {len(rows)} benchmarks, {total:.1f} s in benchmarks "
-           f"({result.device_name or result.device_key})",
+    out = [f"{visible(str(result.path))}: {len(rows)} benchmarks, {total:.1f} s in benchmarks "
+           f"({visible(result.device_name or result.device_key)})",
            "",
            "| family/kernel | rows | wall s | timed s | prepare s | sizing s | verify s | other s | share |",
            "|---|---|---|---|---|---|---|---|---|"]
     for key, g in sorted(groups.items(), key=lambda kv: -kv[1]["wall"]):
-        out.append(f"| {key} | {g['rows']} | " + " | ".join(seconds(g[k]) for k in COLUMNS)
+        out.append(f"| {visible(key)} | {g['rows']} | " + " | ".join(seconds(g[k]) for k in COLUMNS)
                    + f" | {other(g):.2f} | {share(g['wall'], total)} |")
     # "other", split: the first call (Google Benchmark's trial runs, warm-ups, poisoning - up to
     # the end of the first repetition) and every later repetition's fixed cost.
@@ -186,7 +192,7 @@ def report(result, top: int) -> str:
             "| family/kernel | other s | first call s | later repetitions s | per later repetition ms |",
             "|---|---|---|---|---|"]
     for key, g in sorted(groups.items(), key=lambda kv: -kv[1]["wall"]):
-        out.append(f"| {key} | {other(g):.2f} | {other(g) - g['between']:.2f} | {g['between']:.2f} | "
+        out.append(f"| {visible(key)} | {other(g):.2f} | {other(g) - g['between']:.2f} | {g['between']:.2f} | "
                    + (f"{1000 * g['between'] / g['later_reps']:.1f}" if g["later_reps"] else "-") + " |")
     all_other = sum(other(c) for _, c in rows)
     all_between = sum(c["between"] for _, c in rows)
@@ -197,7 +203,7 @@ def report(result, top: int) -> str:
             "|---|---|---|---|---|---|---|"]
     for name, c in sorted(rows, key=lambda r: -r[1]["wall"])[:top]:
         calls = "-" if c["calls"] is None else str(c["calls"])
-        out.append(f"| {name} | " + " | ".join(seconds(c[k]) for k in COLUMNS) + f" | {calls} |")
+        out.append(f"| {visible(name)} | " + " | ".join(seconds(c[k]) for k in COLUMNS) + f" | {calls} |")
     return "\n".join(out) + "\n"
 
 
@@ -238,7 +244,7 @@ def against(result, baseline) -> str:
 
     note = [] if split else ["(one of the runs has no sizing_s or verify_s: other includes sizing and verification in both)",
                              ""]
-    out = ["", f"Against {baseline.path} (seconds, baseline -> this run):", "", *note,
+    out = ["", f"Against {visible(str(baseline.path))} (seconds, baseline -> this run):", "", *note,
            "| family/kernel | rows | " + " | ".join(f"{k} s" for k in parts) + " |",
            "|---|---|" + "---|" * len(parts)]
     keys = sorted(set(new) | set(old), key=lambda k: -max((new.get(k) or {"wall": 0})["wall"],
@@ -246,7 +252,7 @@ def against(result, baseline) -> str:
     for k in keys:
         a, b = new.get(k), old.get(k)
         rows = f"{'-' if b is None else b['rows']} -> {'-' if a is None else a['rows']}"
-        out.append(f"| {k} | {rows} | " + " | ".join(pair(part(a, p), part(b, p)) for p in parts) + " |")
+        out.append(f"| {visible(k)} | {rows} | " + " | ".join(pair(part(a, p), part(b, p)) for p in parts) + " |")
     totals = [(sum(part(g, p) or 0.0 for g in new.values()), sum(part(g, p) or 0.0 for g in old.values()))
               for p in parts]
     out.append("| all | " + f"{sum(g['rows'] for g in old.values())} -> {sum(g['rows'] for g in new.values())} | "
@@ -270,9 +276,7 @@ def main(argv=None) -> int:
             raise UsageError(f"--baseline {a.baseline}: the same run as {a.result} (set beside itself it "
                              f"shows no change); give an earlier run")
         text += against(result, baseline)
-    # Names, the device and the file come from the input: their control characters as escapes
-    # (an ESC in a forged device name recoloured the terminal).
-    print("".join(visible(line) + "\n" for line in text.splitlines()), end="")
+    print(text, end="")
     return 0
 
 

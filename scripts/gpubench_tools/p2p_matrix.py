@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .errors import UsageError
 from .figures import literal_text
-from .output import NewFile
+from .output import NewFile, visible
 from .results import Benchmark, Result, parse_size, to_number
 
 #: The level gpubench's peer-to-peer rows carry in their label.
@@ -231,7 +231,9 @@ def _cell_text(c: Cell) -> str:
 def to_text(d: P2pMatrix) -> str:
     """The matrices as plain tables (GB/s; row: the GPU that ran, column: its peer; `skip`,
     `FAIL` or `-` where there is no number), then the link of every pair."""
-    out = [f"peer-to-peer bandwidth, {d.host}: {d.device_name} (GB/s, bytes counted once per "
+    # Host, device and link names come from the results: visible() writes their control
+    # characters (line breaks too) as escapes.
+    out = [f"peer-to-peer bandwidth, {visible(d.host)}: {visible(d.device_name)} (GB/s, bytes counted once per "
            f"direction)"]
     for m in d.matrices:
         out.append("")
@@ -245,7 +247,7 @@ def to_text(d: P2pMatrix) -> str:
         m = d.matrices[0]
         out.append("")
         out.append("links (NVML topology): " + ", ".join(
-            f"{i}-{j} {m.cell(i, j).path}" for i in m.devices for j in m.devices if i < j))
+            f"{i}-{j} {visible(m.cell(i, j).path)}" for i in m.devices for j in m.devices if i < j))
     return "\n".join(out) + "\n"
 
 

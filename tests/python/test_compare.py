@@ -730,7 +730,8 @@ def test_force_never_writes_over_an_input_or_through_a_link(host_result, host_do
     before = {p: p.read_bytes() for p in (stored, base)}
     cases = [
         # (a result of the store: refused as one before the store's files are read)
-        (["--history", store, "--json", stored], "is a gpubench result; results are never overwritten"),
+        (["--history", store, "--json", stored], "is a gpubench result (or what is left of one); results are never "
+                                                "overwritten"),
         ([base, "--json", hard], f"--json {hard}: is an input"),
         ([base, "--markdown", dangling], f"--markdown {dangling}: is a symbolic link"),
     ]

@@ -400,7 +400,7 @@ def test_a_missing_expected_node_is_bad_input(fleet_store):
 
 
 def test_empty_values_are_bad_input(fleet_store):
-    expect_bad_input([""], "STORE is empty")
+    expect_bad_input([""], "argument STORE: an empty path")
     expect_bad_input([fleet_store, "--json", ""], "--json has an empty value")
 
 

@@ -137,13 +137,13 @@ def test_names_from_the_results_are_printed_with_escapes_and_a_linked_output_is_
     tables were printed."""
     docs = [node_result(i, devices=2) for i in range(2)]
     for d in docs:
-        d["context"]["host_name"] = "node\u001b[31m07"
+        d["context"]["host_name"] = "node\u001b[31m\n07"
         d["context"]["device_name"] = "H100\u0007"
     paths = [write_json(d, tmp_path / f"e.device{i}.json") for i, d in enumerate(docs)]
     code, out, err = cli("p2p_matrix.py", *map(str, paths))
     assert code == 0, err
     assert "\x1b" not in out and "\x07" not in out
-    assert "node\\x1b[31m07: H100\\x07" in out
+    assert "node\\x1b[31m\\n07: H100\\x07" in out
     link = tmp_path / "m.png"
     link.symlink_to(tmp_path / "nowhere.png")
     code, out, err = cli("p2p_matrix.py", *map(str, paths), "--out", str(link), "--force")

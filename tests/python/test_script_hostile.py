@@ -922,12 +922,12 @@ def test_validate_refuses_an_output_before_reading_or_running_anything(host_resu
 
 def test_run_cost_writes_the_control_characters_of_a_result_as_escapes(host_doc, tmp_path):
     doc = json.loads(json.dumps(host_doc))
-    doc["context"]["device_name"] = "EVIL\u001b[31mRED\u001b]0;title\u0007"
+    doc["context"]["device_name"] = "EVIL\u001b[31mRED\u001b]0;title\u0007\nNEXT\u2028"
     f = write_json(doc, tmp_path / "evil.json")
     code, out, err = cli("run_cost.py", f)
     assert code == 0, err
-    assert "\x1b" not in out and "\x07" not in out
-    assert out.splitlines()[0].endswith("(EVIL\\x1b[31mRED\\x1b]0;title\\x07)"), out.splitlines()[0]
+    assert "\x1b" not in out and "\x07" not in out and "\u2028" not in out
+    assert out.splitlines()[0].endswith("(EVIL\\x1b[31mRED\\x1b]0;title\\x07\\nNEXT\\u2028)"), out.splitlines()[0]
 
 
 def test_roofline_refuses_a_copy_of_a_run_under_another_name(host_result, tmp_path):
