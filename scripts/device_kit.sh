@@ -53,11 +53,10 @@ KIT_MAX_FILES=8                               # and on the files that come back
 # that limit: GPUBENCH_KIT_DEADLINE (seconds since the epoch) ends every stage's work by then.
 STAGE_SECONDS="${GPUBENCH_KIT_STAGE_SECONDS:-480}"
 DEADLINE="${GPUBENCH_KIT_DEADLINE:-0}"
-[[ "$STAGE_SECONDS" =~ ^[0-9]+$ ]] || { printf 'device_kit: GPUBENCH_KIT_STAGE_SECONDS=%s is not a whole number of seconds\n' "$STAGE_SECONDS" >&2; exit 2; }
-[[ "$DEADLINE" =~ ^[0-9]+$ ]] || { printf 'device_kit: GPUBENCH_KIT_DEADLINE=%s is not seconds since the epoch\n' "$DEADLINE" >&2; exit 2; }
 # GPUBENCH_KIT_SKIP_WGMMA=1: leave the Hopper wgmma rows and profiles out (after a smoke stage
 # whose wgmma check hung or failed, so a later stage does not spend its time on them again).
 SKIP_WGMMA="${GPUBENCH_KIT_SKIP_WGMMA:-0}"
+WGMMA_CHECK_SECONDS="${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-60}"
 # The Hopper wgmma GEMM rows, and every other compute row (together: all of them, each once; a
 # test checks it). The wgmma kernels had never run on a GPU when the kit was written: they run on
 # their own, so that a hang costs one time limit and no other row's result.
@@ -75,6 +74,30 @@ die() {
   exit 2
 }
 usage() { sed -n '2,/^# Exit status/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+# whole_number NAME VALUE MIN MAX: exit 2 naming NAME unless VALUE is a whole number from MIN to
+# MAX written without leading zeros (bash reads 08 as a bad octal number, mid-stage).
+whole_number() {
+  if [[ ! "$2" =~ ^(0|[1-9][0-9]{0,11})$ ]] || (($2 < $3 || $2 > $4)); then
+    die "$1=$2 is not a whole number from $3 to $4"
+  fi
+}
+
+# The settings, checked before any work: a bad one is one line and exit 2, never a default.
+check_settings() {
+  local name
+  for name in GPUBENCH_KIT_DIR GPUBENCH_KIT_LIMIT_MIB GPUBENCH_KIT_STAGE_SECONDS GPUBENCH_KIT_DEADLINE \
+    GPUBENCH_KIT_SKIP_WGMMA GPUBENCH_KIT_WGMMA_CHECK_SECONDS; do
+    if [[ -n "${!name+set}" && -z "${!name}" ]]; then die "$name is set but empty (unset it for the default)"; fi
+  done
+  whole_number GPUBENCH_KIT_LIMIT_MIB "$KIT_LIMIT_MIB" 1 1048576
+  whole_number GPUBENCH_KIT_STAGE_SECONDS "$STAGE_SECONDS" 1 86400
+  whole_number GPUBENCH_KIT_DEADLINE "$DEADLINE" 0 99999999999
+  whole_number GPUBENCH_KIT_WGMMA_CHECK_SECONDS "$WGMMA_CHECK_SECONDS" 1 3600
+  [[ "$SKIP_WGMMA" == 0 || "$SKIP_WGMMA" == 1 ]] || die "GPUBENCH_KIT_SKIP_WGMMA=$SKIP_WGMMA is not 0 or 1"
+  # Absolute: the source fingerprint is taken from the repository's root.
+  [[ "$KIT_DIR" == /* ]] || KIT_DIR="$PWD/$KIT_DIR"
+}
 
 # --- here: prepare what travels -------------------------------------------------------------
 
@@ -97,6 +120,13 @@ travelling_bytes() {
 prepare() {
   local build="${1:-$KIT_ROOT/build-kit}"
   command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || die "prepare needs the CUDA toolkit (nvcc)"
+  # prepare replaces the kit folder whole: never a folder that holds anything but a kit.
+  if [[ -L "$KIT_DIR" || (-e "$KIT_DIR" && ! -d "$KIT_DIR") ]]; then
+    die "GPUBENCH_KIT_DIR=$KIT_DIR is not a folder; prepare would replace it"
+  fi
+  if [[ -d "$KIT_DIR" && -n "$(ls -A "$KIT_DIR")" && ! -f "$KIT_DIR/sources.sha256" ]]; then
+    die "GPUBENCH_KIT_DIR=$KIT_DIR holds files but no kit (no sources.sha256); prepare replaces the whole folder: name a new or empty one"
+  fi
   if [[ ! -f "$build/CMakeCache.txt" ]]; then
     local gen=()
     command -v ninja >/dev/null && gen=(-G Ninja)
@@ -158,8 +188,14 @@ prepare() {
 pack() {
   local work="$1" out="$2" stage
   [[ -d "$work" ]] || die "pack: '$work' is not a directory"
-  mkdir -p "$out" || die "pack: cannot create '$out'"
+  work="$(cd "$work" && pwd -P)"
+  [[ "$work" != / ]] || die "pack: '$1' is the root folder, not a stage's folder"
+  mkdir -p "$out" 2>/dev/null || die "pack: cannot create '$out'"
+  local out_real
+  out_real="$(cd "$out" && pwd -P)"
+  [[ "$out_real" != "$work" && "$out_real" != "$work"/* ]] || die "pack: '$out' is inside the stage's folder '$1'"
   stage="$(basename "$work")"
+  [[ ! -e "$out/$stage.tar.gz" ]] || die "pack: '$out' already holds $stage.tar.gz; results are never overwritten"
   # Counted before anything is written: files already there, plus the archive and the summary.
   local n
   n=$(($(find "$out" -maxdepth 1 -type f ! -name "$stage.tar.gz" ! -name "$stage.txt" | wc -l) + 1))
@@ -357,7 +393,7 @@ stage_smoke() {
   timed wgmma_probe 60 "$BIN/gpubench_kernel_check" wgmma_probe
   # The wgmma kernels' checks on their own (KIT_WGMMA_ROWS): if they do not finish, the rest of
   # the stage leaves them out and says so (the log's last "checking" line names the one that hung).
-  timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-60}" "$BIN/gpubench_kernel_check" hgemm_wgmma
+  timed kernel_check_wgmma "$WGMMA_CHECK_SECONDS" "$BIN/gpubench_kernel_check" hgemm_wgmma
   local checks=() quick=()
   if ((LAST_RC == 124 || LAST_RC == 137)); then
     checks=(-wgmma)
@@ -579,7 +615,7 @@ stage_ncu() {
 # and, when they pass, its rows with and without clusters and a profile of each at 4096.
 stage_wgmma() {
   timed wgmma_probe 60 "$BIN/gpubench_kernel_check" wgmma_probe
-  timed kernel_check_wgmma "${GPUBENCH_KIT_WGMMA_CHECK_SECONDS:-60}" "$BIN/gpubench_kernel_check" hgemm_wgmma
+  timed kernel_check_wgmma "$WGMMA_CHECK_SECONDS" "$BIN/gpubench_kernel_check" hgemm_wgmma
   local checked=$LAST_RC
   wgmma_checks_summary >>"$WORK/summary.txt" 2>&1
   if ((checked != 0)); then
@@ -629,9 +665,24 @@ run_stage() {
   # Bounded, like every nvidia-smi call outside the telemetry: a GPU wedged by an earlier hung
   # kernel can block it, and the command's own limit would then take the whole call.
   command -v nvidia-smi >/dev/null && timeout 20 nvidia-smi -L >/dev/null 2>&1 || die "no GPU here (nvidia-smi finds none)"
+  # Before any device time: a kit to run, a deadline still ahead, and an output folder that
+  # takes this stage's two files (never over an earlier run's, and within what comes back).
+  [[ -e "$KIT_DIR/bin/gpubench" ]] ||
+    die "no kit in $KIT_DIR: run scripts/device_kit.sh prepare on the build machine, then carry .kit"
+  if ((DEADLINE > 0 && DEADLINE <= $(date +%s))); then
+    die "GPUBENCH_KIT_DEADLINE=$DEADLINE is $(($(date +%s) - DEADLINE)) s in the past"
+  fi
+  mkdir -p "$out" 2>/dev/null && [[ -d "$out" ]] || die "cannot create '$out'"
+  local probe
+  probe="$(mktemp "$out/.device_kit.XXXXXX" 2>/dev/null)" && rm -f "$probe" || die "cannot write into '$out'"
+  [[ ! -e "$out/$stage.tar.gz" && ! -e "$out/$stage.txt" ]] ||
+    die "'$out' already holds a $stage stage's files; results are never overwritten: name another folder"
+  local files
+  files=$(find "$out" -maxdepth 1 -type f | wc -l)
+  ((files + 2 <= KIT_MAX_FILES)) || die "'$out' holds $files files: with this stage's 2, more than the $KIT_MAX_FILES that come back"
   SECONDS=0
   WORK="$(mktemp -d)/$stage"
-  mkdir -p "$WORK" "$out" || die "cannot create '$out'"
+  mkdir -p "$WORK" || die "cannot create a working folder"
   KIT_OUT="$out"
   echo "device kit, stage $stage, $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$WORK/summary.txt"
   # However the stage ends (a failed step under set -e, the command's own TERM), what it has comes
@@ -642,7 +693,8 @@ run_stage() {
     echo "the carried kit was built from other sources than this tree's" >>"$WORK/summary.txt"
     die "the carried kit was built from other sources than this tree's: run scripts/device_kit.sh prepare again here, then carry .kit"
   fi
-  choose_binaries >>"$WORK/summary.txt" 2>&1
+  # (its errors, such as a build there that failed, on stderr as well as in the summary)
+  choose_binaries >>"$WORK/summary.txt"
   save_summary
   start_telemetry
   "stage_$stage"
@@ -659,15 +711,19 @@ main() {
   }
   case "$1" in
     prepare)
+      check_settings
       [[ $# -le 2 ]] || die "prepare takes at most a build directory"
       prepare "${2:-}"
       ;;
     pack)
       [[ $# -eq 3 ]] || die "pack needs WORKDIR OUTDIR"
+      check_settings
+      [[ ! -e "$3/$(basename "$2").txt" ]] || die "pack: '$3' already holds $(basename "$2").txt; results are never overwritten"
       pack "$2" "$3"
       ;;
     smoke | bandwidth | compute | memory | validate | ncu | wgmma)
       [[ $# -eq 2 ]] || die "$1 needs an output folder"
+      check_settings
       run_stage "$1" "$2"
       ;;
     -h | --help) usage ;;

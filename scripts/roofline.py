@@ -104,9 +104,11 @@ def main(argv=None) -> int:
     data = roofline_data(results, cards, table)
     for r, s in zip(results, data.series):  # the results' series come first
         if not s.draws_measurements:
-            raise UsageError(f"{r.path}: no row to draw on a roofline: no successful bandwidth, "
-                             f"compute or intensity row (memory-management rows stay off it; "
-                             f"--card NAME draws a card's roofline alone)")
+            raise UsageError(f"{r.path}: no row to draw on a roofline: none of its successful rows "
+                             f"sets a measured ceiling or a point (bandwidth rows set one from a "
+                             f"cache level's plateau or a DRAM-sized set, compute and intensity rows "
+                             f"give points; memory-management rows stay off it; --card NAME draws a "
+                             f"card's roofline alone)")
     # The PNG is drawn to a temporary file in its folder, created now (a folder that cannot be
     # written is refused before any note or drawing) and moved onto its name when complete.
     out = NewFile(target, overwrite=a.force, label=f"--out {a.out}" if a.out else None)

@@ -2,13 +2,24 @@
 # Sourced, not run.
 
 GPUBENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-GPUBENCH_VENV="${GPUBENCH_VENV:-$GPUBENCH_ROOT/.venv}"
-GPUBENCH_JOBS="${GPUBENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # Each step line carries the time since the script started (bash's SECONDS), so a slow phase of
 # the test command shows in its log.
 say() { printf '==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 2; }
+
+# The settings, checked before any work (a bad GPUBENCH_JOBS failed only after a configure, with
+# cmake's usage; a GPUBENCH_VENV naming a file was blamed on a missing python3-venv; an empty one
+# silently meant the default).
+for _var in GPUBENCH_VENV GPUBENCH_JOBS; do
+  if [[ -n "${!_var+set}" && -z "${!_var}" ]]; then die "$_var is set but empty (unset it for the default)"; fi
+done
+GPUBENCH_VENV="${GPUBENCH_VENV:-$GPUBENCH_ROOT/.venv}"
+GPUBENCH_JOBS="${GPUBENCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+[[ "$GPUBENCH_JOBS" =~ ^[1-9][0-9]{0,3}$ ]] || die "GPUBENCH_JOBS=$GPUBENCH_JOBS is not a whole number of jobs from 1 to 9999"
+if [[ -e "$GPUBENCH_VENV" && ! -d "$GPUBENCH_VENV" ]]; then
+  die "GPUBENCH_VENV=$GPUBENCH_VENV is not a folder"
+fi
 
 # ensure_tools CMD:PACKAGE ...: installs the Debian packages of missing commands when this runs
 # as root with apt-get (a fresh machine); otherwise says what to install and stops.

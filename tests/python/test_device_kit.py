@@ -446,3 +446,107 @@ def test_a_kit_built_from_other_sources_is_refused(tmp_path, stand_in_path):
     r = kit("ncu", str(tmp_path / "o2"), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir),
                                               "GPUBENCH_KIT_STAGE_SECONDS": "20"})
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("var, value, says", [
+    ("GPUBENCH_KIT_STAGE_SECONDS", "08", "GPUBENCH_KIT_STAGE_SECONDS=08 is not a whole number from 1 to 86400"),
+    ("GPUBENCH_KIT_STAGE_SECONDS", "0", "GPUBENCH_KIT_STAGE_SECONDS=0 is not a whole number from 1 to 86400"),
+    ("GPUBENCH_KIT_STAGE_SECONDS", "99999999999999999999", "is not a whole number from 1 to 86400"),
+    ("GPUBENCH_KIT_STAGE_SECONDS", "", "GPUBENCH_KIT_STAGE_SECONDS is set but empty"),
+    ("GPUBENCH_KIT_WGMMA_CHECK_SECONDS", "abc", "GPUBENCH_KIT_WGMMA_CHECK_SECONDS=abc is not a whole number"),
+    ("GPUBENCH_KIT_WGMMA_CHECK_SECONDS", "-5", "GPUBENCH_KIT_WGMMA_CHECK_SECONDS=-5 is not a whole number"),
+    ("GPUBENCH_KIT_WGMMA_CHECK_SECONDS", "0", "GPUBENCH_KIT_WGMMA_CHECK_SECONDS=0 is not a whole number"),
+    ("GPUBENCH_KIT_LIMIT_MIB", "abc", "GPUBENCH_KIT_LIMIT_MIB=abc is not a whole number"),
+    ("GPUBENCH_KIT_DEADLINE", "0999999999999", "GPUBENCH_KIT_DEADLINE=0999999999999 is not a whole number"),
+    ("GPUBENCH_KIT_DEADLINE", "1", "GPUBENCH_KIT_DEADLINE=1 is "),
+    ("GPUBENCH_KIT_SKIP_WGMMA", "yes", "GPUBENCH_KIT_SKIP_WGMMA=yes is not 0 or 1"),
+    ("GPUBENCH_KIT_DIR", "", "GPUBENCH_KIT_DIR is set but empty"),
+])
+def test_a_bad_setting_is_one_line_before_any_work(tmp_path, stand_in_path, var, value, says):
+    """Each went on with a default or failed mid-stage with a bash error (08 as a bad octal
+    number), after the telemetry had started; a deadline in the past packed an empty stage, exit 0."""
+    kit_dir = tmp_path / "kit"
+    (kit_dir / "bin").mkdir(parents=True)
+    os.symlink(BIN, kit_dir / "bin" / "gpubench")
+    out = tmp_path / "out"
+    r = kit("memory", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir), var: value})
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert lines[0].startswith("device_kit: ") and says in lines[0], r.stderr
+    assert not out.exists() or not any(out.iterdir())
+    if var == "GPUBENCH_KIT_DEADLINE" and value == "1":
+        assert lines[0].endswith(" s in the past"), lines[0]
+
+
+def test_a_stage_without_a_kit_says_so_before_any_work(tmp_path, stand_in_path):
+    """It started a CMake build on the GPU machine (device time), its failure written only into the
+    summary; nothing on stderr."""
+    (tmp_path / "stand-ins" / "cmake").write_text(f"#!/bin/bash\necho called >>{tmp_path}/cmake.log\nexit 1\n")
+    (tmp_path / "stand-ins" / "cmake").chmod(0o755)
+    empty = tmp_path / "nokit"
+    empty.mkdir()
+    out = tmp_path / "out"
+    r = kit("smoke", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(empty)})
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"device_kit: no kit in {empty}: run scripts/device_kit.sh prepare on the build machine, then carry .kit"]
+    assert not (tmp_path / "cmake.log").exists() and not out.exists()
+
+
+def test_a_stage_refuses_an_output_folder_that_cannot_take_its_files_before_any_work(tmp_path, stand_in_path):
+    """An earlier run's files were replaced; a folder already too full, or a file, was found only
+    when packing, after the whole stage had run."""
+    def stage(out: Path) -> subprocess.CompletedProcess:
+        kit_dir = tmp_path / "kit"
+        if not kit_dir.exists():
+            (kit_dir / "bin").mkdir(parents=True)
+            os.symlink(BIN, kit_dir / "bin" / "gpubench")
+        return kit("memory", str(out), env={"PATH": stand_in_path, "GPUBENCH_KIT_DIR": str(kit_dir)})
+
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "memory.txt").write_text("an earlier run")
+    full = tmp_path / "full"
+    full.mkdir()
+    for i in range(7):
+        (full / f"f{i}.txt").write_text("x")
+    afile = tmp_path / "afile"
+    afile.write_text("keep")
+    for out, says in ((earlier, "already holds a memory stage's files; results are never overwritten"),
+                      (full, "holds 7 files: with this stage's 2, more than the 8 that come back"),
+                      (afile, f"cannot create '{afile}'")):
+        r = stage(out)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and says in lines[0], r.stderr
+    assert (earlier / "memory.txt").read_text() == "an earlier run" and len(list(full.iterdir())) == 7
+    assert afile.read_text() == "keep"
+
+
+def test_pack_refuses_the_root_its_own_folder_and_an_earlier_pack(tmp_path):
+    work = tmp_path / "w" / "bandwidth"
+    work.mkdir(parents=True)
+    (work / "summary.txt").write_text("s\n")
+    out = tmp_path / "out"
+    for args, says in ((["/", str(out)], "is the root folder"), ([str(work), str(work / "o")], "inside the stage's folder")):
+        r = kit("pack", *args)
+        assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert kit("pack", str(work), str(out)).returncode == 0
+    before = (out / "bandwidth.tar.gz").read_bytes()
+    r = kit("pack", str(work), str(out))
+    assert r.returncode == 2 and "results are never overwritten" in r.stderr, r.stderr
+    assert (out / "bandwidth.tar.gz").read_bytes() == before
+
+
+@needs_cuda_build
+def test_prepare_never_replaces_a_folder_that_is_not_a_kit(tmp_path):
+    """prepare removed whatever GPUBENCH_KIT_DIR named, a folder of notes or a file, before
+    writing the kit there."""
+    notes = tmp_path / "precious"
+    notes.mkdir()
+    (notes / "notes.txt").write_text("mine")
+    afile = tmp_path / "afile"
+    afile.write_text("keep")
+    for target, says in ((notes, "holds files but no kit"), (afile, "is not a folder")):
+        r = kit("prepare", str(BUILD), env={"GPUBENCH_KIT_DIR": str(target)})
+        assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert (notes / "notes.txt").read_text() == "mine" and afile.read_text() == "keep"

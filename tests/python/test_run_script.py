@@ -5,6 +5,7 @@ line and exit 2 before anything is built or run."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -184,3 +185,24 @@ def test_every_result_of_a_run_is_drawn_and_reported(host_result, tmp_path):
         html = tmp_path / "plots" / p.parent.name / f"{p.stem}.html"
         assert f"HTML report:  {html}" in r.stdout and html.is_file()
         assert (tmp_path / "plots" / p.parent.name / f"{p.stem}.png").is_file()
+
+
+@pytest.mark.parametrize("var, value, says", [
+    ("GPUBENCH_JOBS", "abc", "GPUBENCH_JOBS=abc is not a whole number of jobs from 1 to 9999"),
+    ("GPUBENCH_JOBS", "0", "GPUBENCH_JOBS=0 is not a whole number of jobs from 1 to 9999"),
+    ("GPUBENCH_JOBS", "", "GPUBENCH_JOBS is set but empty (unset it for the default)"),
+    ("GPUBENCH_VENV", "{file}", "GPUBENCH_VENV={file} is not a folder"),
+    ("GPUBENCH_VENV", "", "GPUBENCH_VENV is set but empty (unset it for the default)"),
+])
+@pytest.mark.parametrize("script", ["run.sh", "test.sh"])
+def test_a_bad_setting_is_one_line_before_any_work(tmp_path, script, var, value, says):
+    """A bad GPUBENCH_JOBS failed only after a configure, with cmake's usage; a GPUBENCH_VENV that
+    names a file was blamed on a missing python3-venv; an empty one silently meant the default."""
+    afile = tmp_path / "afile"
+    afile.write_text("keep")
+    env = dict(os.environ, **{var: value.format(file=afile)})
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / script)], capture_output=True, text=True, timeout=60,
+                          env=env, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"error: {says.format(file=afile)}"], proc.stderr
+    assert afile.read_text() == "keep"

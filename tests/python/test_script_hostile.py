@@ -199,6 +199,15 @@ def test_a_result_with_no_row_for_the_roofline_is_refused(host_result, host_doc,
         _one_line("roofline.py", code, out, err, says)
         assert not png.exists() and not list(tmp_path.glob(".*.tmp"))
     assert cli("roofline.py", host_result, "--out", tmp_path / "r.png")[0] == 0
+    # Successful bandwidth rows that set no line (a 4 KiB copy: no cache level's plateau, no
+    # DRAM-sized set) were called "no successful bandwidth row".
+    small = json.loads(json.dumps(host_doc))
+    small["benchmarks"] = [e for e in small["benchmarks"] if e["name"].startswith("bandwidth/copy/kernel/bytes:4KiB/")]
+    assert small["benchmarks"]
+    small = write_json(small, tmp_path / "small.json")
+    code, out, err = cli("roofline.py", small, "--out", tmp_path / "s.png")
+    _one_line("roofline.py", code, out, err, f"{small}: no row to draw on a roofline: none of its successful rows "
+              "sets a measured ceiling or a point")
 
 
 def _with_raw_number(host_doc, path, where, digits):

@@ -132,7 +132,8 @@ def test_the_failure_record_survives_hostile_stderr(tmp_path):
 def test_a_stderr_line_count_out_of_range_is_refused(tmp_path):
     """Twenty digits pass a digits-only check and then overflow bash's arithmetic into an empty
     stderr_tail, losing gpubench's error: refused in one line, before anything runs."""
-    for bad in ("99999999999999999999", "1234567", "-1", "ten"):
+    # 08: bash reads a bad octal number (a failure record that is not JSON); 010 is 8 to bash, 10 to tail.
+    for bad in ("99999999999999999999", "1234567", "-1", "ten", "08", "010"):
         proc = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=60,
                               env={"PATH": "/usr/bin:/bin", "GPUBENCH_BIN": "/bin/false",
                                    "GPUBENCH_STORE": str(tmp_path / "store"), "GPUBENCH_STDERR_LINES": bad})
