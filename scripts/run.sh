@@ -74,6 +74,18 @@ if [[ -e "$plots_root" && ! -d "$plots_root" ]]; then
   echo "error: run.sh: $plots_root: not a folder (the plots go beside --results-dir $store)" >&2
   exit 2
 fi
+# Where the result and the plots go must take them, before the build (minutes on a fresh clone):
+# the nearest folder that exists on each path takes a new file.
+writable_under() {
+  local d="$1" probe
+  while [[ ! -e "$d" && "$d" != / && "$d" != . ]]; do d="$(dirname "$d")"; done
+  [[ -d "$d" ]] && probe="$(mktemp "$d/.run_sh.XXXXXX" 2>/dev/null)" && rm -f "$probe"
+}
+if ((!answer_only)); then
+  writable_under "$store" || { echo "error: run.sh: --results-dir $store: cannot create it or write there" >&2; exit 2; }
+  writable_under "$plots_root" ||
+    { echo "error: run.sh: cannot create $plots_root or write there (the plots go beside --results-dir $store)" >&2; exit 2; }
+fi
 
 # The same configuration as the test command (they share build/), building gpubench alone.
 ensure_build "$GPUBENCH_ROOT/build" gpubench -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_TESTS=ON

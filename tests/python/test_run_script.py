@@ -143,6 +143,17 @@ def test_a_results_dir_that_is_a_file_or_in_the_home_folder(tmp_path, monkeypatc
     assert (home / "plots" / results[0].parent.name / f"{results[0].stem}.html").is_file()
 
 
+def test_a_results_dir_that_cannot_be_made_is_one_line_before_the_build(tmp_path):
+    """Under a file (or on a read-only folder) the store was found impossible only after the build,
+    minutes on a fresh clone: the build's step line shows whether it came first."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    r = run_sh(f"--results-dir={afile}/sub", "--quick", "--device=host")
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [
+        f"error: run.sh: --results-dir {afile}/sub: cannot create it or write there"], r.stderr
+    assert afile.read_text() == "x"
+
+
 def test_plots_beside_a_store_that_cannot_take_them_is_one_line_before_the_run(tmp_path):
     """The plots go to the store's sibling plots/: where that is a file, run.sh says so and stops
     before gpubench runs (a result without its plots would be half a job). "store/." is the store
