@@ -657,6 +657,7 @@ on_stage_exit() {
   stop_telemetry
   pack "$WORK" "$KIT_OUT" || true
   ((rc == 0)) || { echo "device_kit: stage ended early (exit $rc); what it had is in $KIT_OUT" >&2; tail -n 20 "$WORK/summary.txt" >&2; }
+  [[ ! -f "$KIT_OUT/$(basename "$WORK").tar.gz" ]] || rm -rf "$(dirname "$WORK")"  # packed: the working copy goes
   exit "$rc"
 }
 
@@ -702,6 +703,7 @@ run_stage() {
   stop_telemetry
   pack "$WORK" "$out"
   cat "$WORK/summary.txt"
+  rm -rf "$(dirname "$WORK")"  # packed into OUTDIR: the working copy goes
 }
 
 main() {
@@ -722,7 +724,7 @@ main() {
       pack "$2" "$3"
       ;;
     smoke | bandwidth | compute | memory | validate | ncu | wgmma)
-      [[ $# -eq 2 ]] || die "$1 needs an output folder"
+      [[ $# -eq 2 ]] || die "$1 takes one output folder"
       check_settings
       run_stage "$1" "$2"
       ;;

@@ -81,7 +81,11 @@ def default_gpubench(script_dir: Path | str) -> Path:
     """The gpubench a script runs by default: GPUBENCH_BIN, else the gpubench beside the
     script (cmake --install puts both in PREFIX/bin), else the build tree's
     (<repository>/build/gpubench for a script in <repository>/scripts)."""
-    if os.environ.get("GPUBENCH_BIN"):
+    if "GPUBENCH_BIN" in os.environ:
+        if not os.environ["GPUBENCH_BIN"].strip():  # a mistake, not a request for the default
+            from .errors import UsageError
+
+            raise UsageError("GPUBENCH_BIN is set but empty (unset it for the default)")
         return Path(os.environ["GPUBENCH_BIN"])
     script_dir = Path(script_dir).resolve()
     beside = script_dir / "gpubench"

@@ -550,3 +550,13 @@ def test_prepare_never_replaces_a_folder_that_is_not_a_kit(tmp_path):
         r = kit("prepare", str(BUILD), env={"GPUBENCH_KIT_DIR": str(target)})
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert (notes / "notes.txt").read_text() == "mine" and afile.read_text() == "keep"
+
+
+def test_a_packed_stage_leaves_no_working_folder_behind(tmp_path, stand_in_path):
+    """Each stage left its mktemp folder (every log, result and profile) in /tmp once packed."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    r, out = run_stage(tmp_path, stand_in_path, "ncu", GPUBENCH_KIT_STAGE_SECONDS="20", TMPDIR=str(tmp))
+    assert r.returncode == 0, r.stderr
+    assert (out / "ncu.tar.gz").is_file() and (out / "ncu.txt").is_file()
+    assert list(tmp.iterdir()) == []

@@ -949,3 +949,15 @@ def test_roofline_refuses_a_copy_of_a_run_under_another_name(host_result, tmp_pa
     assert code == 2 and len(lines) == 1, err
     assert lines[0] == f"roofline.py: error: {copy}: the same run as {host_result} (a copy); each result is drawn once"
     assert not png.exists()
+
+
+@pytest.mark.parametrize("tool", ["nightly.py", "validate.py"])
+def test_an_empty_gpubench_bin_is_refused_not_taken_for_the_default(tool, tmp_path, monkeypatch):
+    """GPUBENCH_BIN= (a variable left empty by a job's template) ran the build tree's gpubench."""
+    monkeypatch.setenv("GPUBENCH_BIN", "")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(tool, "--results-dir", tmp_path / "store", "--device", "host")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert lines[0] == f"{tool}: error: GPUBENCH_BIN is set but empty (unset it for the default)", err
+    assert not (tmp_path / "store").exists()
